@@ -1,0 +1,69 @@
+/* comply command-line tool: declarations shared by the command files.
+ *
+ * Exit statuses (SPEC 8):
+ *   0    success
+ *   1    the simulation failed (non-finite state, solver failure, output write error); the
+ *        last good state is still written
+ *   2    bad input or usage (scene, mesh, option, output directory)
+ *   130  `run` interrupted by SIGINT, 143 by SIGTERM (128 + signal number, as a shell reports
+ *        it); the output files are complete up to the step where it stopped
+ * The tool uses only the public API. Results go to stdout, errors and progress to stderr. */
+#ifndef COMPLY_CLI_H
+#define COMPLY_CLI_H
+
+#include <stdio.h>
+
+#include "comply/comply.h"
+
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/* the commands: argv[0] is the command name */
+int cmd_run(int argc, char** argv);
+int cmd_check(int argc, char** argv);
+int cmd_mesh_info(int argc, char** argv);
+
+/* print the help of a command (NULL or "" for the overview) to f; 0 if the command exists */
+int cli_help(FILE* f, const char* cmd);
+/* "comply: MSG" on stderr, then "usage: ..." of cmd (if any); returns CLI_USAGE */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int cli_usage_error(const char* cmd, const char* fmt, ...);
+/* "comply: MSG" on stderr; returns status */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int cli_error(int status, const char* fmt, ...);
+
+/* option value parsing; 0 on success */
+int cli_parse_count(const char* s, long* out);     /* non-negative decimal integer */
+int cli_parse_number(const char* s, double* out);  /* finite number */
+
+/* Option scanning shared by the commands. For argument argv[*i]: if it is the option `name`
+ * (long form, also "--name=value") or `short_name` (may be NULL), store its value (the next
+ * argument or the part after '=') in *value, advance *i past it and return 1; a missing value
+ * is a usage error (returns -1 after printing). Returns 0 if the argument is another thing. */
+int cli_option(const char* cmd, int argc, char** argv, int* i, const char* name,
+               const char* short_name, const char** value);
+
+/* the built-in demo scene of `comply run` with no SCENE; NULL with a message on failure */
+cmScene* cli_demo_scene(char* err, size_t errsz);
+
+/* monotonic wall clock, s */
+double cli_now(void);
+
+/* progress bar on stderr (enabled only when stderr is a terminal) */
+typedef struct cliProgress {
+  int enabled;
+  long total;      /* steps */
+  double start;    /* wall clock at start, s */
+  double last;     /* wall clock of the last redraw, s */
+  int drawn;       /* a bar is on screen */
+} cliProgress;
+void progress_start(cliProgress* p, long total, int enabled);
+/* redraw at most ~10 times a second */
+void progress_update(cliProgress* p, long step, double sim_time);
+/* erase the bar */
+void progress_end(cliProgress* p);
+
+#endif

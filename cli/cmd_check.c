@@ -1,0 +1,215 @@
+/* comply check SCENE: parse and compile only, and print what the compiler made of the scene:
+ * options, bodies, the rule of every body pair (per alias pair, or per alias class pair, when
+ * the scene is large), joints and the compile notes, then "ok". */
+#define _POSIX_C_SOURCE 200809L
+
+#include <string.h>
+
+#include "cli.h"
+
+enum { PAIR_LIMIT = 50 }; /* above this many bodies (or aliases), print per alias (class) */
+
+static const char* geom_type_name(int t) {
+  switch (t) {
+  case CM_GEOM_SPHERE: return "sphere";
+  case CM_GEOM_BOX: return "box";
+  case CM_GEOM_MESH: return "mesh";
+  case CM_GEOM_PLANE: return "plane";
+  default: return "none";
+  }
+}
+
+static const char* integrator_name(cmIntegrator i) {
+  return i == CM_INTEGRATOR_EXPLICIT ? "explicit" : "implicit";
+}
+
+/* "rule N (law, line L)" or "none" */
+static void print_rule(const cmModel* m, int r) {
+  if (r < 0 || r >= m->nrule) {
+    printf("none\n");
+    return;
+  }
+  const cmRuleDef* rule = &m->rule[r];
+  printf("rule %d (%s, ", r, cm_law_name(rule->law));
+  if (rule->loc.line > 0)
+    printf("line %d)\n", rule->loc.line);
+  else if (r == 0)
+    printf("built-in default)\n");
+  else
+    printf("defined by the API)\n");
+}
+
+/* geometry details from the scene definition */
+static void geom_detail(char* buf, size_t n, const cmGeomDef* g) {
+  switch (g->type) {
+  case CM_GEOM_SPHERE: snprintf(buf, n, "sphere r=%g", g->radius); break;
+  case CM_GEOM_BOX: snprintf(buf, n, "box %gx%gx%g", g->size[0], g->size[1], g->size[2]); break;
+  case CM_GEOM_MESH:
+    snprintf(buf, n, "mesh %s", g->file ? g->file : g->mesh ? "(API mesh)" : "?");
+    break;
+  case CM_GEOM_PLANE:
+    snprintf(buf, n, "plane n=(%g,%g,%g) d=%g", g->normal[0], g->normal[1], g->normal[2],
+             g->offset);
+    break;
+  default: snprintf(buf, n, "%s", geom_type_name(g->type)); break;
+  }
+}
+
+static int max_len(int n, char** names, int w) {
+  for (int i = 0; i < n; i++) {
+    int l = names[i] ? (int)strlen(names[i]) : 0;
+    if (l > w) w = l;
+  }
+  return w;
+}
+
+static void print_bodies(const cmScene* s, const cmModel* m) {
+  printf("bodies: %d\n", m->nbody);
+  int wn = max_len(m->nbody, m->body_name, 4);
+  int wa = max_len(m->nalias, m->alias_name, 5);
+  printf("  %-*s  %-*s  %-10s  %-28s  %8s  %8s  %-12s  %s\n", wn, "name", wa, "alias", "motion",
+         "geometry", "vertices", "faces", "mass_kg", "volume_m3");
+  for (int i = 0; i < m->nbody; i++) {
+    int g = m->body_geom[i];
+    char geom[256];
+    const cmBodyDef* def = i < s->nbody ? &s->body[i] : NULL;
+    if (def && def->name && strcmp(def->name, m->body_name[i]) == 0)
+      geom_detail(geom, sizeof geom, &def->geom);
+    else
+      snprintf(geom, sizeof geom, "%s", geom_type_name(m->geom_type[g]));
+    char mass[32], vol[32];
+    if (m->body_invmass[i] > 0)
+      snprintf(mass, sizeof mass, "%.6g", m->body_mass[i]);
+    else
+      snprintf(mass, sizeof mass, "inf");
+    if (m->geom_type[g] == CM_GEOM_PLANE)
+      snprintf(vol, sizeof vol, "-");
+    else
+      snprintf(vol, sizeof vol, "%.6g", m->geom_volume[g]);
+    int a = m->body_alias[i];
+    printf("  %-*s  %-*s  %-10s  %-28s  %8d  %8d  %-12s  %s\n", wn, m->body_name[i], wa,
+           a >= 0 && a < m->nalias ? m->alias_name[a] : "?", cm_motion_name((cmMotion)m->body_motion[i]),
+           geom, m->geom_nvert[g], m->geom_nface[g], mass, vol);
+  }
+}
+
+static void print_rules(const cmModel* m) {
+  printf("rules: %d\n", m->nrule);
+  for (int r = 0; r < m->nrule; r++) {
+    const cmRuleDef* rule = &m->rule[r];
+    printf("  rule %d: [%s, %s] %s, method %s", r, rule->pair[0] ? rule->pair[0] : "*",
+           rule->pair[1] ? rule->pair[1] : "*", cm_law_name(rule->law), cm_method_name(rule->method));
+    if (rule->loc.line > 0)
+      printf(", line %d\n", rule->loc.line);
+    else
+      printf(r == 0 ? ", built-in default\n" : "\n");
+  }
+}
+
+static int class_pair_rule(const cmModel* m, int ca, int cb) {
+  if (ca < 0 || cb < 0 || ca >= m->nclass || cb >= m->nclass) return -1;
+  return m->class_rule[ca * m->nclass + cb];
+}
+
+static void print_pairs(const cmModel* m) {
+  if (m->nbody <= PAIR_LIMIT) {
+    printf("pairs:\n");
+    for (int i = 0; i < m->nbody; i++)
+      for (int j = i + 1; j < m->nbody; j++) {
+        printf("  %s <-> %s: ", m->body_name[i], m->body_name[j]);
+        print_rule(m, cm_model_pair_rule(m, i, j));
+      }
+    return;
+  }
+  if (m->nalias <= PAIR_LIMIT) {
+    printf("pairs by alias (%d bodies; fixed, prescribed and ignored bodies not taken into "
+           "account):\n",
+           m->nbody);
+    for (int i = 0; i < m->nalias; i++)
+      for (int j = i; j < m->nalias; j++) {
+        printf("  %s <-> %s: ", m->alias_name[i], m->alias_name[j]);
+        print_rule(m, class_pair_rule(m, m->alias_class[i], m->alias_class[j]));
+      }
+    return;
+  }
+  /* many aliases: per alias class, with an example alias of each */
+  printf("pairs by alias class (%d bodies, %d aliases; fixed, prescribed and ignored bodies not "
+         "taken into account):\n",
+         m->nbody, m->nalias);
+  for (int ca = 0; ca < m->nclass; ca++)
+    for (int cb = ca; cb < m->nclass; cb++) {
+      const char* ea = "?";
+      const char* eb = "?";
+      for (int k = 0; k < m->nalias; k++) {
+        if (m->alias_class[k] == ca && !strcmp(ea, "?")) ea = m->alias_name[k];
+        if (m->alias_class[k] == cb && !strcmp(eb, "?")) eb = m->alias_name[k];
+      }
+      printf("  class %d (e.g. %s) <-> class %d (e.g. %s): ", ca, ea, cb, eb);
+      print_rule(m, class_pair_rule(m, ca, cb));
+    }
+  int unmatched = 0;
+  for (int k = 0; k < m->nalias; k++) unmatched += m->alias_class[k] < 0;
+  if (unmatched) printf("  %d aliases match no rule: none\n", unmatched);
+}
+
+static void print_joints(const cmScene* s, const cmModel* m) {
+  printf("joints: %d\n", m->njoint);
+  for (int j = 0; j < m->njoint; j++) {
+    int a = m->joint_body[2 * j], b = m->joint_body[2 * j + 1];
+    printf("  joint %d: %s <-> %s", j, a >= 0 ? m->body_name[a] : "world",
+           b >= 0 ? m->body_name[b] : "world");
+    if (j < s->njoint) {
+      const double* p = s->joint[j].anchor;
+      printf(", anchor (%g, %g, %g) m", p[0], p[1], p[2]);
+      if (s->joint[j].loc.line > 0) printf(", line %d", s->joint[j].loc.line);
+    }
+    printf(", ");
+    print_rule(m, m->joint_rule[j]);
+  }
+}
+
+int cmd_check(int argc, char** argv) {
+  const char* path = NULL;
+  int only_positional = 0;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (!only_positional && a[0] == '-' && a[1]) {
+      if (strcmp(a, "--") == 0) {
+        only_positional = 1;
+        continue;
+      }
+      if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return cli_help(stdout, "check"), 0;
+      return cli_usage_error("check", "unknown option '%s'", a);
+    }
+    if (path) return cli_usage_error("check", "more than one scene: '%s' and '%s'", path, a);
+    path = a;
+  }
+  if (!path) return cli_usage_error("check", "missing SCENE");
+
+  char err[2048];
+  cmScene* s = NULL;
+  if (cm_scene_load(path, &s, err, sizeof err) != CM_OK) return cli_error(CLI_USAGE, "%s", err);
+  cmModel* m = NULL;
+  cmStatus st = cm_model_compile(s, &m, err, sizeof err);
+  if (st != CM_OK) {
+    cm_scene_free(s);
+    return cli_error(st == CM_ERR_NOMEM ? CLI_FAILED : CLI_USAGE, "%s", err);
+  }
+
+  const cmOptions* o = &m->opt;
+  printf("scene: %s (%s)\n", m->name ? m->name : "scene", path);
+  printf("options: timestep %g s, steps %ld (%g s), gravity (%g, %g, %g) m/s^2, integrator %s, "
+         "substeps %d, output every %d\n",
+         o->timestep, o->steps, (double)o->steps * o->timestep, o->gravity[0], o->gravity[1],
+         o->gravity[2], integrator_name(o->integrator), o->substeps, o->output_every);
+  print_bodies(s, m);
+  print_rules(m);
+  print_pairs(m);
+  print_joints(s, m);
+  printf("notes: %d\n", m->nnote);
+  for (int i = 0; i < m->nnote; i++) printf("  %s\n", m->note[i]);
+  printf("ok\n");
+  cm_model_free(m);
+  cm_scene_free(s);
+  return CLI_OK;
+}

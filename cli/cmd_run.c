@@ -1,0 +1,317 @@
+/* comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--quiet]
+ *
+ * load (or build the demo) -> compile -> apply overrides -> open outputs -> step loop writing
+ * frames at step 0, every opt.output_every steps and the last step -> summary.json.
+ *
+ * Signals: SIGINT and SIGTERM handlers only set a flag (and reset themselves, so a second
+ * signal ends the process the default way). The loop looks at the flag after every step: it
+ * stops, writes the frame of the step just finished, writes summary.json with
+ * "interrupted": true and exits 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+ * Writing happens in the main loop, never in the handler (stdio is not async-signal-safe). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static volatile sig_atomic_t g_signal = 0;
+
+static void on_signal(int sig) { g_signal = sig; }
+
+static void install_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_RESETHAND; /* a second signal is fatal */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+static void restore_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- the built-in demo ---- */
+
+/* Three bodies thrown straight up at 9.81 m/s from 0.5 m: they rise for 1 s and fall back to
+ * their start height at t = 2 s, so the demo is free flight above the ground even before
+ * contacts exist (and without collisions between them once they do: they fly in parallel 1 m
+ * apart). The thin box spins about its intermediate axis (y, sizes 0.3 x 0.2 x 0.1) with a small
+ * perturbation: the tennis-racket instability flips it within the flight. */
+cmScene* cli_demo_scene(char* err, size_t errsz) {
+  cmScene* s = cm_scene_new("demo-free-flight");
+  if (!s) {
+    snprintf(err, errsz, "out of memory");
+    return NULL;
+  }
+  s->opt.timestep = 1e-3;
+  s->opt.duration = 2.0;
+  s->opt.steps = 0;
+  s->opt.gravity[0] = 0;
+  s->opt.gravity[1] = 0;
+  s->opt.gravity[2] = -9.81;
+  s->opt.output_every = 10;
+
+  cmBodyDef ground = cm_body_def_default();
+  ground.name = "ground";
+  ground.motion = CM_MOTION_FIXED;
+  ground.geom.type = CM_GEOM_PLANE;
+  ground.geom.normal[0] = 0;
+  ground.geom.normal[1] = 0;
+  ground.geom.normal[2] = 1;
+  ground.geom.offset = 0;
+
+  cmBodyDef ball = cm_body_def_default();
+  ball.name = "ball";
+  ball.geom.type = CM_GEOM_SPHERE;
+  ball.geom.radius = 0.1;
+  ball.geom.refine = 3;
+  ball.density = 1000;
+  ball.position[0] = -1;
+  ball.position[2] = 0.5;
+  ball.velocity[1] = 0.25;
+  ball.velocity[2] = 9.81;
+  ball.angular_velocity[2] = 5;
+
+  cmBodyDef box = cm_body_def_default();
+  box.name = "box";
+  box.geom.type = CM_GEOM_BOX;
+  box.geom.size[0] = box.geom.size[1] = box.geom.size[2] = 0.2;
+  box.geom.divisions = 2;
+  box.density = 500;
+  box.position[2] = 0.5;
+  box.velocity[2] = 9.81;
+  box.angular_velocity[0] = 3;
+  box.angular_velocity[1] = 1;
+
+  cmBodyDef tumbler = cm_body_def_default();
+  tumbler.name = "tumbler";
+  tumbler.geom.type = CM_GEOM_BOX;
+  tumbler.geom.size[0] = 0.3;
+  tumbler.geom.size[1] = 0.2;
+  tumbler.geom.size[2] = 0.1;
+  tumbler.geom.divisions = 2;
+  tumbler.density = 700;
+  tumbler.position[0] = 1;
+  tumbler.position[2] = 0.5;
+  tumbler.velocity[2] = 9.81;
+  tumbler.angular_velocity[0] = 0.05;
+  tumbler.angular_velocity[1] = 20;
+  tumbler.angular_velocity[2] = 0.05;
+
+  const cmBodyDef* defs[] = {&ground, &ball, &box, &tumbler};
+  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
+    if (cm_scene_add_body(s, defs[i], err, errsz) < 0) {
+      cm_scene_free(s);
+      return NULL;
+    }
+  }
+  return s;
+}
+
+/* ---- options ---- */
+
+typedef struct RunArgs {
+  const char* scene;
+  const char* outdir;
+  int has_steps, has_duration, quiet;
+  long steps;
+  double duration;
+} RunArgs;
+
+/* CLI_OK, CLI_USAGE, or -1 for "help printed" */
+static int parse_args(int argc, char** argv, RunArgs* a) {
+  memset(a, 0, sizeof *a);
+  a->outdir = "out";
+  int only_positional = 0;
+  for (int i = 1; i < argc;) {
+    const char* s = argv[i];
+    if (!only_positional && s[0] == '-' && s[1]) {
+      const char* v = NULL;
+      int r;
+      if (strcmp(s, "--") == 0) {
+        only_positional = 1;
+        i++;
+      } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
+        a->quiet = 1;
+        i++;
+      } else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+        cli_help(stdout, "run");
+        return -1;
+      } else if ((r = cli_option("run", argc, argv, &i, "--output", "-o", &v)) != 0) {
+        if (r < 0) return CLI_USAGE;
+        if (!*v) return cli_usage_error("run", "-o: the output directory is empty");
+        a->outdir = v;
+      } else if ((r = cli_option("run", argc, argv, &i, "--steps", NULL, &v)) != 0) {
+        if (r < 0) return CLI_USAGE;
+        if (cli_parse_count(v, &a->steps) != 0)
+          return cli_usage_error("run", "--steps: expected a non-negative integer, got '%s'", v);
+        a->has_steps = 1;
+      } else if ((r = cli_option("run", argc, argv, &i, "--duration", NULL, &v)) != 0) {
+        if (r < 0) return CLI_USAGE;
+        if (cli_parse_number(v, &a->duration) != 0 || a->duration < 0)
+          return cli_usage_error("run", "--duration: expected a finite number of seconds >= 0, got '%s'",
+                                 v);
+        a->has_duration = 1;
+      } else {
+        return cli_usage_error("run", "unknown option '%s'", s);
+      }
+      continue;
+    }
+    if (a->scene) return cli_usage_error("run", "more than one scene: '%s' and '%s'", a->scene, s);
+    a->scene = s;
+    i++;
+  }
+  if (a->has_steps && a->has_duration)
+    return cli_usage_error("run", "--steps and --duration exclude each other");
+  return CLI_OK;
+}
+
+/* ---- the run ---- */
+
+typedef struct Run {
+  cmModel* m;
+  cmData* d;
+  cmOutput* out;
+  const char* outdir;
+  long written; /* step of the last frame written, -1 none */
+} Run;
+
+static int write_frame(Run* r) {
+  if (r->written == r->d->step) return 0;
+  if (cm_output_frame(r->out, r->m, r->d) != CM_OK) return -1;
+  r->written = r->d->step;
+  return 0;
+}
+
+static void free_run(Run* r) {
+  cm_output_close(r->out);
+  cm_data_free(r->d);
+  cm_model_free(r->m);
+}
+
+int cmd_run(int argc, char** argv) {
+  RunArgs a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc < 0) return CLI_OK;
+  if (rc != CLI_OK) return rc;
+
+  /* scene and model */
+  char err[2048];
+  err[0] = '\0';
+  cmScene* scene = NULL;
+  if (a.scene) {
+    if (cm_scene_load(a.scene, &scene, err, sizeof err) != CM_OK)
+      return cli_error(CLI_USAGE, "%s", err);
+  } else if (!(scene = cli_demo_scene(err, sizeof err))) {
+    return cli_error(CLI_FAILED, "demo scene: %s", err);
+  }
+  Run r = {NULL, NULL, NULL, a.outdir, -1};
+  cmStatus st = cm_model_compile(scene, &r.m, err, sizeof err);
+  cm_scene_free(scene);
+  if (st != CM_OK) return cli_error(st == CM_ERR_NOMEM ? CLI_FAILED : CLI_USAGE, "%s", err);
+  cmModel* m = r.m;
+  if (!a.quiet)
+    for (int i = 0; i < m->nnote; i++) fprintf(stderr, "comply: note: %s\n", m->note[i]);
+
+  /* overrides */
+  double h = m->opt.timestep;
+  if (a.has_steps) {
+    m->opt.steps = a.steps;
+    m->opt.duration = (double)a.steps * h;
+  } else if (a.has_duration) {
+    double n = floor(a.duration / h + 0.5);
+    if (!(n <= (double)(LONG_MAX / 2))) {
+      free_run(&r);
+      return cli_usage_error("run", "--duration %g s is too many steps of %g s", a.duration, h);
+    }
+    m->opt.steps = (long)n;
+    m->opt.duration = a.duration;
+  }
+  long total = m->opt.steps;
+  long every = m->opt.output_every > 0 ? m->opt.output_every : 1;
+
+  /* outputs and data */
+  if (cm_output_open(m, a.outdir, &r.out, err, sizeof err) != CM_OK) {
+    free_run(&r);
+    return cli_error(CLI_USAGE, "%s", err);
+  }
+  r.d = cm_data_new(m);
+  if (!r.d) {
+    free_run(&r);
+    return cli_error(CLI_FAILED, "out of memory creating the simulation data");
+  }
+  cmData* d = r.d;
+
+  /* the loop: stop at the end, on a failed step, or after the step in which a signal came */
+  g_signal = 0;
+  install_handlers();
+  double t0 = cli_now();
+  cliProgress pg;
+  progress_start(&pg, total, !a.quiet && isatty(STDERR_FILENO));
+  int io_failed = write_frame(&r) != 0;
+  cmStatus step_st = CM_OK;
+  while (!io_failed && d->step < total && !g_signal) {
+    step_st = cm_step(m, d);
+    if (step_st != CM_OK) break;
+    if (d->step % every == 0 || d->step == total) io_failed = write_frame(&r) != 0;
+    progress_update(&pg, d->step, d->time);
+  }
+  int io_errno = errno;
+  /* the last state reached (the last good one after a failure) is always written */
+  if (!io_failed && write_frame(&r) != 0) {
+    io_failed = 1;
+    io_errno = errno;
+  }
+  progress_end(&pg);
+  int sig = g_signal;
+
+  /* summary */
+  char msg[512];
+  cmRunInfo info = {cli_now() - t0, sig != 0, step_st != CM_OK || io_failed, NULL};
+  if (step_st != CM_OK) {
+    snprintf(msg, sizeof msg, "%s at step %ld (t = %.17g s): the state became non-finite; the "
+             "files hold the last good state", cm_status_name(step_st), d->step + 1, d->time);
+    info.message = msg;
+  } else if (io_failed) {
+    snprintf(msg, sizeof msg, "cannot write the output files in '%s' at step %ld: %s", a.outdir,
+             d->step, strerror(io_errno));
+    info.message = msg;
+  }
+  int summary_failed = cm_output_summary(r.out, m, d, &info) != CM_OK;
+  int summary_errno = errno;
+  restore_handlers();
+
+  /* report */
+  if (summary_failed) {
+    if (info.message) cli_error(CLI_FAILED, "%s", info.message);
+    cli_error(CLI_FAILED, "cannot write '%s/summary.json': %s", a.outdir, strerror(summary_errno));
+    rc = CLI_FAILED;
+  } else if (info.failed) {
+    rc = cli_error(CLI_FAILED, "%s", info.message);
+  } else if (sig) {
+    rc = cli_error(128 + sig,
+                   "interrupted by %s after step %ld (t = %.6g s); output in '%s' is complete up "
+                   "to that step",
+                   sig == SIGINT ? "SIGINT" : "SIGTERM", d->step, d->time, a.outdir);
+  } else {
+    if (!a.quiet)
+      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time\n", a.outdir,
+             d->step, d->time, info.wall_time);
+    rc = CLI_OK;
+  }
+  free_run(&r);
+  return rc;
+}

@@ -1,0 +1,202 @@
+/* comply: the command-line tool. Dispatches to one function per command (cmd_*.c) and holds the
+ * help texts, usage errors and option parsing they share. Exit statuses: see cli.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+typedef struct Command {
+  const char* name;
+  int (*run)(int argc, char** argv);
+  const char* usage; /* one line */
+  const char* help;  /* the rest of `comply help NAME` */
+} Command;
+
+static const Command COMMANDS[] = {
+    {"run", cmd_run, "comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--quiet]",
+     "Simulate SCENE (a YAML scene file) and write bodies.csv, contacts.csv and summary.json\n"
+     "into the output directory. With no SCENE, run a built-in demo: a sphere, a box and a box\n"
+     "tumbling about its intermediate axis thrown up in free flight above a fixed ground, 2 s.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output DIR  output directory, created with its parents if needed (default: out)\n"
+     "  --duration T      simulate T seconds (T >= 0); steps = round(T / timestep)\n"
+     "  --steps N         simulate N steps (N >= 0); overrides the scene's duration or steps\n"
+     "  --quiet           no progress bar and no final line\n"
+     "  -h, --help        this help\n"
+     "\n"
+     "Frames are written at step 0, every `output: every` steps and at the last step; each is\n"
+     "flushed, so the files are complete up to the last written step whatever happens. A\n"
+     "progress bar with an estimated time left is drawn on stderr when it is a terminal.\n"
+     "\n"
+     "exit status:\n"
+     "  0    done\n"
+     "  1    the simulation failed (non-finite state); the last good state is written and\n"
+     "       summary.json has \"failed\": true and the message\n"
+     "  2    bad scene, option or output directory (nothing simulated)\n"
+     "  130  interrupted by SIGINT (143: SIGTERM): the step in progress is finished and written,\n"
+     "       summary.json has \"interrupted\": true. A second signal ends the process at once.\n"},
+    {"check", cmd_check, "comply check SCENE",
+     "Parse and compile SCENE without simulating. Prints the options, every body (name, alias,\n"
+     "motion, geometry, vertices and faces, mass, volume), the interaction rule chosen for each\n"
+     "body pair (per alias pair when there are more than 50 bodies), the joints and the\n"
+     "compiler's notes (e.g. unstable damping), then \"ok\".\n"
+     "\n"
+     "exit status: 0 the scene is valid; 2 it is not (the message names file, line and field).\n"},
+    {"mesh-info", cmd_mesh_info, "comply mesh-info FILE [--scale S]",
+     "Load a mesh (.obj, .stl, .ply), validate it and print vertices, faces, edges, whether it\n"
+     "is closed, manifold and consistently oriented, its area (m^2), volume (m^3), centre of\n"
+     "volume (m) and inertia tensor per unit density (m^5, about the centre of volume).\n"
+     "\n"
+     "options:\n"
+     "  --scale S   multiply the coordinates by S > 0 (default 1)\n"
+     "\n"
+     "exit status: 0 the mesh is valid; 2 it cannot be read or is not a valid closed solid.\n"},
+    {"help", NULL, "comply help [COMMAND]", "Print the overview, or the help of COMMAND.\n"},
+};
+enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };
+
+static const Command* find_command(const char* name) {
+  for (int i = 0; i < NCOMMAND; i++)
+    if (name && strcmp(COMMANDS[i].name, name) == 0) return &COMMANDS[i];
+  return NULL;
+}
+
+static void overview(FILE* f) {
+  fprintf(f, "comply %s: compliant-contact rigid body simulation\n\nusage:\n", cm_version());
+  for (int i = 0; i < NCOMMAND; i++) fprintf(f, "  %s\n", COMMANDS[i].usage);
+  fprintf(f, "  comply --version\n\n"
+             "Run 'comply help COMMAND' for the options of a command.\n"
+             "exit status: 0 success, 1 simulation failed, 2 bad input or usage, 130 interrupted.\n");
+}
+
+int cli_help(FILE* f, const char* cmd) {
+  if (!cmd || !*cmd) {
+    overview(f);
+    return 0;
+  }
+  const Command* c = find_command(cmd);
+  if (!c) return -1;
+  fprintf(f, "usage: %s\n\n%s", c->usage, c->help);
+  return 0;
+}
+
+int cli_error(int status, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("comply: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return status;
+}
+
+int cli_usage_error(const char* cmd, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("comply: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  const Command* c = find_command(cmd);
+  if (c)
+    fprintf(stderr, "usage: %s\n", c->usage);
+  else
+    fputs("usage: comply COMMAND ... (try 'comply help')\n", stderr);
+  return CLI_USAGE;
+}
+
+int cli_parse_count(const char* s, long* out) {
+  if (!s || !*s) return -1;
+  for (const char* p = s; *p; p++)
+    if (!isdigit((unsigned char)*p)) return -1;
+  errno = 0;
+  char* end = NULL;
+  long v = strtol(s, &end, 10);
+  if (errno == ERANGE || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_parse_number(const char* s, double* out) {
+  if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  errno = 0;
+  char* end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno == ERANGE || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_option(const char* cmd, int argc, char** argv, int* i, const char* name,
+               const char* short_name, const char** value) {
+  const char* a = argv[*i];
+  size_t n = strlen(name);
+  /* --name=value and -oVALUE */
+  if (strncmp(a, name, n) == 0 && a[n] == '=') {
+    *value = a + n + 1;
+    (*i)++;
+    return 1;
+  }
+  int match = strcmp(a, name) == 0;
+  if (!match && short_name) {
+    size_t ns = strlen(short_name);
+    if (strncmp(a, short_name, ns) == 0 && a[ns]) {
+      *value = a + ns;
+      (*i)++;
+      return 1;
+    }
+    match = strcmp(a, short_name) == 0;
+  }
+  if (!match) return 0;
+  if (*i + 1 >= argc) {
+    cli_usage_error(cmd, "option '%s' needs a value", a);
+    return -1;
+  }
+  *value = argv[*i + 1];
+  *i += 2;
+  return 1;
+}
+
+double cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmd_help(int argc, char** argv) {
+  if (argc > 2) return cli_usage_error("help", "too many arguments");
+  if (argc < 2) return cli_help(stdout, NULL), CLI_OK;
+  if (cli_help(stdout, argv[1]) != 0)
+    return cli_usage_error("help", "unknown command '%s'", argv[1]);
+  return CLI_OK;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    overview(stderr);
+    return CLI_USAGE;
+  }
+  const char* cmd = argv[1];
+  if (strcmp(cmd, "--version") == 0) {
+    if (argc > 2) return cli_usage_error(NULL, "--version takes no arguments");
+    printf("comply %s\n", cm_version());
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+    overview(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "help") == 0) return cmd_help(argc - 1, argv + 1);
+  const Command* c = find_command(cmd);
+  if (c && c->run) return c->run(argc - 1, argv + 1);
+  if (cmd[0] == '-') return cli_usage_error(NULL, "unknown option '%s'", cmd);
+  return cli_usage_error(NULL, "unknown command '%s'", cmd);
+}

@@ -1,0 +1,112 @@
+/* comply: the mutable simulation data and the step.
+ *
+ * A cmData holds everything that changes during a simulation of one cmModel: time, body state,
+ * the contact list of the current step, solver statistics, warnings and stage timers, and a
+ * scratch arena that grows only between steps (after the first step a step allocates nothing).
+ * Many cmData may share one cmModel. */
+#ifndef COMPLY_DATA_H
+#define COMPLY_DATA_H
+
+#include "comply/core.h"
+#include "comply/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* warning kinds counted in cmData.warning[] */
+typedef enum cmWarning {
+  CM_WARN_BAD_AREA = 0,    /* contact with zero area: no force */
+  CM_WARN_SOLVER,          /* the implicit solve did not reach its tolerance */
+  CM_WARN_CONTACT_LIMIT,   /* contact buffer limit reached */
+  CM_WARN_GYRO,            /* gyroscopic Newton iteration did not converge */
+  CM_WARN_COUNT
+} cmWarning;
+const char* cm_warning_name(cmWarning w);
+
+/* stages of cm_step, timed into cmData.timer[] (cumulative seconds) */
+typedef enum cmTimer {
+  CM_TIMER_STEP = 0,   /* the whole step */
+  CM_TIMER_KINEMATICS, /* prescribed poses, world boxes */
+  CM_TIMER_BROADPHASE, /* candidate pairs */
+  CM_TIMER_NARROWPHASE,/* contact points */
+  CM_TIMER_LAWS,       /* contact responses */
+  CM_TIMER_FORCES,     /* gravity, outer forces, explicit contacts, joints */
+  CM_TIMER_SOLVE,      /* velocity update */
+  CM_TIMER_INTEGRATE,  /* positions and orientations */
+  CM_TIMER_COUNT
+} cmTimer;
+const char* cm_timer_name(cmTimer t);
+
+/* contact flags */
+#define CM_CONTACT_TWO_WAY 1 /* from two-way detection: area halved */
+#define CM_CONTACT_EDGE 2    /* edge-edge contact */
+
+/* one contact point (SPEC 2 sign conventions) */
+typedef struct cmContact {
+  int body[2];    /* body A (penetrating, cpnt0) and body B (penetrated, cpnt1) */
+  int pair;       /* index into cmData.pair_* */
+  int vert;       /* penetrating vertex index within A's geometry, -1 if none */
+  int flags;      /* CM_CONTACT_* */
+  double p0[3];   /* point on A, world, m */
+  double p1[3];   /* point on B, world, m */
+  double n[3];    /* unit normal out of B toward A, world */
+  double dist;    /* (p0 - p1) . n, m, negative when penetrating */
+  double area;    /* contact area, m^2 */
+  double force;   /* normal force magnitude on A along n, N (>= 0) */
+  double ftan[3]; /* friction force on A, world, N */
+} cmContact;
+
+typedef struct cmData {
+  long step;    /* steps taken */
+  double time;  /* simulated time, s */
+
+  /* body state (the com is the dynamic reference; frame-origin values are derived) */
+  double* body_xpos;   /* world position of the body frame origin, m         (nbody x 3) */
+  double* body_xquat;  /* orientation, w x y z, body to world                (nbody x 4) */
+  double* body_xvel;   /* velocity of the frame origin, world, m/s           (nbody x 3) */
+  double* body_cpos;   /* world position of the centre of mass, m            (nbody x 3) */
+  double* body_cvel;   /* velocity of the centre of mass, world, m/s         (nbody x 3) */
+  double* body_angvel; /* angular velocity, world, rad/s                     (nbody x 3) */
+  double* body_aabb;   /* world bounding box min xyz, max xyz, m             (nbody x 6) */
+
+  /* contacts of the current step */
+  int ncontact;        /* contact points */
+  int maxcontact;      /* capacity of contact[] */
+  cmContact* contact;  /* (ncontact) */
+
+  /* solver statistics */
+  int solver_iter;           /* Newton iterations of the last step */
+  double solver_residual;    /* relative residual of the last step */
+  int solver_max_iter;       /* worst over the run */
+  double solver_max_residual;/* worst over the run */
+
+  int warning[CM_WARN_COUNT]; /* counts */
+  double timer[CM_TIMER_COUNT]; /* cumulative seconds per stage */
+
+  void* internal; /* scratch arena and private state (do not touch) */
+} cmData;
+
+/* new data at the model's initial state; NULL on no memory */
+cmData* cm_data_new(const cmModel* m);
+void cm_data_free(cmData* d);
+/* back to the initial state (counters, warnings and timers cleared) */
+void cm_data_reset(const cmModel* m, cmData* d);
+/* copy the state of src into dst (both of model m) */
+cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
+
+/* Advance one step of m->opt.timestep. Returns CM_ERR_NUMERIC (state kept at the last good
+ * step) if the state became non-finite. */
+cmStatus cm_step(const cmModel* m, cmData* d);
+
+/* energies: kinetic (translational + rotational) and gravitational potential relative to the
+ * origin (-m g . x), J. Infinite-mass bodies contribute nothing. */
+void cm_data_energy(const cmModel* m, const cmData* d, double* kinetic, double* potential);
+/* total linear momentum (kg m/s) and angular momentum about the world origin (kg m^2/s) of the
+ * dynamic bodies */
+void cm_data_momentum(const cmModel* m, const cmData* d, double p[3], double L[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,97 @@
+/* comply: the compiled, read-only model.
+ *
+ * cm_model_compile turns a cmScene into a cmModel: meshes loaded, validated and prepared, mass
+ * properties computed, geometry shared between identical primitives, and the interaction rules
+ * resolved once into a table over alias classes (aliases matching the same globs share a class).
+ * Arrays are structure-of-arrays indexed by int; shapes are given as (rows x cols). */
+#ifndef COMPLY_MODEL_H
+#define COMPLY_MODEL_H
+
+#include "comply/core.h"
+#include "comply/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cmModel {
+  /* sizes */
+  int nbody;  /* bodies */
+  int ngeom;  /* distinct geometries (identical primitives are shared) */
+  int nvert;  /* mesh vertices over all geometries */
+  int nface;  /* mesh faces over all geometries */
+  int nrule;  /* rules; rule 0 is the built-in default ("*", "*") contact_time */
+  int nalias; /* distinct alias names */
+  int nclass; /* alias classes (aliases matched by the same globs) */
+  int njoint; /* joints */
+
+  char* name;    /* scene name */
+  cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
+
+  /* bodies */
+  char** body_name;       /* (nbody) */
+  int* body_alias;        /* alias index                                    (nbody) */
+  int* body_motion;       /* cmMotion                                        (nbody) */
+  int* body_geom;         /* geometry index                                  (nbody) */
+  double* body_mass;      /* kg (from geometry for fixed bodies; 0 for planes) (nbody) */
+  double* body_invmass;   /* 1/kg; 0 for infinite mass                        (nbody) */
+  double* body_inertia;   /* about the com, body axes, kg m^2                 (nbody x 9) */
+  double* body_invinertia;/* inverse of body_inertia; 0 for infinite mass     (nbody x 9) */
+  double* body_com;       /* centre of mass in the body frame, m              (nbody x 3) */
+  double* body_force;     /* constant outer force, world, N                   (nbody x 3) */
+  double* body_moment;    /* constant outer moment, world, N m                (nbody x 3) */
+  double* body_pos0;      /* initial frame origin, world, m                   (nbody x 3) */
+  double* body_quat0;     /* initial orientation, w x y z                     (nbody x 4) */
+  double* body_vel0;      /* initial frame origin velocity, world, m/s        (nbody x 3) */
+  double* body_angvel0;   /* initial angular velocity, world, rad/s           (nbody x 3) */
+
+  /* geometries */
+  int* geom_type;       /* cmGeomType                                        (ngeom) */
+  int* geom_vertadr;    /* first vertex in mesh_vert                         (ngeom) */
+  int* geom_nvert;      /* vertices (0 for planes)                           (ngeom) */
+  int* geom_faceadr;    /* first face in mesh_face                           (ngeom) */
+  int* geom_nface;      /* faces (0 for planes)                              (ngeom) */
+  double* geom_plane;   /* plane unit normal and offset, body frame          (ngeom x 4) */
+  double* geom_aabb;    /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
+  double* geom_volume;  /* m^3 (0 for planes)                                (ngeom) */
+  double* geom_area;    /* surface area, m^2 (0 for planes)                  (ngeom) */
+  double* mesh_vert;    /* vertices in the body frame, m                     (nvert x 3) */
+  int* mesh_face;       /* vertex indices local to the geometry              (nface x 3) */
+  double* mesh_face_normal; /* unit outward normals, body frame              (nface x 3) */
+  double* mesh_face_area;   /* m^2                                           (nface) */
+  double* mesh_vert_areavec;/* sum_f A_f n_f / 3 over adjacent faces, m^2    (nvert x 3) */
+
+  /* interaction rules */
+  cmRuleDef* rule;      /* resolved parameters (contact_time filled in), pair strings owned (nrule) */
+  char** alias_name;    /* (nalias) */
+  int* alias_class;     /* alias class, -1 if the alias matches no rule      (nalias) */
+  int* class_rule;      /* rule index for a class pair, -1 none              (nclass x nclass) */
+
+  /* joints */
+  int* joint_body;      /* body indices, -1 for the world                    (njoint x 2) */
+  double* joint_anchor; /* anchor in each body's frame (world frame for -1)  (njoint x 6) */
+  int* joint_rule;      /* rule giving the link's parameters                 (njoint) */
+
+  /* compile-time notes (warnings such as unstable damping), "FILE:LINE: ..." */
+  int nnote;
+  char** note;          /* (nnote) */
+} cmModel;
+
+/* Compile a scene. Errors name the scene file and line where known. */
+cmStatus cm_model_compile(const cmScene* scene, cmModel** out, char* err, size_t errsz);
+void cm_model_free(cmModel* m);
+
+/* the rule index used between two bodies, or -1 if they never interact (ignored bodies, two
+ * non-dynamic bodies, law none, the same body) */
+int cm_model_pair_rule(const cmModel* m, int body_a, int body_b);
+/* body index by name, -1 if none */
+int cm_model_body_index(const cmModel* m, const char* name);
+/* readable names of enum values (static storage) */
+const char* cm_law_name(cmLawType law);
+const char* cm_method_name(cmMethod method);
+const char* cm_motion_name(cmMotion motion);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

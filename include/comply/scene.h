@@ -1,0 +1,187 @@
+/* comply: scene description, built from a YAML file (cm_scene_load) or by the builder API.
+ *
+ * A cmScene is the mutable, user-facing description; cm_model_compile (model.h) turns it into
+ * the read-only cmModel. Definition structs come from defaults functions
+ * (`cmBodyDef b = cm_body_def_default();`), are filled by the caller and copied into the scene
+ * by the cm_scene_add_* functions (strings are copied too). The scene file format is
+ * documented in docs/scene-format.md. */
+#ifndef COMPLY_SCENE_H
+#define COMPLY_SCENE_H
+
+#include "comply/core.h"
+#include "comply/mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* where a definition came from in its scene file (0 when built by the API) */
+typedef struct cmSourceLoc {
+  int line; /* 1-based line, 0 unknown */
+  int col;  /* 1-based column, 0 unknown */
+} cmSourceLoc;
+
+typedef enum cmIntegrator {
+  CM_INTEGRATOR_IMPLICIT = 0, /* mid-step implicit compliant contact solve (default) */
+  CM_INTEGRATOR_EXPLICIT      /* forces at the start of the step, symplectic Euler */
+} cmIntegrator;
+
+/* scene-wide options (`scene:` and `output:` sections) */
+typedef struct cmOptions {
+  double timestep;    /* s, > 0 (default 1e-3) */
+  double duration;    /* s, >= 0 (default 1); used when steps == 0 */
+  long steps;         /* number of steps; 0 = round(duration / timestep) */
+  double gravity[3];  /* m/s^2 (default 0, 0, -9.81) */
+  cmIntegrator integrator;
+  int substeps;       /* explicit sub-steps per step, >= 1 (default 1) */
+  int output_every;   /* write outputs every N steps, >= 1 (default 1) */
+  int vtk;            /* 1: write the VTK series (default 0) */
+} cmOptions;
+cmOptions cm_options_default(void);
+
+typedef enum cmGeomType {
+  CM_GEOM_NONE = 0,
+  CM_GEOM_SPHERE, /* icosphere mesh */
+  CM_GEOM_BOX,    /* subdivided box mesh */
+  CM_GEOM_MESH,   /* mesh file, or a cmMesh given through the API */
+  CM_GEOM_PLANE   /* analytic half-space {x : normal . x <= offset} in the body frame */
+} cmGeomType;
+
+typedef struct cmGeomDef {
+  cmGeomType type;
+  double radius;      /* sphere radius, m, > 0 */
+  int refine;         /* sphere subdivision level 0..8 (default 3) */
+  double size[3];     /* box edge lengths, m, > 0 */
+  int divisions;      /* box divisions per face edge 1..1024 (default 1) */
+  const char* file;   /* mesh file; relative paths are relative to the scene file's folder */
+  double scale;       /* mesh scale factor, > 0 (default 1) */
+  const cmMesh* mesh; /* mesh given by the API instead of a file (copied by cm_scene_add_body) */
+  double normal[3];   /* plane outward normal (normalised at compile; default 0, 0, 1) */
+  double offset;      /* plane offset, m (default 0) */
+  cmSourceLoc loc;
+} cmGeomDef;
+
+typedef enum cmMotion {
+  CM_MOTION_DYNAMIC = 0, /* moves under forces and contacts */
+  CM_MOTION_FIXED,       /* never moves, infinite mass */
+  CM_MOTION_PRESCRIBED,  /* moves with its given velocity and angular velocity, infinite mass */
+  CM_MOTION_IGNORED      /* MOVE-1: never collides (not even through wildcards); moves freely */
+} cmMotion;
+
+typedef struct cmBodyDef {
+  const char* name;       /* unique, required; "world" is reserved */
+  const char* alias;      /* rule name (NULL = name); several bodies may share one */
+  cmGeomDef geom;
+  double density;         /* kg/m^3, > 0 (default 1000); used when mass == 0 */
+  double mass;            /* kg; > 0 overrides density, 0 = from density and volume */
+  int has_com;            /* 1: com given (else from geometry) */
+  double com[3];          /* centre of mass in the body frame, m */
+  int has_inertia;        /* 1: inertia given (else from geometry, scaled to the mass) */
+  double inertia[9];      /* inertia about the com in body axes, kg m^2, symmetric positive */
+  double position[3];     /* world position of the body frame origin, m */
+  double orientation[4];  /* unit quaternion w x y z, body to world (default 1, 0, 0, 0) */
+  double velocity[3];     /* velocity of the body frame origin, world, m/s */
+  double angular_velocity[3]; /* world, rad/s */
+  cmMotion motion;
+  double force[3];        /* constant outer force at the com, world, N */
+  double moment[3];       /* constant outer moment, world, N m */
+  cmSourceLoc loc;
+} cmBodyDef;
+cmBodyDef cm_body_def_default(void);
+
+typedef enum cmLawType {
+  CM_LAW_CONTACT_TIME = 0, /* rigidbody-interaction.txt spring-dashpot scaled by m_rep */
+  CM_LAW_AREA_COMPLIANT,   /* area-compliant-contact.txt: K = ka A */
+  CM_LAW_LINEAR,           /* K = stiffness per point (for comparison) */
+  CM_LAW_NONE              /* the pair does not collide */
+} cmLawType;
+
+typedef enum cmMethod {
+  CM_METHOD_VERTEX = 0, /* vertices of one body inside the other */
+  CM_METHOD_TWO_WAY,    /* vertices of both, half area each */
+  CM_METHOD_VERTEX_EDGE,/* two_way plus edge-edge contacts */
+  CM_METHOD_CONTOUR     /* intersection-contour regions */
+} cmMethod;
+
+typedef enum cmDirection {
+  CM_DIRECTION_AUTO = 0, /* the finer-sampled mesh penetrates */
+  CM_DIRECTION_FIRST     /* the body matching the rule's first alias penetrates */
+} cmDirection;
+
+typedef enum cmIntegration {
+  CM_INTEGRATION_DEFAULT = 0, /* contact_time: explicit; other laws: the scene's integrator */
+  CM_INTEGRATION_IMPLICIT,
+  CM_INTEGRATION_EXPLICIT
+} cmIntegration;
+
+/* an interaction rule; a body pair uses the LAST rule whose alias globs match it */
+typedef struct cmRuleDef {
+  const char* pair[2];      /* alias globs with * and ?, order does not matter */
+  cmLawType law;
+  /* area_compliant */
+  double ka;                /* stiffness per unit area, N/m^3, > 0 (default 5e10) */
+  double step_damping;      /* dimensionless, >= 0 (default 1) */
+  double stiffness_damping; /* damping time constant, s, >= 0 (default 0) */
+  /* contact_time */
+  double elastic_repulsion; /* e_r in (0, 1] (default 0.5) */
+  double play;              /* d_play, m, >= 0 (default 0) */
+  double contact_time;      /* T, s, > 0; 0 = 100 * timestep (default) */
+  /* linear */
+  double stiffness;         /* N/m per contact point, > 0 (default 1e5) */
+  double damping;           /* N s/m per contact point, >= 0 (default 0) */
+  /* all laws */
+  double friction;          /* Coulomb mu >= 0 (default 0) */
+  cmMethod method;
+  cmDirection direction;
+  cmIntegration integration;
+  cmSourceLoc loc;
+} cmRuleDef;
+cmRuleDef cm_rule_def_default(void);
+
+/* a soft point link between two bodies, or a body and the world */
+typedef struct cmJointDef {
+  const char* body[2]; /* body names; "world" (or NULL) for the world */
+  double anchor[3];    /* world point at t = 0, fixed in both bodies, m */
+  cmSourceLoc loc;
+} cmJointDef;
+cmJointDef cm_joint_def_default(void);
+
+typedef struct cmScene {
+  char* name;     /* scene name (default: file name without extension, or "scene") */
+  char* file;     /* the scene file path, NULL if built by the API */
+  char* dir;      /* folder for relative mesh paths ("." if built by the API) */
+  cmOptions opt;
+  int nbody;
+  cmBodyDef* body; /* (nbody) strings owned by the scene */
+  int nrule;
+  cmRuleDef* rule; /* (nrule) user rules in file order */
+  int njoint;
+  cmJointDef* joint; /* (njoint) */
+} cmScene;
+
+/* empty scene with default options; NULL on no memory */
+cmScene* cm_scene_new(const char* name);
+void cm_scene_free(cmScene* scene);
+/* copy a definition into the scene (strings and API meshes are copied). Returns the new
+ * index, or -1 with a message in err (bad value, duplicate name, no memory). The values are
+ * validated with cm_scene_validate's rules. */
+int cm_scene_add_body(cmScene* scene, const cmBodyDef* def, char* err, size_t errsz);
+int cm_scene_add_rule(cmScene* scene, const cmRuleDef* def, char* err, size_t errsz);
+int cm_scene_add_joint(cmScene* scene, const cmJointDef* def, char* err, size_t errsz);
+
+/* Check every value (ranges, finiteness, unique names, joint bodies exist, plane bodies are
+ * fixed). Messages: "FILE:LINE:COL: body 'ball': mass must be > 0 kg (got -1)". */
+cmStatus cm_scene_validate(const cmScene* scene, char* err, size_t errsz);
+
+/* Parse a YAML scene file (docs/scene-format.md). Unknown keys, wrong types and bad values
+ * are errors naming file, line, column, field and the expected value, with a "did you mean"
+ * for unknown keys. Returns CM_ERR_IO or CM_ERR_PARSE/CM_ERR_ARG on failure. */
+cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz);
+/* the same from a string; `name` is used as the file name in messages */
+cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,
+                        size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

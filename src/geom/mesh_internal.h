@@ -1,0 +1,35 @@
+/* Internal mesh helpers shared by src/geom and src/io: an edge list sorted by vertex pair, a mesh
+ * that adopts arrays, index validation and a well-conditioned reference point. Not installed. */
+#ifndef CM_MESH_INTERNAL_H
+#define CM_MESH_INTERNAL_H
+
+#include <stddef.h>
+
+#include "comply/mesh.h"
+
+/* largest number of vertices or faces a mesh may have */
+#define CM_MESH_MAX_ELEMENTS 2147483647
+
+/* one half-edge of a face: the undirected key (a < b), the face and whether the face traverses
+ * it from a to b (dir = 1) or from b to a (dir = 0) */
+typedef struct cmEdgeRec {
+  int a, b;
+  int face;
+  int dir;
+} cmEdgeRec;
+
+/* sort half-edges by (a, b, face): equal edges become adjacent, O(n log n) */
+void cm_edge_sort(cmEdgeRec* e, size_t n);
+
+/* a mesh adopting `vert` (nvert x 3) and `face` (nface x 3), both from cm_malloc; on failure
+ * (NULL returned) the arrays are freed */
+cmMesh* cm_mesh_wrap(double* vert, int nvert, int* face, int nface);
+
+/* 1 if every face index is in 0..nvert-1 */
+int cm_mesh_indices_valid(const cmMesh* mesh);
+
+/* the mean of the finite vertices (origin if none): subtracting it before forming products keeps
+ * volume and moment integrals accurate for meshes far from the origin */
+void cm_mesh_ref_point(const cmMesh* mesh, double r[3]);
+
+#endif

@@ -1,0 +1,55 @@
+/* Internal helpers of the mesh file readers (mesh_load.c, mesh_obj.c, mesh_stl.c, mesh_ply.c):
+ * whole-file reading, a growable mesh builder, text tokens and numbers. Not installed. */
+#ifndef CM_MESH_IO_H
+#define CM_MESH_IO_H
+
+#include <stddef.h>
+
+#include "comply/mesh.h"
+
+/* largest mesh file read, bytes */
+#define CM_MESH_FILE_MAX ((size_t)1 << 31)
+
+/* the whole file in a new buffer with buf[len] = 0 (free with cm_free) */
+cmStatus cm_io_read_file(const char* path, char** buf, size_t* len, char* err, size_t errsz);
+
+/* growable vertex and triangle arrays; zero-initialise, then add, then finish or free */
+typedef struct cmMeshBuilder {
+  double* vert;
+  int* face;
+  size_t nvert, capv, nface, capf;
+} cmMeshBuilder;
+/* CM_OK, CM_ERR_NOMEM, or CM_ERR_LIMIT beyond CM_MESH_MAX_ELEMENTS */
+cmStatus cm_mb_add_vert(cmMeshBuilder* b, const double p[3]);
+cmStatus cm_mb_add_face(cmMeshBuilder* b, int v0, int v1, int v2);
+/* the mesh adopting the arrays (the builder is emptied); NULL on no memory */
+cmMesh* cm_mb_finish(cmMeshBuilder* b);
+void cm_mb_free(cmMeshBuilder* b);
+
+/* the next line of a text buffer [*pos, end): NUL-terminated in place (trailing '\r' removed),
+ * *pos advanced past its '\n'; NULL at the end */
+char* cm_io_line(char** pos, char* end);
+/* the next whitespace-separated token of a NUL-terminated line, NUL-terminated in place and
+ * *p advanced; NULL if none */
+char* cm_io_token(char** p);
+/* whole-token numbers: 1 on success, 0 if the token is not entirely a number (or out of range) */
+int cm_io_parse_double(const char* tok, double* out);
+int cm_io_parse_llong(const char* tok, long long* out);
+/* case-insensitive equality of NUL-terminated strings */
+int cm_io_ieq(const char* a, const char* b);
+/* 1-based line number of byte offset `off` of a text buffer */
+int cm_io_line_of(const char* buf, size_t off);
+
+/* build a mesh from ntri triangles given as 9 raw coordinates each, merging equal vertices
+ * (compared by value: bitwise equal, except that -0 and +0 merge) and multiplying by scale */
+cmStatus cm_io_mesh_from_soup(const double* tri, size_t ntri, double scale, cmMesh** out);
+
+/* the format readers; `buf` is the NUL-terminated, writable file content */
+cmStatus cm_mesh_read_obj(const char* path, char* buf, size_t len, double scale, cmMesh** out,
+                          char* err, size_t errsz);
+cmStatus cm_mesh_read_stl(const char* path, char* buf, size_t len, double scale, cmMesh** out,
+                          char* err, size_t errsz);
+cmStatus cm_mesh_read_ply(const char* path, char* buf, size_t len, double scale, cmMesh** out,
+                          char* err, size_t errsz);
+
+#endif

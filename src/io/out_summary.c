@@ -1,0 +1,208 @@
+/* Output files, summary part (SPEC 9): summary.json.
+ *
+ *   {"scene": NAME, "comply_version": "0.1.0", "steps": N, "time": t, "timestep": h,
+ *    "wall_time": s, "interrupted": bool, "failed": bool, "message": string | null,
+ *    "bodies": nbody, "kinetic_energy": J, "potential_energy": J,
+ *    "warnings": {KIND: count, ...}, "solver": {"max_iterations": n, "max_residual": r},
+ *    "timers": {STAGE: s, ...}, "files": ["bodies.csv", "contacts.csv", "summary.json"]}
+ *
+ * The file is replaced atomically: written to DIR/summary.json.tmp, flushed and fsync'ed, then
+ * renamed over DIR/summary.json, so a reader sees either the previous summary or the new one,
+ * never a partial file. It may be written any number of times during a run. It is meant to be
+ * called from the main loop after a signal handler has set a flag (never from the handler: stdio
+ * is not async-signal-safe).
+ *
+ * Strings are escaped for JSON (quote, backslash, control characters as \uXXXX or the short
+ * forms), and byte sequences that are not valid UTF-8 are replaced by U+FFFD so the file always
+ * parses. Numbers use %.17g; a non-finite number is written as null (JSON has no NaN). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "io/out_internal.h"
+
+/* length of the valid UTF-8 sequence at s (1..4), or 0 if invalid (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF) */
+static int utf8_len(const unsigned char* s) {
+  unsigned c = s[0];
+  if (c < 0x80) return 1;
+  int n;
+  unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (s[1] < lo || s[1] > hi) return 0;
+  for (int i = 2; i < n; i++)
+    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+  return n;
+}
+
+void cm_json_string(FILE* f, const char* str) {
+  if (!str) {
+    fputs("null", f);
+    return;
+  }
+  const unsigned char* s = (const unsigned char*)str;
+  fputc('"', f);
+  while (*s) {
+    unsigned c = *s;
+    if (c == '"' || c == '\\') {
+      fputc('\\', f);
+      fputc((int)c, f);
+      s++;
+    } else if (c < 0x20) {
+      switch (c) {
+      case '\n': fputs("\\n", f); break;
+      case '\r': fputs("\\r", f); break;
+      case '\t': fputs("\\t", f); break;
+      case '\b': fputs("\\b", f); break;
+      case '\f': fputs("\\f", f); break;
+      default: fprintf(f, "\\u%04x", c); break;
+      }
+      s++;
+    } else if (c < 0x80) {
+      fputc((int)c, f);
+      s++;
+    } else {
+      int n = utf8_len(s);
+      if (n == 0) {
+        fputs("\\ufffd", f); /* replace one invalid byte */
+        s++;
+      } else {
+        fwrite(s, 1, (size_t)n, f);
+        s += n;
+      }
+    }
+  }
+  fputc('"', f);
+}
+
+void cm_json_number(FILE* f, double x) {
+  if (isfinite(x))
+    fprintf(f, "%.17g", x);
+  else
+    fputs("null", f);
+}
+
+/* "  \"key\": " */
+static void key(FILE* f, int indent, const char* k) {
+  fprintf(f, "%*s", indent, "");
+  cm_json_string(f, k);
+  fputs(": ", f);
+}
+
+static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRunInfo* info) {
+  double ke = 0, pe = 0;
+  cm_data_energy(m, d, &ke, &pe);
+
+  fputs("{\n", f);
+  key(f, 2, "scene");
+  cm_json_string(f, m->name ? m->name : "scene");
+  fputs(",\n", f);
+  key(f, 2, "comply_version");
+  cm_json_string(f, cm_version());
+  fputs(",\n", f);
+  key(f, 2, "steps");
+  fprintf(f, "%ld,\n", d->step);
+  key(f, 2, "time");
+  cm_json_number(f, d->time);
+  fputs(",\n", f);
+  key(f, 2, "timestep");
+  cm_json_number(f, m->opt.timestep);
+  fputs(",\n", f);
+  key(f, 2, "wall_time");
+  cm_json_number(f, info ? info->wall_time : 0.0);
+  fputs(",\n", f);
+  key(f, 2, "interrupted");
+  fputs(info && info->interrupted ? "true,\n" : "false,\n", f);
+  key(f, 2, "failed");
+  fputs(info && info->failed ? "true,\n" : "false,\n", f);
+  key(f, 2, "message");
+  cm_json_string(f, info ? info->message : NULL);
+  fputs(",\n", f);
+  key(f, 2, "bodies");
+  fprintf(f, "%d,\n", m->nbody);
+  key(f, 2, "kinetic_energy");
+  cm_json_number(f, ke);
+  fputs(",\n", f);
+  key(f, 2, "potential_energy");
+  cm_json_number(f, pe);
+  fputs(",\n", f);
+
+  /* counters by kind */
+  key(f, 2, "warnings");
+  fputs("{\n", f);
+  for (int w = 0; w < CM_WARN_COUNT; w++) {
+    key(f, 4, cm_warning_name((cmWarning)w));
+    fprintf(f, "%d%s\n", d->warning[w], w + 1 < CM_WARN_COUNT ? "," : "");
+  }
+  fputs("  },\n", f);
+  key(f, 2, "solver");
+  fputs("{\n", f);
+  key(f, 4, "max_iterations");
+  fprintf(f, "%d,\n", d->solver_max_iter);
+  key(f, 4, "max_residual");
+  cm_json_number(f, d->solver_max_residual);
+  fputs("\n  },\n", f);
+  key(f, 2, "timers");
+  fputs("{\n", f);
+  for (int t = 0; t < CM_TIMER_COUNT; t++) {
+    key(f, 4, cm_timer_name((cmTimer)t));
+    cm_json_number(f, d->timer[t]);
+    fputs(t + 1 < CM_TIMER_COUNT ? ",\n" : "\n", f);
+  }
+  fputs("  },\n", f);
+  key(f, 2, "files");
+  fputs("[\"bodies.csv\", \"contacts.csv\", \"summary.json\"]\n}\n", f);
+}
+
+cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
+                           const cmRunInfo* info) {
+  CM_ASSERT(out && m && d);
+  char* path = cm_output_path(out->dir, "summary.json");
+  char* tmp = cm_output_path(out->dir, "summary.json.tmp");
+  cmStatus st = CM_OK;
+  if (!path || !tmp) {
+    st = CM_ERR_NOMEM;
+    goto done;
+  }
+
+  /* write the temporary file completely and durably, then rename it over the real one */
+  FILE* f = fopen(tmp, "w");
+  if (!f) {
+    st = CM_ERR_IO;
+    goto done;
+  }
+  write_summary(f, m, d, info);
+  int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+  int e = errno;
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (bad || rename(tmp, path) != 0) {
+    if (!bad) e = errno;
+    remove(tmp);
+    errno = e;
+    st = CM_ERR_IO;
+  }
+done:
+  cm_free(path);
+  cm_free(tmp);
+  return st;
+}

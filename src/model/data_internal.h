@@ -1,0 +1,18 @@
+/* Private part of cmData (d->internal): scratch arena and per-step work arrays. */
+#ifndef CM_DATA_INTERNAL_H
+#define CM_DATA_INTERNAL_H
+
+#include "comply/data.h"
+#include "core/arena.h"
+
+typedef struct cmDataPriv {
+  cmArena arena;   /* per-step scratch, reset at the start of every step */
+  double* force;   /* total applied force on the com this step, world, N     (nbody x 3) */
+  double* torque;  /* total applied torque about the com, world, N m         (nbody x 3) */
+  double* spin;    /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
+  double* save;    /* state at the start of the step, for rollback (nbody x 13) */
+} cmDataPriv;
+
+static inline cmDataPriv* cm_priv(const cmData* d) { return (cmDataPriv*)d->internal; }
+
+#endif

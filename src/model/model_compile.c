@@ -1,0 +1,515 @@
+/* Compile a cmScene into a read-only cmModel.
+ *
+ * 1. validate the scene (cm_scene_validate: every range check lives there);
+ * 2. geometries: generate or load each distinct geometry once (identical primitives and the same
+ *    file at the same scale are shared, found through a hash of their parameters), validate and
+ *    prepare its mesh, compute its unit-density mass properties;
+ * 3. bodies: mass, centre of mass and inertia from density and geometry unless given (a given
+ *    com moves the inertia by the parallel-axis theorem), initial state of the com;
+ * 4. rules: rule 0 is the built-in default ("*", "*") contact_time, user rules follow; a pair
+ *    uses the last rule that matches it; resolved into a table over alias classes (rules.c);
+ * 5. joints: anchors expressed in each body's frame;
+ * 6. notes: warnings a user should see before running (comply check prints them). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comply/model.h"
+#include "contact/rules.h"
+#include "core/cm_math.h"
+#include "core/internal.h"
+
+#define ERRSZ 512
+
+/* "FILE:LINE:COL: " prefix for a definition's location */
+static void loc_prefix(char* buf, size_t sz, const cmScene* s, cmSourceLoc loc) {
+  const char* file = s->file ? s->file : "scene";
+  if (loc.line > 0)
+    snprintf(buf, sz, "%s:%d:%d: ", file, loc.line, loc.col);
+  else
+    snprintf(buf, sz, "%s: ", file);
+}
+
+static cmStatus add_note(cmModel* m, const char* text) {
+  char** t = cm_realloc(m->note, (size_t)(m->nnote + 1) * sizeof *t);
+  if (!t) return CM_ERR_NOMEM;
+  m->note = t;
+  m->note[m->nnote] = cm_strdup(text);
+  if (!m->note[m->nnote]) return CM_ERR_NOMEM;
+  m->nnote++;
+  return CM_OK;
+}
+
+/* ---- geometry sharing ---------------------------------------------------------------------- */
+
+static uint64_t hash_bytes(uint64_t h, const void* p, size_t n) {
+  const unsigned char* b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull; /* FNV-1a */
+  return h;
+}
+
+static uint64_t geom_hash(const cmGeomDef* g) {
+  uint64_t h = 1469598103934665603ull;
+  h = hash_bytes(h, &g->type, sizeof g->type);
+  switch (g->type) {
+  case CM_GEOM_SPHERE:
+    h = hash_bytes(h, &g->radius, sizeof g->radius);
+    h = hash_bytes(h, &g->refine, sizeof g->refine);
+    break;
+  case CM_GEOM_BOX:
+    h = hash_bytes(h, g->size, sizeof g->size);
+    h = hash_bytes(h, &g->divisions, sizeof g->divisions);
+    break;
+  case CM_GEOM_MESH:
+    if (g->mesh) h = hash_bytes(h, &g->mesh, sizeof g->mesh);
+    if (g->file) h = hash_bytes(h, g->file, strlen(g->file));
+    h = hash_bytes(h, &g->scale, sizeof g->scale);
+    break;
+  case CM_GEOM_PLANE:
+    h = hash_bytes(h, g->normal, sizeof g->normal);
+    h = hash_bytes(h, &g->offset, sizeof g->offset);
+    break;
+  default: break;
+  }
+  return h;
+}
+
+static int geom_equal(const cmGeomDef* a, const cmGeomDef* b) {
+  if (a->type != b->type) return 0;
+  switch (a->type) {
+  case CM_GEOM_SPHERE: return a->radius == b->radius && a->refine == b->refine;
+  case CM_GEOM_BOX:
+    return !memcmp(a->size, b->size, sizeof a->size) && a->divisions == b->divisions;
+  case CM_GEOM_MESH:
+    if (a->mesh || b->mesh) return a->mesh == b->mesh;
+    return a->file && b->file && !strcmp(a->file, b->file) && a->scale == b->scale;
+  case CM_GEOM_PLANE:
+    return !memcmp(a->normal, b->normal, sizeof a->normal) && a->offset == b->offset;
+  default: return 0;
+  }
+}
+
+/* ---- building one geometry ---------------------------------------------------------------- */
+
+typedef struct GeomBuild {
+  cmMesh* mesh;          /* NULL for planes */
+  cmMassProperties mp;   /* unit density */
+  double plane[4];
+} GeomBuild;
+
+static int is_abs_path(const char* p) { return p[0] == '/'; }
+
+static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, char* err,
+                           size_t errsz) {
+  const cmGeomDef* g = &b->geom;
+  char where[256], msg[ERRSZ];
+  loc_prefix(where, sizeof where, s, g->loc.line ? g->loc : b->loc);
+  memset(gb, 0, sizeof *gb);
+  switch (g->type) {
+  case CM_GEOM_SPHERE: gb->mesh = cm_mesh_icosphere(g->radius, g->refine); break;
+  case CM_GEOM_BOX: gb->mesh = cm_mesh_box(g->size, g->divisions); break;
+  case CM_GEOM_MESH:
+    if (g->mesh) {
+      gb->mesh = cm_mesh_copy(g->mesh);
+    } else {
+      char path[4096];
+      if (is_abs_path(g->file) || !s->dir)
+        snprintf(path, sizeof path, "%s", g->file);
+      else
+        snprintf(path, sizeof path, "%s/%s", s->dir, g->file);
+      cmStatus st = cm_mesh_load(path, g->scale, &gb->mesh, msg, sizeof msg);
+      if (st != CM_OK)
+        return cm_error(err, errsz, st, "%sbody '%s': geometry: %s", where, b->name, msg);
+    }
+    break;
+  case CM_GEOM_PLANE: {
+    double n[3] = {g->normal[0], g->normal[1], g->normal[2]};
+    double len = cm_v3_normalize(n);
+    if (!(len > 0))
+      return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': plane normal must be non-zero", where,
+                      b->name);
+    gb->plane[0] = n[0];
+    gb->plane[1] = n[1];
+    gb->plane[2] = n[2];
+    gb->plane[3] = g->offset;
+    return CM_OK;
+  }
+  default:
+    return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': geometry missing", where, b->name);
+  }
+  if (!gb->mesh)
+    return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': could not build the geometry", where,
+                    b->name);
+  const char* label = g->type == CM_GEOM_MESH && g->file ? g->file : b->name;
+  cmStatus st = cm_mesh_check(gb->mesh, label, NULL, msg, sizeof msg);
+  if (st == CM_OK) st = cm_mesh_prepare(gb->mesh);
+  if (st == CM_OK) st = cm_mesh_mass_properties(gb->mesh, &gb->mp);
+  if (st != CM_OK) {
+    if (st == CM_ERR_NOMEM) snprintf(msg, sizeof msg, "out of memory");
+    cm_mesh_free(gb->mesh);
+    gb->mesh = NULL;
+    return cm_error(err, errsz, st, "%sbody '%s': %s", where, b->name, msg);
+  }
+  return CM_OK;
+}
+
+/* ---- allocation ---------------------------------------------------------------------------- */
+
+#define ALLOC(ptr, n)                                                                              \
+  do {                                                                                             \
+    (ptr) = cm_calloc((size_t)(n) ? (size_t)(n) : 1, sizeof *(ptr));                               \
+    if (!(ptr)) goto nomem;                                                                        \
+  } while (0)
+
+void cm_model_free(cmModel* m) {
+  if (!m) return;
+  for (int i = 0; m->body_name && i < m->nbody; i++) cm_free(m->body_name[i]);
+  for (int i = 0; m->alias_name && i < m->nalias; i++) cm_free(m->alias_name[i]);
+  for (int i = 0; m->rule && i < m->nrule; i++) {
+    cm_free((void*)m->rule[i].pair[0]);
+    cm_free((void*)m->rule[i].pair[1]);
+  }
+  for (int i = 0; m->note && i < m->nnote; i++) cm_free(m->note[i]);
+  void* arrays[] = {
+      m->name, m->body_name, m->body_alias, m->body_motion, m->body_geom, m->body_mass,
+      m->body_invmass, m->body_inertia, m->body_invinertia, m->body_com, m->body_force,
+      m->body_moment, m->body_pos0, m->body_quat0, m->body_vel0, m->body_angvel0, m->geom_type,
+      m->geom_vertadr, m->geom_nvert, m->geom_faceadr, m->geom_nface, m->geom_plane,
+      m->geom_aabb, m->geom_volume, m->geom_area, m->mesh_vert, m->mesh_face,
+      m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->rule, m->alias_name,
+      m->alias_class, m->class_rule, m->joint_body, m->joint_anchor, m->joint_rule, m->note};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cm_free(arrays[i]);
+  cm_free(m);
+}
+
+/* ---- the compiler -------------------------------------------------------------------------- */
+
+static int find_alias(const cmModel* m, const char* a) {
+  for (int i = 0; i < m->nalias; i++)
+    if (!strcmp(m->alias_name[i], a)) return i;
+  return -1;
+}
+
+/* geometries: distinct ones built once; body_geom set; mesh arrays concatenated */
+static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, char* err,
+                              size_t errsz) {
+  int nb = s->nbody, hcap = 1;
+  while (hcap < 2 * nb + 2) hcap *= 2;
+  int* table = cm_malloc((size_t)hcap * sizeof *table); /* body index of a geometry's first user */
+  GeomBuild* gb = cm_calloc((size_t)(nb ? nb : 1), sizeof *gb);
+  int* first = cm_malloc((size_t)(nb ? nb : 1) * sizeof *first);
+  cmStatus st = CM_OK;
+  if (!table || !gb || !first) {
+    st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < hcap; i++) table[i] = -1;
+  m->ngeom = 0;
+  for (int b = 0; b < nb; b++) {
+    const cmGeomDef* g = &s->body[b].geom;
+    uint64_t h = geom_hash(g);
+    int slot = (int)(h & (uint64_t)(hcap - 1)), found = -1;
+    while (table[slot] >= 0) {
+      int other = table[slot];
+      if (geom_equal(&s->body[other].geom, g)) {
+        found = m->body_geom[other];
+        break;
+      }
+      slot = (slot + 1) & (hcap - 1);
+    }
+    if (found >= 0) {
+      m->body_geom[b] = found;
+      continue;
+    }
+    table[slot] = b;
+    first[m->ngeom] = b;
+    m->body_geom[b] = m->ngeom;
+    st = build_geom(s, &s->body[b], &gb[m->ngeom], err, errsz);
+    if (st != CM_OK) goto done;
+    m->ngeom++;
+  }
+
+  /* concatenate meshes */
+  m->nvert = m->nface = 0;
+  for (int g = 0; g < m->ngeom; g++)
+    if (gb[g].mesh) {
+      if (gb[g].mesh->nvert > INT32_MAX - m->nvert || gb[g].mesh->nface > INT32_MAX - m->nface) {
+        st = cm_error(err, errsz, CM_ERR_LIMIT, "scene has more than 2^31 mesh vertices or faces");
+        goto done;
+      }
+      m->nvert += gb[g].mesh->nvert;
+      m->nface += gb[g].mesh->nface;
+    }
+  ALLOC(m->geom_type, m->ngeom);
+  ALLOC(m->geom_vertadr, m->ngeom);
+  ALLOC(m->geom_nvert, m->ngeom);
+  ALLOC(m->geom_faceadr, m->ngeom);
+  ALLOC(m->geom_nface, m->ngeom);
+  ALLOC(m->geom_plane, 4 * m->ngeom);
+  ALLOC(m->geom_aabb, 6 * m->ngeom);
+  ALLOC(m->geom_volume, m->ngeom);
+  ALLOC(m->geom_area, m->ngeom);
+  ALLOC(m->mesh_vert, 3 * (size_t)m->nvert);
+  ALLOC(m->mesh_face, 3 * (size_t)m->nface);
+  ALLOC(m->mesh_face_normal, 3 * (size_t)m->nface);
+  ALLOC(m->mesh_face_area, m->nface);
+  ALLOC(m->mesh_vert_areavec, 3 * (size_t)m->nvert);
+  int va = 0, fa = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    m->geom_type[g] = s->body[first[g]].geom.type;
+    m->geom_vertadr[g] = va;
+    m->geom_faceadr[g] = fa;
+    const cmMesh* me = gb[g].mesh;
+    if (!me) {
+      memcpy(m->geom_plane + 4 * g, gb[g].plane, sizeof gb[g].plane);
+      for (int k = 0; k < 3; k++) {
+        m->geom_aabb[6 * g + k] = -INFINITY;
+        m->geom_aabb[6 * g + 3 + k] = INFINITY;
+      }
+      continue;
+    }
+    m->geom_nvert[g] = me->nvert;
+    m->geom_nface[g] = me->nface;
+    m->geom_volume[g] = gb[g].mp.volume;
+    m->geom_area[g] = gb[g].mp.area;
+    memcpy(m->mesh_vert + 3 * (size_t)va, me->vert, 3 * (size_t)me->nvert * sizeof(double));
+    memcpy(m->mesh_vert_areavec + 3 * (size_t)va, me->vert_areavec,
+           3 * (size_t)me->nvert * sizeof(double));
+    memcpy(m->mesh_face + 3 * (size_t)fa, me->face, 3 * (size_t)me->nface * sizeof(int));
+    memcpy(m->mesh_face_normal + 3 * (size_t)fa, me->face_normal,
+           3 * (size_t)me->nface * sizeof(double));
+    memcpy(m->mesh_face_area + fa, me->face_area, (size_t)me->nface * sizeof(double));
+    double* box = m->geom_aabb + 6 * g;
+    for (int k = 0; k < 3; k++) {
+      box[k] = INFINITY;
+      box[3 + k] = -INFINITY;
+    }
+    for (int v = 0; v < me->nvert; v++)
+      for (int k = 0; k < 3; k++) {
+        double x = me->vert[3 * v + k];
+        if (x < box[k]) box[k] = x;
+        if (x > box[3 + k]) box[3 + k] = x;
+      }
+    va += me->nvert;
+    fa += me->nface;
+  }
+  *out_gb = gb;
+  gb = NULL;
+  goto done;
+nomem:
+  st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+done:
+  if (gb)
+    for (int g = 0; g < nb; g++) cm_mesh_free(gb[g].mesh);
+  cm_free(gb);
+  cm_free(table);
+  cm_free(first);
+  return st;
+}
+
+/* mass, com, inertia and initial state of every body */
+static cmStatus compile_bodies(const cmScene* s, cmModel* m, const GeomBuild* gb, char* err,
+                               size_t errsz) {
+  for (int b = 0; b < m->nbody; b++) {
+    const cmBodyDef* def = &s->body[b];
+    const GeomBuild* g = &gb[m->body_geom[b]];
+    char where[256];
+    loc_prefix(where, sizeof where, s, def->loc);
+    m->body_motion[b] = def->motion;
+    double* I = m->body_inertia + 9 * b;
+    double* c = m->body_com + 3 * b;
+    double mass = 0;
+    if (g->mesh) {
+      double V = g->mp.volume;
+      mass = def->mass > 0 ? def->mass : def->density * V;
+      double rho = mass / V;
+      if (def->has_com)
+        cm_v3_copy(c, def->com);
+      else
+        cm_v3_copy(c, g->mp.com);
+      if (def->has_inertia) {
+        memcpy(I, def->inertia, 9 * sizeof(double));
+      } else {
+        /* geometric inertia scaled to the mass, moved to the given com (parallel axis) */
+        double d[3];
+        cm_v3_sub(d, c, g->mp.com);
+        double dd = cm_v3_dot(d, d);
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 3; j++)
+            I[3 * i + j] = rho * g->mp.inertia[3 * i + j] + mass * ((i == j) * dd - d[i] * d[j]);
+      }
+    } else if (def->motion == CM_MOTION_DYNAMIC || def->motion == CM_MOTION_IGNORED) {
+      return cm_error(err, errsz, CM_ERR_ARG,
+                      "%sbody '%s': a plane is an infinite half-space and must be fixed", where,
+                      def->name);
+    }
+    m->body_mass[b] = mass;
+    int infinite = def->motion == CM_MOTION_FIXED || def->motion == CM_MOTION_PRESCRIBED;
+    if (!infinite) {
+      if (!(mass > 0) || !isfinite(mass))
+        return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': mass %g kg is not positive", where,
+                        def->name, mass);
+      m->body_invmass[b] = 1.0 / mass;
+      if (!cm_m3_inverse(m->body_invinertia + 9 * b, I))
+        return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': inertia tensor is singular", where,
+                        def->name);
+    }
+    double q[4];
+    memcpy(q, def->orientation, sizeof q);
+    cm_quat_normalize(q);
+    memcpy(m->body_quat0 + 4 * b, q, sizeof q);
+    cm_v3_copy(m->body_pos0 + 3 * b, def->position);
+    cm_v3_copy(m->body_vel0 + 3 * b, def->velocity);
+    cm_v3_copy(m->body_angvel0 + 3 * b, def->angular_velocity);
+    cm_v3_copy(m->body_force + 3 * b, def->force);
+    cm_v3_copy(m->body_moment + 3 * b, def->moment);
+  }
+  return CM_OK;
+}
+
+/* rules: the built-in default first, then the user's; contact_time 0 means 100 steps */
+static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t errsz) {
+  m->nrule = s->nrule + 1;
+  m->rule = cm_calloc((size_t)m->nrule, sizeof *m->rule);
+  if (!m->rule) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  m->rule[0] = cm_rule_def_default();
+  m->rule[0].pair[0] = m->rule[0].pair[1] = "*";
+  for (int r = 1; r < m->nrule; r++) m->rule[r] = s->rule[r - 1];
+  double h = m->opt.timestep;
+  for (int r = 0; r < m->nrule; r++) {
+    cmRuleDef* R = &m->rule[r];
+    R->pair[0] = cm_strdup(R->pair[0]);
+    R->pair[1] = cm_strdup(R->pair[1]);
+    if (!R->pair[0] || !R->pair[1]) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    if (R->contact_time == 0) R->contact_time = 100 * h;
+    /* the stability rule of area-compliant-contact.txt: D/K >= h/2 */
+    if (R->law == CM_LAW_AREA_COMPLIANT && R->step_damping < 0.5 &&
+        R->stiffness_damping < 0.5 * h) {
+      char where[256], note[768];
+      loc_prefix(where, sizeof where, s, R->loc);
+      snprintf(note, sizeof note,
+               "%srule %d (%s, %s): step_damping %g < 0.5 with stiffness_damping %g s < h/2 = "
+               "%g s: stiff contacts will oscillate from step to step (raise step_damping to "
+               ">= 0.5)",
+               where, r, R->pair[0], R->pair[1], R->step_damping, R->stiffness_damping, 0.5 * h);
+      if (add_note(m, note) != CM_OK) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    }
+  }
+  return CM_OK;
+}
+
+static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t errsz) {
+  for (int b = 0; b < m->nbody; b++) {
+    const char* a = s->body[b].alias ? s->body[b].alias : s->body[b].name;
+    int k = find_alias(m, a);
+    if (k < 0) {
+      k = m->nalias++;
+      m->alias_name[k] = cm_strdup(a);
+      if (!m->alias_name[k]) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    }
+    m->body_alias[b] = k;
+  }
+  if (cm_rules_resolve(m) != CM_OK) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  return CM_OK;
+}
+
+static cmStatus compile_joints(const cmScene* s, cmModel* m, char* err, size_t errsz) {
+  for (int j = 0; j < m->njoint; j++) {
+    const cmJointDef* J = &s->joint[j];
+    const char* alias[2];
+    for (int k = 0; k < 2; k++) {
+      const char* name = J->body[k];
+      int b = (!name || !strcmp(name, "world")) ? -1 : cm_model_body_index(m, name);
+      if (b < 0 && name && strcmp(name, "world")) {
+        char where[256];
+        loc_prefix(where, sizeof where, s, J->loc);
+        return cm_error(err, errsz, CM_ERR_ARG, "%sjoint %d: unknown body '%s'", where, j, name);
+      }
+      m->joint_body[2 * j + k] = b;
+      alias[k] = b < 0 ? "world" : m->alias_name[m->body_alias[b]];
+      /* anchor in the body frame: R0^T (anchor - pos0) */
+      double* a = m->joint_anchor + 6 * j + 3 * k;
+      if (b < 0) {
+        cm_v3_copy(a, J->anchor);
+      } else {
+        double r[3];
+        cm_v3_sub(r, J->anchor, m->body_pos0 + 3 * b);
+        cm_quat_rotate_inv(a, m->body_quat0 + 4 * b, r);
+      }
+    }
+    m->joint_rule[j] = cm_rules_match(m, alias[0], alias[1]);
+  }
+  return CM_OK;
+}
+
+cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t errsz) {
+  *out = NULL;
+  cmStatus st = cm_scene_validate(s, err, errsz);
+  if (st != CM_OK) return st;
+  cmModel* m = cm_calloc(1, sizeof *m);
+  GeomBuild* gb = NULL;
+  if (!m) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+
+  /* options */
+  m->name = cm_strdup(s->name ? s->name : "scene");
+  if (!m->name) goto nomem;
+  m->opt = s->opt;
+  if (m->opt.steps <= 0) {
+    double n = floor(m->opt.duration / m->opt.timestep + 0.5);
+    if (!(n <= 1e15)) {
+      st = cm_error(err, errsz, CM_ERR_ARG, "%s: duration / timestep = %g steps is too many",
+                    s->file ? s->file : "scene", n);
+      goto fail;
+    }
+    m->opt.steps = (long)n;
+  }
+
+  /* bodies and geometry */
+  m->nbody = s->nbody;
+  ALLOC(m->body_name, m->nbody);
+  ALLOC(m->body_alias, m->nbody);
+  ALLOC(m->body_motion, m->nbody);
+  ALLOC(m->body_geom, m->nbody);
+  ALLOC(m->body_mass, m->nbody);
+  ALLOC(m->body_invmass, m->nbody);
+  ALLOC(m->body_inertia, 9 * m->nbody);
+  ALLOC(m->body_invinertia, 9 * m->nbody);
+  ALLOC(m->body_com, 3 * m->nbody);
+  ALLOC(m->body_force, 3 * m->nbody);
+  ALLOC(m->body_moment, 3 * m->nbody);
+  ALLOC(m->body_pos0, 3 * m->nbody);
+  ALLOC(m->body_quat0, 4 * m->nbody);
+  ALLOC(m->body_vel0, 3 * m->nbody);
+  ALLOC(m->body_angvel0, 3 * m->nbody);
+  ALLOC(m->alias_name, m->nbody);
+  for (int b = 0; b < m->nbody; b++) {
+    m->body_name[b] = cm_strdup(s->body[b].name);
+    if (!m->body_name[b]) goto nomem;
+  }
+  st = compile_geoms(s, m, &gb, err, errsz);
+  if (st == CM_OK) st = compile_bodies(s, m, gb, err, errsz);
+  if (st == CM_OK) st = compile_rules(s, m, err, errsz);
+  if (st == CM_OK) st = compile_aliases(s, m, err, errsz);
+  if (st != CM_OK) goto fail;
+
+  /* joints */
+  m->njoint = s->njoint;
+  ALLOC(m->joint_body, 2 * m->njoint);
+  ALLOC(m->joint_anchor, 6 * m->njoint);
+  ALLOC(m->joint_rule, m->njoint);
+  st = compile_joints(s, m, err, errsz);
+  if (st != CM_OK) goto fail;
+
+  for (int g = 0; gb && g < m->ngeom; g++) cm_mesh_free(gb[g].mesh);
+  cm_free(gb);
+  *out = m;
+  return CM_OK;
+nomem:
+  st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+fail:
+  for (int g = 0; gb && g < m->ngeom; g++) cm_mesh_free(gb[g].mesh);
+  cm_free(gb);
+  cm_model_free(m);
+  return st;
+}

@@ -1,0 +1,112 @@
+"""comply check: a good scene (exit 0, bodies, the rule of every pair, "ok") and bad scenes
+(exit 2, the message names the file and the line)."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import Suite, check, expect_exit  # noqa: E402
+
+GOOD = """\
+scene:
+  timestep: 0.001
+  duration: 0.5
+bodies:
+  - name: ground
+    geometry: {plane: {normal: [0, 0, 1], offset: 0}}
+    motion: fixed
+  - name: ball
+    geometry: {sphere: {radius: 0.05, refine: 2}}
+    density: 1000
+    position: [0, 0, 0.5]
+  - name: cube
+    alias: blocks
+    geometry: {box: {size: [0.1, 0.1, 0.1]}}
+    mass: 2.5
+    position: [0.5, 0, 0.5]
+  - name: wall
+    geometry: {box: {size: [1, 0.1, 1]}}
+    motion: fixed
+    position: [0, 2, 0.5]
+interactions:
+  - pair: ["*", "*"]
+    law: contact_time
+  - pair: [ball, "bl*"]
+    law: area_compliant
+    ka: 1.0e9
+"""
+
+
+def line_of(text, needle):
+    for i, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return i
+    raise AssertionError(needle)
+
+
+def test_good(s):
+    path = s.write("good.yaml", GOOD)
+    r = s.run("check", path)
+    expect_exit(r, 0, "check good.yaml")
+    out = r.stdout
+    check(out.rstrip("\n").splitlines()[-1] == "ok", "last line is not ok: %r" % out[-200:])
+    l1 = line_of(GOOD, '- pair: ["*", "*"]')
+    l2 = line_of(GOOD, '- pair: [ball, "bl*"]')
+    for want in ("ball <-> cube: rule 2 (area_compliant, line %d)" % l2,
+                 "ground <-> ball: rule 1 (contact_time, line %d)" % l1,
+                 "ground <-> cube: rule 1 (contact_time, line %d)" % l1,
+                 "ball <-> wall: rule 1 (contact_time, line %d)" % l1,
+                 "ground <-> wall: none"):  # two fixed bodies never interact
+        check(want in out, "missing %r in:\n%s" % (want, out))
+    # bodies: name, alias, motion, mass
+    rows = {line.split()[0]: line.split() for line in out.splitlines()
+            if line.startswith("  ") and len(line.split()) >= 8}
+    check("cube" in rows and "blocks" in rows["cube"] and "2.5" in rows["cube"],
+          "cube row %r" % rows.get("cube"))
+    check("fixed" in rows.get("ground", []) and "inf" in rows.get("ground", []),
+          "ground row %r" % rows.get("ground"))
+    ball = rows.get("ball", [])
+    masses = [float(x) for x in ball if re.fullmatch(r"[0-9.]+(e-?\d+)?", x) and "." in x]
+    vol = 4 / 3 * 3.141592653589793 * 0.05 ** 3
+    check(any(abs(m - 1000 * vol) < 0.05 * 1000 * vol for m in masses),
+          "ball mass not about %g kg: %r" % (1000 * vol, ball))
+    check("dynamic" in ball, "ball row %r" % ball)
+
+
+BAD = [
+    # (name, text, line of the error)
+    ("unknown_key", GOOD.replace("    density: 1000\n", "    densty: 1000\n"), None),
+    ("negative_mass", GOOD.replace("    mass: 2.5\n", "    mass: -1\n"), None),
+    ("bad_type", GOOD.replace("  timestep: 0.001\n", "  timestep: fast\n"), 2),
+    ("yaml_syntax", GOOD.replace("    position: [0, 0, 0.5]\n", "    position: [0, 0, 0.5\n"), None),
+    ("missing_mesh", GOOD.replace("{box: {size: [1, 0.1, 1]}}", "{mesh: {file: nosuch.obj}}"), None),
+]
+
+
+def test_bad(s):
+    for name, text, line in BAD:
+        if line is None:
+            for needle in ("densty", "mass: -1", "position: [0, 0, 0.5\n", "nosuch.obj"):
+                if needle in text:
+                    line = line_of(text, needle.rstrip("\n"))
+                    break
+        path = s.write(name + ".yaml", text)
+        r = s.run("check", path)
+        expect_exit(r, 2, "check " + name)
+        check(r.stderr.startswith("comply: "), "%s: message %r" % (name, r.stderr))
+        if name == "yaml_syntax":  # the parser may report the line where it noticed
+            ok = re.search(r"%s\.yaml:\d+" % name, r.stderr)
+        else:
+            ok = re.search(r"%s\.yaml:%d\b" % (name, line), r.stderr)
+        check(ok, "%s: message does not name %s.yaml:%s: %r" % (name, name, line, r.stderr))
+        check("ok" not in r.stdout.splitlines(), "%s: printed ok" % name)
+    r = s.run("check", s.path("nosuch.yaml"))
+    expect_exit(r, 2, "check of a missing file")
+    check("nosuch.yaml" in r.stderr, r.stderr)
+
+
+if __name__ == "__main__":
+    s = Suite()
+    for t in (test_good, test_bad):
+        s.test(t)
+    s.finish()
