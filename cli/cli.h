@@ -36,8 +36,8 @@ __attribute__((format(printf, 2, 3)))
 int cli_error(int status, const char* fmt, ...);
 
 /* option value parsing; 0 on success */
-int cli_parse_count(const char* s, long* out);     /* non-negative decimal integer */
-int cli_parse_number(const char* s, double* out);  /* finite number */
+int cli_parse_count(const char* s, long* out);    /* non-negative decimal integer */
+int cli_parse_number(const char* s, double* out); /* finite number */
 
 /* Option scanning shared by the commands. For argument argv[*i]: if it is the option `name`
  * (long form, also "--name=value") or `short_name` (may be NULL), store its value (the next
@@ -55,10 +55,10 @@ double cli_now(void);
 /* progress bar on stderr (enabled only when stderr is a terminal) */
 typedef struct cliProgress {
   int enabled;
-  long total;      /* steps */
-  double start;    /* wall clock at start, s */
-  double last;     /* wall clock of the last redraw, s */
-  int drawn;       /* a bar is on screen */
+  long total;   /* steps */
+  double start; /* wall clock at start, s */
+  double last;  /* wall clock of the last redraw, s */
+  int drawn;    /* a bar is on screen */
 } cliProgress;
 void progress_start(cliProgress* p, long total, int enabled);
 /* redraw at most ~10 times a second */

@@ -3,6 +3,7 @@
  * the scene is large), joints and the compile notes, then "ok". */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -11,11 +12,16 @@ enum { PAIR_LIMIT = 50 }; /* above this many bodies (or aliases), print per alia
 
 static const char* geom_type_name(int t) {
   switch (t) {
-  case CM_GEOM_SPHERE: return "sphere";
-  case CM_GEOM_BOX: return "box";
-  case CM_GEOM_MESH: return "mesh";
-  case CM_GEOM_PLANE: return "plane";
-  default: return "none";
+  case CM_GEOM_SPHERE:
+    return "sphere";
+  case CM_GEOM_BOX:
+    return "box";
+  case CM_GEOM_MESH:
+    return "mesh";
+  case CM_GEOM_PLANE:
+    return "plane";
+  default:
+    return "none";
   }
 }
 
@@ -42,8 +48,12 @@ static void print_rule(const cmModel* m, int r) {
 /* geometry details from the scene definition */
 static void geom_detail(char* buf, size_t n, const cmGeomDef* g) {
   switch (g->type) {
-  case CM_GEOM_SPHERE: snprintf(buf, n, "sphere r=%g", g->radius); break;
-  case CM_GEOM_BOX: snprintf(buf, n, "box %gx%gx%g", g->size[0], g->size[1], g->size[2]); break;
+  case CM_GEOM_SPHERE:
+    snprintf(buf, n, "sphere r=%g", g->radius);
+    break;
+  case CM_GEOM_BOX:
+    snprintf(buf, n, "box %gx%gx%g", g->size[0], g->size[1], g->size[2]);
+    break;
   case CM_GEOM_MESH:
     snprintf(buf, n, "mesh %s", g->file ? g->file : g->mesh ? "(API mesh)" : "?");
     break;
@@ -51,7 +61,9 @@ static void geom_detail(char* buf, size_t n, const cmGeomDef* g) {
     snprintf(buf, n, "plane n=(%g,%g,%g) d=%g", g->normal[0], g->normal[1], g->normal[2],
              g->offset);
     break;
-  default: snprintf(buf, n, "%s", geom_type_name(g->type)); break;
+  default:
+    snprintf(buf, n, "%s", geom_type_name(g->type));
+    break;
   }
 }
 
@@ -88,8 +100,9 @@ static void print_bodies(const cmScene* s, const cmModel* m) {
       snprintf(vol, sizeof vol, "%.6g", m->geom_volume[g]);
     int a = m->body_alias[i];
     printf("  %-*s  %-*s  %-10s  %-28s  %8d  %8d  %-12s  %s\n", wn, m->body_name[i], wa,
-           a >= 0 && a < m->nalias ? m->alias_name[a] : "?", cm_motion_name((cmMotion)m->body_motion[i]),
-           geom, m->geom_nvert[g], m->geom_nface[g], mass, vol);
+           a >= 0 && a < m->nalias ? m->alias_name[a] : "?",
+           cm_motion_name((cmMotion)m->body_motion[i]), geom, m->geom_nvert[g], m->geom_nface[g],
+           mass, vol);
   }
 }
 
@@ -98,7 +111,8 @@ static void print_rules(const cmModel* m) {
   for (int r = 0; r < m->nrule; r++) {
     const cmRuleDef* rule = &m->rule[r];
     printf("  rule %d: [%s, %s] %s, method %s", r, rule->pair[0] ? rule->pair[0] : "*",
-           rule->pair[1] ? rule->pair[1] : "*", cm_law_name(rule->law), cm_method_name(rule->method));
+           rule->pair[1] ? rule->pair[1] : "*", cm_law_name(rule->law),
+           cm_method_name(rule->method));
     if (rule->loc.line > 0)
       printf(", line %d\n", rule->loc.line);
     else
@@ -125,11 +139,17 @@ static void print_pairs(const cmModel* m) {
     printf("pairs by alias (%d bodies; fixed, prescribed and ignored bodies not taken into "
            "account):\n",
            m->nbody);
+    /* an alias pairs with itself only if several bodies share it */
+    int* count = calloc((size_t)m->nalias + 1, sizeof *count);
+    for (int b = 0; count && b < m->nbody; b++)
+      if (m->body_alias[b] >= 0 && m->body_alias[b] < m->nalias) count[m->body_alias[b]]++;
     for (int i = 0; i < m->nalias; i++)
       for (int j = i; j < m->nalias; j++) {
+        if (j == i && count && count[i] < 2) continue;
         printf("  %s <-> %s: ", m->alias_name[i], m->alias_name[j]);
         print_rule(m, class_pair_rule(m, m->alias_class[i], m->alias_class[j]));
       }
+    free(count);
     return;
   }
   /* many aliases: per alias class, with an example alias of each */
@@ -148,7 +168,8 @@ static void print_pairs(const cmModel* m) {
       print_rule(m, class_pair_rule(m, ca, cb));
     }
   int unmatched = 0;
-  for (int k = 0; k < m->nalias; k++) unmatched += m->alias_class[k] < 0;
+  for (int k = 0; k < m->nalias; k++)
+    unmatched += m->alias_class[k] < 0;
   if (unmatched) printf("  %d aliases match no rule: none\n", unmatched);
 }
 
@@ -207,7 +228,8 @@ int cmd_check(int argc, char** argv) {
   print_pairs(m);
   print_joints(s, m);
   printf("notes: %d\n", m->nnote);
-  for (int i = 0; i < m->nnote; i++) printf("  %s\n", m->note[i]);
+  for (int i = 0; i < m->nnote; i++)
+    printf("  %s\n", m->note[i]);
   printf("ok\n");
   cm_model_free(m);
   cm_scene_free(s);

@@ -9,7 +9,9 @@
 
 #include "cli.h"
 
-static const char* yes_no(int b) { return b ? "yes" : "no"; }
+static const char* yes_no(int b) {
+  return b ? "yes" : "no";
+}
 
 static void print_report(const cmMeshReport* r) {
   printf("vertices: %d\nfaces: %d\nedges: %d\n", r->nvert, r->nface, r->nedge);
@@ -18,13 +20,11 @@ static void print_report(const cmMeshReport* r) {
   const struct {
     const char* what;
     int n;
-  } counts[] = {{"non-finite vertices", r->nonfinite_vert},
-                {"faces with bad indices", r->bad_index_face},
-                {"degenerate faces", r->degenerate_face},
-                {"boundary edges", r->boundary_edge},
-                {"non-manifold edges", r->nonmanifold_edge},
-                {"misoriented edges", r->misoriented_edge},
-                {"unused vertices", r->unused_vert}};
+  } counts[] = {
+      {"non-finite vertices", r->nonfinite_vert},  {"faces with bad indices", r->bad_index_face},
+      {"degenerate faces", r->degenerate_face},    {"boundary edges", r->boundary_edge},
+      {"non-manifold edges", r->nonmanifold_edge}, {"misoriented edges", r->misoriented_edge},
+      {"unused vertices", r->unused_vert}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     if (counts[i].n) printf("%s: %d\n", counts[i].what, counts[i].n);
 }
@@ -85,7 +85,8 @@ int cmd_mesh_info(int argc, char** argv) {
   printf("com: %.17g %.17g %.17g m\n", mp.com[0], mp.com[1], mp.com[2]);
   printf("inertia per unit density (m^5, about the com):\n");
   for (int r = 0; r < 3; r++)
-    printf("  %.17g %.17g %.17g\n", mp.inertia[3 * r], mp.inertia[3 * r + 1], mp.inertia[3 * r + 2]);
+    printf("  %.17g %.17g %.17g\n", mp.inertia[3 * r], mp.inertia[3 * r + 1],
+           mp.inertia[3 * r + 2]);
   printf("ok\n");
   return CLI_OK;
 }

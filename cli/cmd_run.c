@@ -11,8 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
-#include <math.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,9 @@
 
 static volatile sig_atomic_t g_signal = 0;
 
-static void on_signal(int sig) { g_signal = sig; }
+static void on_signal(int sig) {
+  g_signal = sig;
+}
 
 static void install_handlers(void) {
   struct sigaction sa;
@@ -162,8 +164,8 @@ static int parse_args(int argc, char** argv, RunArgs* a) {
       } else if ((r = cli_option("run", argc, argv, &i, "--duration", NULL, &v)) != 0) {
         if (r < 0) return CLI_USAGE;
         if (cli_parse_number(v, &a->duration) != 0 || a->duration < 0)
-          return cli_usage_error("run", "--duration: expected a finite number of seconds >= 0, got '%s'",
-                                 v);
+          return cli_usage_error(
+              "run", "--duration: expected a finite number of seconds >= 0, got '%s'", v);
         a->has_duration = 1;
       } else {
         return cli_usage_error("run", "unknown option '%s'", s);
@@ -187,11 +189,15 @@ typedef struct Run {
   cmOutput* out;
   const char* outdir;
   long written; /* step of the last frame written, -1 none */
+  int io_errno; /* errno of a failed write */
 } Run;
 
 static int write_frame(Run* r) {
   if (r->written == r->d->step) return 0;
-  if (cm_output_frame(r->out, r->m, r->d) != CM_OK) return -1;
+  if (cm_output_frame(r->out, r->m, r->d) != CM_OK) {
+    r->io_errno = errno;
+    return -1;
+  }
   r->written = r->d->step;
   return 0;
 }
@@ -218,13 +224,14 @@ int cmd_run(int argc, char** argv) {
   } else if (!(scene = cli_demo_scene(err, sizeof err))) {
     return cli_error(CLI_FAILED, "demo scene: %s", err);
   }
-  Run r = {NULL, NULL, NULL, a.outdir, -1};
+  Run r = {NULL, NULL, NULL, a.outdir, -1, 0};
   cmStatus st = cm_model_compile(scene, &r.m, err, sizeof err);
   cm_scene_free(scene);
   if (st != CM_OK) return cli_error(st == CM_ERR_NOMEM ? CLI_FAILED : CLI_USAGE, "%s", err);
   cmModel* m = r.m;
   if (!a.quiet)
-    for (int i = 0; i < m->nnote; i++) fprintf(stderr, "comply: note: %s\n", m->note[i]);
+    for (int i = 0; i < m->nnote; i++)
+      fprintf(stderr, "comply: note: %s\n", m->note[i]);
 
   /* overrides */
   double h = m->opt.timestep;
@@ -269,12 +276,8 @@ int cmd_run(int argc, char** argv) {
     if (d->step % every == 0 || d->step == total) io_failed = write_frame(&r) != 0;
     progress_update(&pg, d->step, d->time);
   }
-  int io_errno = errno;
   /* the last state reached (the last good one after a failure) is always written */
-  if (!io_failed && write_frame(&r) != 0) {
-    io_failed = 1;
-    io_errno = errno;
-  }
+  if (!io_failed) io_failed = write_frame(&r) != 0;
   progress_end(&pg);
   int sig = g_signal;
 
@@ -282,12 +285,14 @@ int cmd_run(int argc, char** argv) {
   char msg[512];
   cmRunInfo info = {cli_now() - t0, sig != 0, step_st != CM_OK || io_failed, NULL};
   if (step_st != CM_OK) {
-    snprintf(msg, sizeof msg, "%s at step %ld (t = %.17g s): the state became non-finite; the "
-             "files hold the last good state", cm_status_name(step_st), d->step + 1, d->time);
+    snprintf(msg, sizeof msg,
+             "%s in step %ld (from t = %.9g s)%s; the files hold the last good state",
+             cm_status_name(step_st), d->step + 1, d->time,
+             step_st == CM_ERR_NUMERIC ? ": the state became non-finite" : "");
     info.message = msg;
   } else if (io_failed) {
     snprintf(msg, sizeof msg, "cannot write the output files in '%s' at step %ld: %s", a.outdir,
-             d->step, strerror(io_errno));
+             d->step, strerror(r.io_errno));
     info.message = msg;
   }
   int summary_failed = cm_output_summary(r.out, m, d, &info) != CM_OK;
@@ -308,8 +313,8 @@ int cmd_run(int argc, char** argv) {
                    sig == SIGINT ? "SIGINT" : "SIGTERM", d->step, d->time, a.outdir);
   } else {
     if (!a.quiet)
-      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time\n", a.outdir,
-             d->step, d->time, info.wall_time);
+      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time\n", a.outdir, d->step,
+             d->time, info.wall_time);
     rc = CLI_OK;
   }
   free_run(&r);

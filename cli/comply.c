@@ -71,10 +71,12 @@ static const Command* find_command(const char* name) {
 
 static void overview(FILE* f) {
   fprintf(f, "comply %s: compliant-contact rigid body simulation\n\nusage:\n", cm_version());
-  for (int i = 0; i < NCOMMAND; i++) fprintf(f, "  %s\n", COMMANDS[i].usage);
-  fprintf(f, "  comply --version\n\n"
-             "Run 'comply help COMMAND' for the options of a command.\n"
-             "exit status: 0 success, 1 simulation failed, 2 bad input or usage, 130 interrupted.\n");
+  for (int i = 0; i < NCOMMAND; i++)
+    fprintf(f, "  %s\n", COMMANDS[i].usage);
+  fprintf(f,
+          "  comply --version\n\n"
+          "Run 'comply help COMMAND' for the options of a command.\n"
+          "exit status: 0 success, 1 simulation failed, 2 bad input or usage, 130 interrupted.\n");
 }
 
 int cli_help(FILE* f, const char* cmd) {

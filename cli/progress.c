@@ -36,7 +36,8 @@ void progress_update(cliProgress* p, long step, double sim_time) {
   if (frac > 1) frac = 1;
   char bar[BAR_WIDTH + 1];
   int full = (int)(frac * BAR_WIDTH);
-  for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < full ? '#' : '.';
+  for (int i = 0; i < BAR_WIDTH; i++)
+    bar[i] = i < full ? '#' : '.';
   bar[BAR_WIDTH] = '\0';
 
   char eta[32] = "?";

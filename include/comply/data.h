@@ -45,7 +45,7 @@ const char* cm_timer_name(cmTimer t);
 /* one contact point (SPEC 2 sign conventions) */
 typedef struct cmContact {
   int body[2];    /* body A (penetrating, cpnt0) and body B (penetrated, cpnt1) */
-  int pair;       /* index into cmData.pair_* */
+  int pair;       /* index into cmData.pair */
   int vert;       /* penetrating vertex index within A's geometry, -1 if none */
   int flags;      /* CM_CONTACT_* */
   double p0[3];   /* point on A, world, m */
@@ -56,6 +56,18 @@ typedef struct cmContact {
   double force;   /* normal force magnitude on A along n, N (>= 0) */
   double ftan[3]; /* friction force on A, world, N */
 } cmContact;
+
+/* the contacts of one body pair in the current step */
+typedef struct cmContactPair {
+  int body[2];           /* body A (penetrating side of most contacts) and body B */
+  int rule;              /* interaction rule index */
+  int first;             /* index of the pair's first contact in cmData.contact */
+  int points;            /* number of contacts */
+  double area;           /* total contact area, m^2 */
+  double max_penetration;/* largest -dist, m */
+  double force[3];       /* total contact force on body A, world, N */
+  double max_pressure;   /* largest force/area over the points, Pa */
+} cmContactPair;
 
 typedef struct cmData {
   long step;    /* steps taken */
@@ -73,7 +85,10 @@ typedef struct cmData {
   /* contacts of the current step */
   int ncontact;        /* contact points */
   int maxcontact;      /* capacity of contact[] */
-  cmContact* contact;  /* (ncontact) */
+  cmContact* contact;  /* (ncontact) grouped by pair, in a deterministic order */
+  int npair;           /* body pairs with contacts */
+  int maxpair;         /* capacity of pair[] */
+  cmContactPair* pair; /* (npair) */
 
   /* solver statistics */
   int solver_iter;           /* Newton iterations of the last step */
@@ -98,6 +113,10 @@ cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
 /* Advance one step of m->opt.timestep. Returns CM_ERR_NUMERIC (state kept at the last good
  * step) if the state became non-finite. */
 cmStatus cm_step(const cmModel* m, cmData* d);
+
+/* Contact detection alone, at the current state (no dynamics): fills d->contact and d->pair
+ * (forces zero). For users who want contact queries without simulation. */
+cmStatus cm_collide(const cmModel* m, cmData* d);
 
 /* energies: kinetic (translational + rotational) and gravitational potential relative to the
  * origin (-m g . x), J. Infinite-mass bodies contribute nothing. */

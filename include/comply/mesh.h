@@ -32,8 +32,10 @@ void cm_mesh_free(cmMesh* mesh);
 /* Load a mesh file, format by extension (case-insensitive): .obj (Wavefront; polygons are
  * fan-triangulated), .stl (ASCII or binary, detected from content), .ply (ASCII or binary
  * little-endian). Vertices are multiplied by `scale` (> 0). STL vertices are merged when
- * bitwise equal. The mesh is not validated: call cm_mesh_check. Errors name the file and
- * the line (text) or byte offset (binary). */
+ * bitwise equal (except that -0 and +0 also merge). Non-finite coordinates are rejected here.
+ * The mesh is not validated: call cm_mesh_check. Errors name the file and the line (text) or
+ * byte offset (binary). Statuses: CM_ERR_ARG (bad scale, unknown extension), CM_ERR_IO,
+ * CM_ERR_PARSE, CM_ERR_LIMIT (over 2^31-1 elements or a 2 GiB file), CM_ERR_NOMEM. */
 cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, size_t errsz);
 
 /* what cm_mesh_check found; counts are 0 for a valid mesh */
@@ -56,7 +58,8 @@ typedef struct cmMeshReport {
 /* Validate: finite vertices, valid indices, no degenerate faces, closed, edge-manifold,
  * consistently oriented, positive volume. Fills `rep` (may be NULL) in any case and
  * returns CM_ERR_MESH with a message naming `name` (the file or body, may be NULL) and
- * the first offending face/vertex/edge index and what is wrong. */
+ * the first offending face/vertex/edge index (0-based) and what is wrong. A face is degenerate
+ * when its area <= 1e-14 x (bounding-box diagonal)^2. */
 cmStatus cm_mesh_check(const cmMesh* mesh, const char* name, cmMeshReport* rep, char* err,
                        size_t errsz);
 

@@ -60,6 +60,9 @@ typedef struct cmModel {
   double* mesh_face_normal; /* unit outward normals, body frame              (nface x 3) */
   double* mesh_face_area;   /* m^2                                           (nface) */
   double* mesh_vert_areavec;/* sum_f A_f n_f / 3 over adjacent faces, m^2    (nvert x 3) */
+  double* mesh_vert_pn;     /* angle-weighted vertex pseudonormals, unit     (nvert x 3) */
+  double* mesh_edge_pn;     /* edge pseudonormals, edge k of face f at 9f+3k (nface x 9) */
+  void* geom_bvh;           /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */
   cmRuleDef* rule;      /* resolved parameters (contact_time filled in), pair strings owned (nrule) */

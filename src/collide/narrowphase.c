@@ -1,8 +1,226 @@
-/* Stage 3, narrowphase: contact points per candidate pair and collision method. Contact
- * detection arrives with the contact-detection issue; until then the contact list is empty. */
+/* Stage 3, narrowphase: the contact points of every candidate pair (SPEC 4 and 5).
+ *
+ * Work is organised as *jobs*: one job is "the vertices of body A tested against body B" (a
+ * vertex query). A `vertex` rule gives one job per pair (A = the finer-sampled mesh, or the
+ * rule's first alias with `direction: first`), `two_way` gives two jobs (each contact flagged
+ * CM_CONTACT_TWO_WAY, area halved), a half-space gives one job with the mesh as A.
+ *
+ * Every (job, vertex) is an independent query (collide_vertex.c), so the queries of a batch of
+ * jobs run in parallel (OpenMP) into a per-vertex hit array; the hits are then compacted in
+ * (pair, job, vertex) order by one thread. The contact list is therefore identical whatever the
+ * number of threads. Batches bound the scratch memory to CM_BATCH hits.
+ *
+ * Contact area (SPEC 5): A = |n . a_v| with a_v = sum_f A_f n_f / 3 the vertex's precomputed area
+ * vector (in world axes), halved for two-way contacts. A contact whose area is 0 (degenerate
+ * geometry) is kept for the record but counted as a warning (the laws give it no force). */
+#include <math.h>
+#include <string.h>
+
+#include "collide/collide.h"
+#include "contact/rules.h"
+#include "core/cm_math.h"
+#include "core/internal.h"
+#include "model/data_internal.h"
 #include "solve/stages.h"
 
+#define CM_BATCH (1 << 17)
+
+typedef struct Job {
+  int a, b;   /* penetrating body (vertices) and penetrated body */
+  int pair;   /* index of the candidate pair */
+  int flags;  /* CM_CONTACT_* */
+  int nvert;  /* vertices of A */
+  long hit0;  /* first hit of this job in the batch */
+} Job;
+
+/* the finer-sampled mesh (vertices per unit area) penetrates; ties: the lower body index */
+static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rule) {
+  int ga = m->body_geom[a], gb = m->body_geom[b];
+  if (rule->direction == CM_DIRECTION_FIRST) {
+    const char* alias_a = m->alias_name[m->body_alias[a]];
+    const char* alias_b = m->alias_name[m->body_alias[b]];
+    int a_first = cm_glob_match(rule->pair[0], alias_a);
+    int b_first = cm_glob_match(rule->pair[0], alias_b);
+    if (a_first && !b_first) return a;
+    if (b_first && !a_first) return b;
+  }
+  double da = m->geom_nvert[ga] / m->geom_area[ga], db = m->geom_nvert[gb] / m->geom_area[gb];
+  return db > da ? b : a;
+}
+
+static int grow_contacts(cmData* d, int need) {
+  if (need <= d->maxcontact) return 1;
+  int n = d->maxcontact ? d->maxcontact : 1024;
+  while (n < need) n *= 2;
+  cmContact* c = cm_realloc(d->contact, (size_t)n * sizeof *c);
+  if (!c) return 0;
+  d->contact = c;
+  d->maxcontact = n;
+  return 1;
+}
+
+static int grow_pairs(cmData* d, int need) {
+  if (need <= d->maxpair) return 1;
+  int n = d->maxpair ? d->maxpair : 256;
+  while (n < need) n *= 2;
+  cmContactPair* c = cm_realloc(d->pair, (size_t)n * sizeof *c);
+  if (!c) return 0;
+  d->pair = c;
+  d->maxpair = n;
+  return 1;
+}
+
+/* the jobs of candidate pair k (appended to jobs; returns the count) */
+static int pair_jobs(const cmModel* m, const int* cand, int k, Job* jobs) {
+  int a = cand[3 * k], b = cand[3 * k + 1];
+  const cmRuleDef* rule = &m->rule[cand[3 * k + 2]];
+  int ta = m->geom_type[m->body_geom[a]], tb = m->geom_type[m->body_geom[b]];
+  if (ta == CM_GEOM_PLANE && tb == CM_GEOM_PLANE) return 0;
+  Job j = {a, b, k, 0, 0, 0};
+  if (ta == CM_GEOM_PLANE) {
+    j.a = b;
+    j.b = a;
+  } else if (tb != CM_GEOM_PLANE) {
+    if (rule->method != CM_METHOD_VERTEX) {
+      /* two_way (vertex_edge and contour are detected as two_way until they exist) */
+      j.flags = CM_CONTACT_TWO_WAY;
+      j.nvert = m->geom_nvert[m->body_geom[a]];
+      jobs[0] = j;
+      j.a = b;
+      j.b = a;
+      j.nvert = m->geom_nvert[m->body_geom[b]];
+      jobs[1] = j;
+      return 2;
+    }
+    j.a = pick_penetrating(m, a, b, rule);
+    j.b = j.a == a ? b : a;
+  }
+  j.nvert = m->geom_nvert[m->body_geom[j.a]];
+  jobs[0] = j;
+  return 1;
+}
+
+/* run the queries of jobs[j0..j1) (hits indexed from jobs[j0].hit0) */
+static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
+                      cmHit* hits) {
+  long base = jobs[j0].hit0, total = jobs[j1 - 1].hit0 + jobs[j1 - 1].nvert - base;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long h = 0; h < total; h++) {
+    /* the job of hit h: binary search on hit0 */
+    int lo = j0, hi = j1 - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) / 2;
+      if (jobs[mid].hit0 - base <= h) lo = mid;
+      else hi = mid - 1;
+    }
+    const Job* J = &jobs[lo];
+    int v = (int)(h - (J->hit0 - base));
+    cm_collide_vertex(m, d, J->a, J->b, v, &hits[h]);
+  }
+}
+
+/* append the contacts of jobs[j0..j1) in order; pair summaries are opened as pairs appear */
+static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Job* jobs, int j0,
+                          int j1, const cmHit* hits, int* pair_of_cand) {
+  long base = jobs[j0].hit0;
+  for (int j = j0; j < j1; j++) {
+    const Job* J = &jobs[j];
+    const double* qa = d->body_xquat + 4 * J->a;
+    int vadr = m->geom_vertadr[m->body_geom[J->a]];
+    for (int v = 0; v < J->nvert; v++) {
+      const cmHit* H = &hits[J->hit0 - base + v];
+      if (!H->inside) continue;
+      if (!grow_contacts(d, d->ncontact + 1)) {
+        d->warning[CM_WARN_CONTACT_LIMIT]++;
+        return;
+      }
+      /* the pair summary, opened at its first contact */
+      int p = pair_of_cand[J->pair];
+      if (p < 0) {
+        if (!grow_pairs(d, d->npair + 1)) {
+          d->warning[CM_WARN_CONTACT_LIMIT]++;
+          return;
+        }
+        p = pair_of_cand[J->pair] = d->npair++;
+        cmContactPair* P = &d->pair[p];
+        memset(P, 0, sizeof *P);
+        P->body[0] = cand[3 * J->pair];
+        P->body[1] = cand[3 * J->pair + 1];
+        P->rule = cand[3 * J->pair + 2];
+        P->first = d->ncontact;
+      }
+      cmContact* c = &d->contact[d->ncontact++];
+      memset(c, 0, sizeof *c);
+      c->body[0] = J->a;
+      c->body[1] = J->b;
+      c->pair = p;
+      c->vert = v;
+      c->flags = J->flags;
+      cm_v3_copy(c->p0, H->p0);
+      cm_v3_copy(c->p1, H->p1);
+      cm_v3_copy(c->n, H->n);
+      c->dist = H->dist;
+      /* area: |n . a_v| in world axes, halved for two-way contacts */
+      double av[3];
+      cm_quat_rotate(av, qa, m->mesh_vert_areavec + 3 * (size_t)(vadr + v));
+      c->area = fabs(cm_v3_dot(c->n, av)) * (J->flags & CM_CONTACT_TWO_WAY ? 0.5 : 1.0);
+      if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
+      cmContactPair* P = &d->pair[p];
+      P->points++;
+      P->area += c->area;
+      if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+    }
+  }
+}
+
 void cm_stage_narrowphase(const cmModel* m, cmData* d) {
-  (void)m;
+  cmDataPriv* p = cm_priv(d);
   d->ncontact = 0;
+  d->npair = 0;
+  int nc = p->ncand;
+  if (!nc) return;
+  Job* jobs = cm_arena_alloc(&p->arena, (size_t)nc * 2 * sizeof *jobs);
+  int* pair_of_cand = cm_arena_alloc(&p->arena, (size_t)nc * sizeof *pair_of_cand);
+  cmHit* hits = cm_arena_alloc(&p->arena, (size_t)CM_BATCH * sizeof *hits);
+  if (!jobs || !pair_of_cand || !hits) {
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return;
+  }
+  int nj = 0;
+  for (int k = 0; k < nc; k++) {
+    pair_of_cand[k] = -1;
+    nj += pair_jobs(m, p->cand, k, jobs + nj);
+  }
+  /* batches of whole jobs holding at most CM_BATCH hits; a job larger than that is a batch of
+   * its own with scratch from the arena */
+  int j0 = 0;
+  while (j0 < nj) {
+    long n = 0;
+    int j1 = j0;
+    while (j1 < nj && (j1 == j0 || n + jobs[j1].nvert <= CM_BATCH)) {
+      jobs[j1].hit0 = n;
+      n += jobs[j1].nvert;
+      j1++;
+    }
+    cmHit* hb = hits;
+    if (n > CM_BATCH) { /* one job larger than a batch: scratch from the arena */
+      hb = cm_arena_alloc(&p->arena, (size_t)n * sizeof *hb);
+      if (!hb) {
+        d->warning[CM_WARN_CONTACT_LIMIT]++;
+        return;
+      }
+    }
+    run_batch(m, d, jobs, j0, j1, hb);
+    compact_batch(m, d, p->cand, jobs, j0, j1, hb, pair_of_cand);
+    j0 = j1;
+  }
+}
+
+cmStatus cm_collide(const cmModel* m, cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  cm_arena_reset(&p->arena);
+  cm_stage_kinematics(m, d, d->time);
+  cm_stage_broadphase(m, d);
+  cm_stage_narrowphase(m, d);
+  return CM_OK;
 }

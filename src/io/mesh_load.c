@@ -8,7 +8,6 @@
  * readers with the line or byte offset; cm_mesh_check catches them in meshes built otherwise. */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

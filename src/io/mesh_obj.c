@@ -92,9 +92,12 @@ cmStatus cm_mesh_read_obj(const char* path, char* buf, size_t len, double scale,
   cmStatus st = CM_OK;
   while (st == CM_OK && (line = cm_io_line(&pos, buf + len))) {
     lineno++;
+    /* a '#' starts a comment, also after a statement */
+    char* hash = strchr(line, '#');
+    if (hash) *hash = 0;
     char* p = line;
     char* kw = cm_io_token(&p);
-    if (!kw || kw[0] == '#') continue;
+    if (!kw) continue;
 
     if (!strcmp(kw, "v")) {
       /* a vertex: 3 coordinates, then an optional w or colour */

@@ -269,11 +269,15 @@ static cmStatus read_value(Ply* P, int t, double* v, const Elem* e, long long it
 /* a list count: a non-negative integer whose items fit in the rest of the file */
 static cmStatus read_count(Ply* P, const Prop* pr, const Elem* e, long long item, size_t* n) {
   double c;
+  size_t at = P->pos;
+  int line = P->line;
   cmStatus st = read_value(P, pr->count_type, &c, e, item);
   if (st != CM_OK) return st;
   size_t min = P->ascii ? 2 : (size_t)type_size[pr->type];
   if (!(c >= 0) || c > (double)((P->len - P->pos + 1) / min)) {
     char w[300];
+    P->pos = at;
+    P->line = line;
     where(P, w, sizeof w);
     return cm_error(P->err, P->errsz, CM_ERR_PARSE,
                     "%s: list %s of element %s %lld has %.0f items, more than the file holds", w,

@@ -85,8 +85,7 @@ static cmStatus make_dirs(const char* dir, char* err, size_t errsz) {
   return st;
 }
 
-static cmStatus open_csv(const char* path, const char* header, FILE** f, char* err,
-                         size_t errsz) {
+static cmStatus open_csv(const char* path, const char* header, FILE** f, char* err, size_t errsz) {
   *f = fopen(path, "w");
   if (!*f)
     return cm_error(err, errsz, CM_ERR_IO, "cannot open '%s' for writing: %s", path,
@@ -170,7 +169,8 @@ int cm_contacts_aggregate(const cmContact* c, int n, cmPairKey* keys, cmPairSum*
     const cmContact* k = &c[keys[i].index];
     /* force on the contact's A; on the row's body_a with the pair's orientation */
     double sign = k->body[0] == s->body[0] ? 1.0 : -1.0;
-    for (int j = 0; j < 3; j++) s->force[j] += sign * (-k->force * k->n[j] + k->ftan[j]);
+    for (int j = 0; j < 3; j++)
+      s->force[j] += sign * (-k->force * k->n[j] + k->ftan[j]);
     s->points++;
     s->area += k->area;
     if (k->area > 0) {
@@ -222,7 +222,8 @@ static cmStatus flush_checked(FILE* f) {
 static cmStatus grow_scratch(cmOutput* out, int n) {
   if (n <= out->cap) return CM_OK;
   int cap = out->cap ? out->cap : 64;
-  while (cap < n) cap = cap > 0x3fffffff ? n : cap * 2;
+  while (cap < n)
+    cap = cap > 0x3fffffff ? n : cap * 2;
   cmPairKey* keys = cm_malloc((size_t)cap * sizeof *keys);
   cmPairSum* sums = cm_malloc((size_t)cap * sizeof *sums);
   if (!keys || !sums) {
@@ -249,10 +250,14 @@ cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d) {
     fprintf(out->bodies, "%ld", d->step);
     put_num(out->bodies, d->time);
     put_name(out->bodies, m->body_name[i]);
-    for (int j = 0; j < 3; j++) put_num(out->bodies, x[j]);
-    for (int j = 0; j < 4; j++) put_num(out->bodies, q[j]);
-    for (int j = 0; j < 3; j++) put_num(out->bodies, v[j]);
-    for (int j = 0; j < 3; j++) put_num(out->bodies, w[j]);
+    for (int j = 0; j < 3; j++)
+      put_num(out->bodies, x[j]);
+    for (int j = 0; j < 4; j++)
+      put_num(out->bodies, q[j]);
+    for (int j = 0; j < 3; j++)
+      put_num(out->bodies, v[j]);
+    for (int j = 0; j < 3; j++)
+      put_num(out->bodies, w[j]);
     fputc('\n', out->bodies);
   }
   cmStatus st = flush_checked(out->bodies);
@@ -270,7 +275,8 @@ cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d) {
     put_name(out->contacts, a >= 0 && a < m->nbody ? m->body_name[a] : "world");
     put_name(out->contacts, b >= 0 && b < m->nbody ? m->body_name[b] : "world");
     fprintf(out->contacts, ",%d", s->points);
-    for (int j = 0; j < 3; j++) put_num(out->contacts, s->force[j]);
+    for (int j = 0; j < 3; j++)
+      put_num(out->contacts, s->force[j]);
     put_num(out->contacts, s->area);
     put_num(out->contacts, s->max_pressure);
     put_num(out->contacts, s->max_penetration);

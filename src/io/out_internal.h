@@ -36,7 +36,7 @@ struct cmOutput {
   char* contacts_path; /* DIR/contacts.csv */
   FILE* bodies;
   FILE* contacts;
-  int cap;             /* capacity of keys and sums (grows only) */
+  int cap; /* capacity of keys and sums (grows only) */
   cmPairKey* keys;
   cmPairSum* sums;
 };

@@ -67,12 +67,24 @@ void cm_json_string(FILE* f, const char* str) {
       s++;
     } else if (c < 0x20) {
       switch (c) {
-      case '\n': fputs("\\n", f); break;
-      case '\r': fputs("\\r", f); break;
-      case '\t': fputs("\\t", f); break;
-      case '\b': fputs("\\b", f); break;
-      case '\f': fputs("\\f", f); break;
-      default: fprintf(f, "\\u%04x", c); break;
+      case '\n':
+        fputs("\\n", f);
+        break;
+      case '\r':
+        fputs("\\r", f);
+        break;
+      case '\t':
+        fputs("\\t", f);
+        break;
+      case '\b':
+        fputs("\\b", f);
+        break;
+      case '\f':
+        fputs("\\f", f);
+        break;
+      default:
+        fprintf(f, "\\u%04x", c);
+        break;
       }
       s++;
     } else if (c < 0x80) {

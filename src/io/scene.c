@@ -91,7 +91,8 @@ typedef struct NameIndex {
 
 static uint64_t hash_str(const char* s) {
   uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
 }
 
@@ -119,13 +120,15 @@ static int index_insert(NameIndex* ix, const cmBodyDef* body, int i) {
     size_t cap = ix->cap ? ix->cap * 2 : 16;
     int* slot = cm_malloc(cap * sizeof *slot);
     if (!slot) return -1;
-    for (size_t k = 0; k < cap; k++) slot[k] = -1;
+    for (size_t k = 0; k < cap; k++)
+      slot[k] = -1;
     /* rehash the old entries */
     for (size_t k = 0; k < ix->cap; k++) {
       int j = ix->slot[k];
       if (j < 0) continue;
       size_t m = hash_str(body[j].name) & (cap - 1);
-      while (slot[m] >= 0) m = (m + 1) & (cap - 1);
+      while (slot[m] >= 0)
+        m = (m + 1) & (cap - 1);
       slot[m] = j;
     }
     cm_free(ix->slot);
@@ -133,7 +136,8 @@ static int index_insert(NameIndex* ix, const cmBodyDef* body, int i) {
     ix->cap = cap;
   }
   size_t m = hash_str(body[i].name) & (ix->cap - 1);
-  while (ix->slot[m] >= 0) m = (m + 1) & (ix->cap - 1);
+  while (ix->slot[m] >= 0)
+    m = (m + 1) & (ix->cap - 1);
   ix->slot[m] = i;
   ix->n++;
   return 0;
@@ -146,7 +150,9 @@ typedef struct ScenePriv {
   int cap_body, cap_rule, cap_joint;
 } ScenePriv;
 
-static ScenePriv* priv(cmScene* s) { return (ScenePriv*)(void*)s; }
+static ScenePriv* priv(cmScene* s) {
+  return (ScenePriv*)(void*)s;
+}
 
 /* ---- message helpers ---- */
 
@@ -163,8 +169,10 @@ const char* cm_msg_str(char* buf, size_t bufsz, const char* s, size_t n) {
     buf[k++] = (ch < 32 || ch == 127) ? '?' : (char)ch;
   }
   if (cut) {
-    while (k + 3 > max && k > 0) k--;
-    for (int d = 0; d < 3 && k < max; d++) buf[k++] = '.';
+    while (k + 3 > max && k > 0)
+      k--;
+    for (int d = 0; d < 3 && k < max; d++)
+      buf[k++] = '.';
   }
   buf[k] = 0;
   return buf;
@@ -173,7 +181,8 @@ const char* cm_msg_str(char* buf, size_t bufsz, const char* s, size_t n) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(cmCheck* c, const char* field, const char* fmt, ...) {
+static int
+fail(cmCheck* c, const char* field, const char* fmt, ...) {
   va_list ap;
   c->status = CM_ERR_ARG;
   c->field = field;
@@ -202,20 +211,28 @@ typedef enum Range {
 static int range_ok(Range r, double v) {
   if (!isfinite(v)) return 0;
   switch (r) {
-  case R_FINITE: return 1;
-  case R_POS: return v > 0;
-  case R_NONNEG: return v >= 0;
-  case R_UNIT: return v > 0 && v <= 1;
+  case R_FINITE:
+    return 1;
+  case R_POS:
+    return v > 0;
+  case R_NONNEG:
+    return v >= 0;
+  case R_UNIT:
+    return v > 0 && v <= 1;
   }
   return 0;
 }
 
 static const char* range_text(Range r) {
   switch (r) {
-  case R_FINITE: return "a finite number";
-  case R_POS: return "> 0";
-  case R_NONNEG: return ">= 0";
-  case R_UNIT: return "in (0, 1]";
+  case R_FINITE:
+    return "a finite number";
+  case R_POS:
+    return "> 0";
+  case R_NONNEG:
+    return ">= 0";
+  case R_UNIT:
+    return "in (0, 1]";
   }
   return "?";
 }
@@ -262,11 +279,12 @@ static void sym_eig3(const double A[9], double e[3]) {
   if (p1 == 0) {
     e[0] = A[0], e[1] = A[4], e[2] = A[8];
   } else {
-    double p2 = (A[0] - q) * (A[0] - q) + (A[4] - q) * (A[4] - q) + (A[8] - q) * (A[8] - q) +
-                2 * p1;
+    double p2 =
+        (A[0] - q) * (A[0] - q) + (A[4] - q) * (A[4] - q) + (A[8] - q) * (A[8] - q) + 2 * p1;
     double p = sqrt(p2 / 6);
     double B[9];
-    for (int i = 0; i < 9; i++) B[i] = (A[i] - ((i % 4 == 0) ? q : 0)) / p;
+    for (int i = 0; i < 9; i++)
+      B[i] = (A[i] - ((i % 4 == 0) ? q : 0)) / p;
     double r = cm_m3_det(B) / 2;
     r = r < -1 ? -1 : (r > 1 ? 1 : r);
     double phi = acos(r) / 3;
@@ -289,24 +307,25 @@ static int check_inertia(cmCheck* c, const double I[9]) {
   const char* f = "inertia";
   if (vec(c, f, I, 9)) return 1;
   double scale = 0;
-  for (int i = 0; i < 9; i++) scale = fmax(scale, fabs(I[i]));
+  for (int i = 0; i < 9; i++)
+    scale = fmax(scale, fabs(I[i]));
   static const int off[3][2] = {{1, 3}, {2, 6}, {5, 7}};
   for (int k = 0; k < 3; k++) {
     int a = off[k][0], b = off[k][1];
     if (fabs(I[a] - I[b]) > 1e-9 * scale)
-      return fail(c, f,
-                  "inertia must be symmetric (I[%d][%d] = %g but I[%d][%d] = %g, kg m^2)", a / 3,
-                  a % 3, I[a], b / 3, b % 3, I[b]);
+      return fail(c, f, "inertia must be symmetric (I[%d][%d] = %g but I[%d][%d] = %g, kg m^2)",
+                  a / 3, a % 3, I[a], b / 3, b % 3, I[b]);
   }
   /* Sylvester's criterion on the symmetrised tensor */
   double S[9];
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) S[3 * i + j] = 0.5 * (I[3 * i + j] + I[3 * j + i]);
+    for (int j = 0; j < 3; j++)
+      S[3 * i + j] = 0.5 * (I[3 * i + j] + I[3 * j + i]);
   double m1 = S[0], m2 = S[0] * S[4] - S[1] * S[3], m3 = cm_m3_det(S);
   if (!(m1 > 0 && m2 > 0 && m3 > 0))
     return fail(c, f,
-                "inertia must be positive definite (leading minors %g, %g, %g must all be > 0)",
-                m1, m2, m3);
+                "inertia must be positive definite (leading minors %g, %g, %g must all be > 0)", m1,
+                m2, m3);
   /* principal moments: each at most the sum of the other two */
   double e[3];
   sym_eig3(S, e);
@@ -325,8 +344,7 @@ static int check_geom(cmCheck* c, const cmGeomDef* g, cmMotion motion) {
   case CM_GEOM_NONE:
     return fail(c, "geometry", "geometry is required (one of sphere, box, mesh, plane)");
   case CM_GEOM_SPHERE:
-    if (num(c, "geometry.sphere.radius", "geometry.sphere.radius", g->radius, R_POS, "m"))
-      return 1;
+    if (num(c, "geometry.sphere.radius", "geometry.sphere.radius", g->radius, R_POS, "m")) return 1;
     return intr(c, "geometry.sphere.refine", g->refine, 0, 8);
   case CM_GEOM_BOX:
     for (int i = 0; i < 3; i++)
@@ -419,7 +437,9 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
   return enm(c, "integration", (int)r->integration, 3, "default, implicit, explicit");
 }
 
-static int is_world(const char* s) { return !s || strcmp(s, "world") == 0; }
+static int is_world(const char* s) {
+  return !s || strcmp(s, "world") == 0;
+}
 
 static int check_joint(cmCheck* c, const cmJointDef* j, const cmBodyDef* body, int nbody,
                        const NameIndex* ix) {
@@ -466,7 +486,8 @@ static void free_body(cmBodyDef* b) {
 
 void cm_scene_free(cmScene* s) {
   if (!s) return;
-  for (int i = 0; i < s->nbody; i++) free_body(&s->body[i]);
+  for (int i = 0; i < s->nbody; i++)
+    free_body(&s->body[i]);
   for (int i = 0; i < s->nrule; i++) {
     cm_free((void*)s->rule[i].pair[0]);
     cm_free((void*)s->rule[i].pair[1]);
@@ -531,6 +552,10 @@ int cm_scene_add_body_checked(cmScene* s, const cmBodyDef* def, cmCheck* c) {
     free_body(&b);
     return nomem(c), -1;
   }
+  /* normalise without overflow or underflow of the squares */
+  double qmax = 0;
+  for (int k = 0; k < 4; k++) qmax = fmax(qmax, fabs(b.orientation[k]));
+  for (int k = 0; k < 4; k++) b.orientation[k] /= qmax;
   cm_quat_normalize(b.orientation);
   int i = s->nbody;
   s->body[i] = b;
@@ -605,8 +630,7 @@ static void body_what(char* buf, size_t n, const cmBodyDef* b, int i) {
 }
 
 static cmSourceLoc body_loc(const cmBodyDef* b, const cmCheck* c) {
-  if (c->field && strncmp(c->field, "geometry", 8) == 0 && b->geom.loc.line > 0)
-    return b->geom.loc;
+  if (c->field && strncmp(c->field, "geometry", 8) == 0 && b->geom.loc.line > 0) return b->geom.loc;
   return b->loc;
 }
 

@@ -41,7 +41,7 @@ typedef struct Parser {
   char* err;
   size_t errsz;
   cmStatus st;
-  char obj[48];       /* current definition: "bodies[2]", "" at the top */
+  char obj[48];        /* current definition: "bodies[2]", "" at the top */
   int objline, objcol; /* its mapping's position */
   FieldLoc loc[MAXLOC];
   int nloc;
@@ -49,7 +49,9 @@ typedef struct Parser {
 
 /* ---- positions and messages ---- */
 
-static int mark_line(const yaml_mark_t* m) { return m->line >= INT_MAX ? INT_MAX : (int)m->line + 1; }
+static int mark_line(const yaml_mark_t* m) {
+  return m->line >= INT_MAX ? INT_MAX : (int)m->line + 1;
+}
 static int mark_col(const yaml_mark_t* m) {
   return m->column >= INT_MAX ? INT_MAX : (int)m->column + 1;
 }
@@ -58,7 +60,8 @@ static int mark_col(const yaml_mark_t* m) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-static int errat(Parser* p, int line, int col, cmStatus st, const char* fmt, ...) {
+static int
+errat(Parser* p, int line, int col, cmStatus st, const char* fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
@@ -130,7 +133,9 @@ static int check_failed(Parser* p, const cmCheck* c, const char* name) {
 
 /* ---- scalars ---- */
 
-static const char* sval(const yaml_node_t* n) { return (const char*)n->data.scalar.value; }
+static const char* sval(const yaml_node_t* n) {
+  return (const char*)n->data.scalar.value;
+}
 
 static int is_null(const yaml_node_t* n) {
   if (!n || n->type != YAML_SCALAR_NODE) return !n;
@@ -150,17 +155,20 @@ static int scan_num(const yaml_node_t* n, double* v) {
   if (len == 0 || len > 255) return 1;
 #define ISDIG(ch) ((ch) >= '0' && (ch) <= '9')
   if (s[i] == '+' || s[i] == '-') i++;
-  while (i < len && ISDIG(s[i])) i++, digits++;
+  while (i < len && ISDIG(s[i]))
+    i++, digits++;
   if (i < len && s[i] == '.') {
     i++;
-    while (i < len && ISDIG(s[i])) i++, digits++;
+    while (i < len && ISDIG(s[i]))
+      i++, digits++;
   }
   if (!digits) return 1;
   if (i < len && (s[i] == 'e' || s[i] == 'E')) {
     size_t e = 0;
     i++;
     if (i < len && (s[i] == '+' || s[i] == '-')) i++;
-    while (i < len && ISDIG(s[i])) i++, e++;
+    while (i < len && ISDIG(s[i]))
+      i++, e++;
     if (!e) return 1;
   }
 #undef ISDIG
@@ -212,7 +220,8 @@ static int lev(const char* a, size_t la, const char* b) {
   size_t lb = strlen(b);
   if (la > 63 || lb > 63) return 99;
   int prev[64], cur[64];
-  for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
+  for (size_t j = 0; j <= lb; j++)
+    prev[j] = (int)j;
   for (size_t i = 1; i <= la; i++) {
     cur[0] = (int)i;
     for (size_t j = 1; j <= lb; j++) {
@@ -261,7 +270,8 @@ static int get_map(Parser* p, const yaml_node_t* map, const char* field, const c
   char fb[128], gb[96], kb[64], list[512];
   const yaml_node_t* keynode[32];
   CM_ASSERT(n <= 32);
-  for (int i = 0; i < n; i++) val[i] = NULL, keynode[i] = NULL;
+  for (int i = 0; i < n; i++)
+    val[i] = NULL, keynode[i] = NULL;
   const char* path = fpath(p, field, fb, sizeof fb);
   if (map->type != YAML_MAPPING_NODE) {
     join(list, sizeof list, keys, n);
@@ -344,8 +354,8 @@ static int get_long(Parser* p, const yaml_node_t* n, const char* field, long* ou
 }
 
 /* a list of exactly n numbers */
-static int get_vec(Parser* p, const yaml_node_t* n, const char* field, int len,
-                   const char* unit, double* out) {
+static int get_vec(Parser* p, const yaml_node_t* n, const char* field, int len, const char* unit,
+                   double* out) {
   char fb[128], gb[128];
   record(p, field, n);
   if (n->type != YAML_SEQUENCE_NODE || nitems(n) != len)
@@ -368,8 +378,8 @@ static int get_str(Parser* p, const yaml_node_t* n, const char* field, const cha
   char fb[128], gb[128];
   record(p, field, n);
   if (n->type != YAML_SCALAR_NODE || is_null(n))
-    return ERR(p, n, CM_ERR_PARSE, "%s: expected a string, got %s",
-               fpath(p, field, fb, sizeof fb), describe(n, gb, sizeof gb));
+    return ERR(p, n, CM_ERR_PARSE, "%s: expected a string, got %s", fpath(p, field, fb, sizeof fb),
+               describe(n, gb, sizeof gb));
   if (strlen(sval(n)) != n->data.scalar.length)
     return ERR(p, n, CM_ERR_PARSE, "%s: strings must not contain NUL characters",
                fpath(p, field, fb, sizeof fb));
@@ -405,8 +415,8 @@ static int get_enum(Parser* p, const yaml_node_t* n, const char* field, const ch
     if (s) snprintf(sg, sizeof sg, " (did you mean '%s'?)", s);
   }
   join(list, sizeof list, names, len);
-  return ERR(p, n, CM_ERR_PARSE, "%s: expected one of %s, got %s%s",
-             fpath(p, field, fb, sizeof fb), list, describe(n, gb, sizeof gb), sg);
+  return ERR(p, n, CM_ERR_PARSE, "%s: expected one of %s, got %s%s", fpath(p, field, fb, sizeof fb),
+             list, describe(n, gb, sizeof gb), sg);
 }
 
 /* a list of exactly two strings (pair, joint bodies); elements recorded as f0, f1 */
@@ -452,9 +462,8 @@ static int get_inertia(Parser* p, const yaml_node_t* n, double I[9]) {
         int r = e ? scan_num(e, &I[3 * i + j]) : 1;
         if (r)
           return ERR(p, e ? e : row, CM_ERR_PARSE,
-                     "%s[%d][%d]: expected a %snumber (kg m^2), got %s",
-                     fpath(p, f, fb, sizeof fb), i, j, r == 2 ? "finite " : "",
-                     describe(e, gb, sizeof gb));
+                     "%s[%d][%d]: expected a %snumber (kg m^2), got %s", fpath(p, f, fb, sizeof fb),
+                     i, j, r == 2 ? "finite " : "", describe(e, gb, sizeof gb));
       }
     }
     return 0;
@@ -509,8 +518,7 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
                "scene.steps: give either scene.duration or scene.steps, not both");
   if (v[S_DURATION] && get_num(p, v[S_DURATION], "scene.duration", "s", &o->duration)) return -1;
   if (v[S_STEPS] && get_long(p, v[S_STEPS], "scene.steps", &o->steps)) return -1;
-  if (v[S_GRAVITY] && get_vec(p, v[S_GRAVITY], "scene.gravity", 3, "m/s^2", o->gravity))
-    return -1;
+  if (v[S_GRAVITY] && get_vec(p, v[S_GRAVITY], "scene.gravity", 3, "m/s^2", o->gravity)) return -1;
   if (v[S_INTEGRATOR]) {
     int e;
     if (get_enum(p, v[S_INTEGRATOR], "scene.integrator", integrator_names, 2, &e)) return -1;
@@ -551,8 +559,9 @@ static int parse_geom(Parser* p, const yaml_node_t* n, cmGeomDef* g) {
     kind = i;
   }
   if (kind < 0)
-    return ERR(p, n, CM_ERR_PARSE, "%s: expected one of sphere, box, mesh, plane, got an empty "
-                                   "mapping",
+    return ERR(p, n, CM_ERR_PARSE,
+               "%s: expected one of sphere, box, mesh, plane, got an empty "
+               "mapping",
                fpath(p, "geometry", fb, sizeof fb));
   g->loc = node_loc(n);
   const yaml_node_t* sub = v[kind];
@@ -598,13 +607,27 @@ static int parse_geom(Parser* p, const yaml_node_t* n, cmGeomDef* g) {
 }
 
 enum {
-  B_NAME, B_ALIAS, B_GEOM, B_DENSITY, B_MASS, B_COM, B_INERTIA, B_POSITION, B_ORIENTATION,
-  B_EULER, B_VELOCITY, B_ANGVEL, B_MOTION, B_FORCE, B_MOMENT, B_N
+  B_NAME,
+  B_ALIAS,
+  B_GEOM,
+  B_DENSITY,
+  B_MASS,
+  B_COM,
+  B_INERTIA,
+  B_POSITION,
+  B_ORIENTATION,
+  B_EULER,
+  B_VELOCITY,
+  B_ANGVEL,
+  B_MOTION,
+  B_FORCE,
+  B_MOMENT,
+  B_N
 };
-static const char* const body_keys[] = {
-    "name",        "alias",     "geometry", "density",          "mass",
-    "com",         "inertia",   "position", "orientation",      "euler_deg",
-    "velocity",    "angular_velocity",      "motion",           "force", "moment"};
+static const char* const body_keys[] = {"name",        "alias",     "geometry", "density",
+                                        "mass",        "com",       "inertia",  "position",
+                                        "orientation", "euler_deg", "velocity", "angular_velocity",
+                                        "motion",      "force",     "moment"};
 
 static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   const yaml_node_t* v[B_N];
@@ -646,8 +669,7 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
     cm_quat_from_euler_deg(b.orientation, e);
   }
   if (v[B_VELOCITY] && get_vec(p, v[B_VELOCITY], "velocity", 3, "m/s", b.velocity)) return -1;
-  if (v[B_ANGVEL] &&
-      get_vec(p, v[B_ANGVEL], "angular_velocity", 3, "rad/s", b.angular_velocity))
+  if (v[B_ANGVEL] && get_vec(p, v[B_ANGVEL], "angular_velocity", 3, "rad/s", b.angular_velocity))
     return -1;
   if (v[B_MOTION]) {
     int e;
@@ -663,33 +685,55 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
 }
 
 enum {
-  R_PAIR, R_LAW, R_KA, R_STEP_DAMPING, R_STIFFNESS_DAMPING, R_ELASTIC_REPULSION, R_PLAY,
-  R_CONTACT_TIME, R_STIFFNESS, R_DAMPING, R_FRICTION, R_METHOD, R_DIRECTION, R_INTEGRATION, R_N
+  R_PAIR,
+  R_LAW,
+  R_KA,
+  R_STEP_DAMPING,
+  R_STIFFNESS_DAMPING,
+  R_ELASTIC_REPULSION,
+  R_PLAY,
+  R_CONTACT_TIME,
+  R_STIFFNESS,
+  R_DAMPING,
+  R_FRICTION,
+  R_METHOD,
+  R_DIRECTION,
+  R_INTEGRATION,
+  R_N
 };
-static const char* const rule_keys[] = {
-    "pair",  "law",          "ka",        "step_damping", "stiffness_damping",
-    "elastic_repulsion",     "play",      "contact_time", "stiffness",
-    "damping", "friction",   "method",    "direction",    "integration"};
+static const char* const rule_keys[] = {"pair",
+                                        "law",
+                                        "ka",
+                                        "step_damping",
+                                        "stiffness_damping",
+                                        "elastic_repulsion",
+                                        "play",
+                                        "contact_time",
+                                        "stiffness",
+                                        "damping",
+                                        "friction",
+                                        "method",
+                                        "direction",
+                                        "integration"};
 
 #define LAW_BIT(l) (1 << (l))
 #define LAWS_ALL 15
 #define LAWS_COLLIDING (LAWS_ALL & ~LAW_BIT(CM_LAW_NONE))
 /* the laws each rule key belongs to */
-static const int rule_key_laws[R_N] = {
-    LAWS_ALL,
-    LAWS_ALL,
-    LAW_BIT(CM_LAW_AREA_COMPLIANT),
-    LAW_BIT(CM_LAW_AREA_COMPLIANT),
-    LAW_BIT(CM_LAW_AREA_COMPLIANT),
-    LAW_BIT(CM_LAW_CONTACT_TIME),
-    LAW_BIT(CM_LAW_CONTACT_TIME),
-    LAW_BIT(CM_LAW_CONTACT_TIME),
-    LAW_BIT(CM_LAW_LINEAR),
-    LAW_BIT(CM_LAW_LINEAR),
-    LAWS_COLLIDING,
-    LAWS_COLLIDING,
-    LAWS_COLLIDING,
-    LAWS_COLLIDING};
+static const int rule_key_laws[R_N] = {LAWS_ALL,
+                                       LAWS_ALL,
+                                       LAW_BIT(CM_LAW_AREA_COMPLIANT),
+                                       LAW_BIT(CM_LAW_AREA_COMPLIANT),
+                                       LAW_BIT(CM_LAW_AREA_COMPLIANT),
+                                       LAW_BIT(CM_LAW_CONTACT_TIME),
+                                       LAW_BIT(CM_LAW_CONTACT_TIME),
+                                       LAW_BIT(CM_LAW_CONTACT_TIME),
+                                       LAW_BIT(CM_LAW_LINEAR),
+                                       LAW_BIT(CM_LAW_LINEAR),
+                                       LAWS_COLLIDING,
+                                       LAWS_COLLIDING,
+                                       LAWS_COLLIDING,
+                                       LAWS_COLLIDING};
 
 static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   const yaml_node_t* v[R_N];
@@ -715,7 +759,8 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
                  "%s: law none (the pair does not collide) takes no parameters, got '%s'",
                  fpath(p, rule_keys[k], fb, sizeof fb), rule_keys[k]);
     int owner = 0;
-    while (owner < 3 && !(rule_key_laws[k] & LAW_BIT(owner))) owner++;
+    while (owner < 3 && !(rule_key_laws[k] & LAW_BIT(owner)))
+      owner++;
     return ERR(p, v[k], CM_ERR_PARSE,
                "%s: '%s' is a parameter of law %s, but this rule's law is %s%s",
                fpath(p, rule_keys[k], fb, sizeof fb), rule_keys[k], law_names[owner],
@@ -728,8 +773,9 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   } nums[] = {{R_KA, "N/m^3"},           {R_STEP_DAMPING, ""}, {R_STIFFNESS_DAMPING, "s"},
               {R_ELASTIC_REPULSION, ""}, {R_PLAY, "m"},        {R_CONTACT_TIME, "s"},
               {R_STIFFNESS, "N/m"},      {R_DAMPING, "N s/m"}, {R_FRICTION, ""}};
-  double* dst[] = {&r.ka,   &r.step_damping, &r.stiffness_damping, &r.elastic_repulsion, &r.play,
-                   &r.contact_time, &r.stiffness, &r.damping, &r.friction};
+  double* dst[] = {&r.ka,      &r.step_damping, &r.stiffness_damping, &r.elastic_repulsion,
+                   &r.play,    &r.contact_time, &r.stiffness,         &r.damping,
+                   &r.friction};
   for (int i = 0; i < (int)(sizeof nums / sizeof nums[0]); i++) {
     int k = nums[i].key;
     if (v[k] && get_num(p, v[k], rule_keys[k], nums[i].unit, dst[i])) return -1;
@@ -808,7 +854,8 @@ static int parse_root(Parser* p, const yaml_node_t* root, cmScene* s) {
 
 static cmStatus yaml_failed(const yaml_parser_t* yp, const char* file, char* err, size_t errsz) {
   const char* problem = yp->problem ? yp->problem : "malformed YAML";
-  if (yp->error == YAML_MEMORY_ERROR) return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
+  if (yp->error == YAML_MEMORY_ERROR)
+    return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
   if (yp->error == YAML_READER_ERROR)
     return cm_error(err, errsz, CM_ERR_PARSE, "%s: invalid text at byte %zu: %s", file,
                     yp->problem_offset, problem);
@@ -859,7 +906,7 @@ cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene*
   cmStatus st = CM_OK;
   cmScene* s = NULL;
   const yaml_node_t* root = yaml_document_get_root_node(&doc);
-  if (!root) {
+  if (!root || is_null(root)) {
     st = cm_error(err, errsz, CM_ERR_PARSE,
                   "%s: the scene is empty (expected a mapping with scene, output, bodies, "
                   "interactions, joints)",

@@ -17,12 +17,14 @@ void cm_data_free(cmData* d) {
   STATE_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
   cm_free(d->contact);
+  cm_free(d->pair);
   cmDataPriv* p = cm_priv(d);
   if (p) {
     cm_arena_destroy(&p->arena);
     cm_free(p->force);
     cm_free(p->torque);
     cm_free(p->spin);
+    cm_free(p->cand);
     cm_free(p->save);
     cm_free(p);
   }
@@ -62,6 +64,7 @@ void cm_data_reset(const cmModel* m, cmData* d) {
   d->step = 0;
   d->time = 0;
   d->ncontact = 0;
+  d->npair = 0;
   d->solver_iter = 0;
   d->solver_residual = 0;
   d->solver_max_iter = 0;

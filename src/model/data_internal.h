@@ -11,6 +11,9 @@ typedef struct cmDataPriv {
   double* torque;  /* total applied torque about the com, world, N m         (nbody x 3) */
   double* spin;    /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
   double* save;    /* state at the start of the step, for rollback (nbody x 13) */
+  int ncand;       /* broadphase candidate pairs this step */
+  int maxcand;
+  int* cand;       /* body a < body b, rule                                  (ncand x 3) */
 } cmDataPriv;
 
 static inline cmDataPriv* cm_priv(const cmData* d) { return (cmDataPriv*)d->internal; }

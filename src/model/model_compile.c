@@ -17,6 +17,7 @@
 
 #include "comply/model.h"
 #include "contact/rules.h"
+#include "geom/bvh.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
 
@@ -158,7 +159,8 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
 
 #define ALLOC(ptr, n)                                                                              \
   do {                                                                                             \
-    (ptr) = cm_calloc((size_t)(n) ? (size_t)(n) : 1, sizeof *(ptr));                               \
+    size_t n_ = (size_t)(n);                                                                       \
+    (ptr) = cm_calloc(n_ > 0 ? n_ : 1, sizeof *(ptr));                                             \
     if (!(ptr)) goto nomem;                                                                        \
   } while (0)
 
@@ -171,13 +173,15 @@ void cm_model_free(cmModel* m) {
     cm_free((void*)m->rule[i].pair[1]);
   }
   for (int i = 0; m->note && i < m->nnote; i++) cm_free(m->note[i]);
+  for (int g = 0; m->geom_bvh && g < m->ngeom; g++) cm_bvh_free((cmBvh*)m->geom_bvh + g);
   void* arrays[] = {
       m->name, m->body_name, m->body_alias, m->body_motion, m->body_geom, m->body_mass,
       m->body_invmass, m->body_inertia, m->body_invinertia, m->body_com, m->body_force,
       m->body_moment, m->body_pos0, m->body_quat0, m->body_vel0, m->body_angvel0, m->geom_type,
       m->geom_vertadr, m->geom_nvert, m->geom_faceadr, m->geom_nface, m->geom_plane,
       m->geom_aabb, m->geom_volume, m->geom_area, m->mesh_vert, m->mesh_face,
-      m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->rule, m->alias_name,
+      m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->mesh_vert_pn,
+      m->mesh_edge_pn, m->geom_bvh, m->rule, m->alias_name,
       m->alias_class, m->class_rule, m->joint_body, m->joint_anchor, m->joint_rule, m->note};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cm_free(arrays[i]);
   cm_free(m);
@@ -255,6 +259,10 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   ALLOC(m->mesh_face_normal, 3 * (size_t)m->nface);
   ALLOC(m->mesh_face_area, m->nface);
   ALLOC(m->mesh_vert_areavec, 3 * (size_t)m->nvert);
+  ALLOC(m->mesh_vert_pn, 3 * (size_t)m->nvert);
+  ALLOC(m->mesh_edge_pn, 9 * (size_t)m->nface);
+  m->geom_bvh = cm_calloc((size_t)(m->ngeom ? m->ngeom : 1), sizeof(cmBvh));
+  if (!m->geom_bvh) goto nomem;
   int va = 0, fa = 0;
   for (int g = 0; g < m->ngeom; g++) {
     m->geom_type[g] = s->body[first[g]].geom.type;
@@ -280,6 +288,15 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     memcpy(m->mesh_face_normal + 3 * (size_t)fa, me->face_normal,
            3 * (size_t)me->nface * sizeof(double));
     memcpy(m->mesh_face_area + fa, me->face_area, (size_t)me->nface * sizeof(double));
+    /* query structures: pseudonormals for robust inside tests, the face tree */
+    st = cm_pseudonormals(me->vert, me->nvert, me->face, me->nface,
+                          m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa);
+    if (st == CM_OK) st = cm_bvh_build((cmBvh*)m->geom_bvh + g, me->vert, me->face, me->nface);
+    if (st != CM_OK) {
+      st = cm_error(err, errsz, st, "body '%s': could not build the contact query structures",
+                    s->body[first[g]].name);
+      goto done;
+    }
     double* box = m->geom_aabb + 6 * g;
     for (int k = 0; k < 3; k++) {
       box[k] = INFINITY;

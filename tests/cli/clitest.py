@@ -73,9 +73,16 @@ class Suite:
         sys.exit(1 if self.failed else 0)
 
 
+def no_sanitizer_report(stderr, what):
+    """a sanitizer build reports leaks and undefined behaviour on stderr"""
+    for mark in ("Sanitizer", "runtime error:"):
+        check(mark not in stderr, "%s: sanitizer report:\n%s" % (what, stderr[-4000:]))
+
+
 def expect_exit(r, code, what):
     check(r.returncode == code, "%s: exit %d, expected %d\nstdout: %s\nstderr: %s"
           % (what, r.returncode, code, r.stdout[-2000:], r.stderr[-2000:]))
+    no_sanitizer_report(r.stderr, what)
 
 
 def number(s, where):

@@ -59,8 +59,14 @@ def test_good(s):
                  "ground <-> wall: none"):  # two fixed bodies never interact
         check(want in out, "missing %r in:\n%s" % (want, out))
     # bodies: name, alias, motion, mass
-    rows = {line.split()[0]: line.split() for line in out.splitlines()
-            if line.startswith("  ") and len(line.split()) >= 8}
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("bodies:"))
+    check(lines[start] == "bodies: 4", "body count line %r" % lines[start])
+    rows = {}
+    for line in lines[start + 2:]:  # after the column titles
+        if not line.startswith("  "):
+            break
+        rows[line.split()[0]] = line.split()
     check("cube" in rows and "blocks" in rows["cube"] and "2.5" in rows["cube"],
           "cube row %r" % rows.get("cube"))
     check("fixed" in rows.get("ground", []) and "inf" in rows.get("ground", []),
@@ -105,8 +111,27 @@ def test_bad(s):
     check("nosuch.yaml" in r.stderr, r.stderr)
 
 
+def test_many_bodies(s):
+    # more than 50 bodies: the rules are listed per alias pair
+    text = ("bodies:\n  - name: ground\n    geometry: {plane: {}}\n    motion: fixed\n"
+            + "".join("  - name: g%d\n    alias: grain\n    geometry: {sphere: {radius: 0.01, "
+                      "refine: 0}}\n    position: [%g, 0, 0.1]\n" % (i, 0.05 * i) for i in range(60))
+            + "interactions:\n  - pair: [grain, grain]\n    law: linear\n")
+    path = s.write("many.yaml", text)
+    r = s.run("check", path)
+    expect_exit(r, 0, "check many.yaml")
+    out = r.stdout
+    check("bodies: 61" in out and "pairs by alias" in out, "no alias pair listing:\n" + out[-1500:])
+    rule_line = text.count("\n", 0, text.index("- pair: [grain, grain]")) + 1
+    check("grain <-> grain: rule 1 (linear, line %d)" % rule_line in out, out[-800:])
+    check(re.search(r"(ground <-> grain|grain <-> ground): rule 0 \(contact_time, built-in default\)",
+                    out), out[-800:])
+    check("ground <-> ground" not in out, "alias of a single body paired with itself")
+    check(" g1 <-> g2" not in out, "per body pairs listed for 61 bodies")
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_good, test_bad):
+    for t in (test_good, test_bad, test_many_bodies):
         s.test(t)
     s.finish()

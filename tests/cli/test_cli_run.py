@@ -16,8 +16,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clitest import (CONTACTS_HEADER, Suite, check, expect_exit, frames, read_bodies,  # noqa
-                     read_csv, read_summary)
+from clitest import (CONTACTS_HEADER, Suite, check, expect_exit, frames,  # noqa: E402
+                     no_sanitizer_report, read_bodies, read_csv, read_summary)
 
 G = 9.81
 
@@ -207,6 +207,7 @@ def interrupt(s, sig, code):
         p.kill()
         p.communicate()
         raise AssertionError("the run did not stop within 60 s of the signal")
+    no_sanitizer_report(stderr, "run interrupted by signal %d" % sig)
     check(p.returncode == code, "exit %d after signal %d, expected %d; stderr %r"
           % (p.returncode, sig, code, stderr))
     check("interrupted" in stderr, "no interruption message: %r" % stderr)

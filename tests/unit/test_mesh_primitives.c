@@ -26,7 +26,8 @@ static void test_box_topology(void) {
     int on = 1;
     for (int v = 0; v < m->nvert; v++) {
       int face = 0;
-      for (int k = 0; k < 3; k++) face |= fabs(fabs(m->vert[3 * v + k]) - s[k] / 2) < 1e-15;
+      for (int k = 0; k < 3; k++)
+        face |= fabs(fabs(m->vert[3 * v + k]) - s[k] / 2) < 1e-15;
       on &= face;
     }
     CHECK(on);

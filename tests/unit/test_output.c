@@ -32,7 +32,9 @@ static char* read_all(const char* path) {
   return s;
 }
 
-static void join(char* buf, size_t n, const char* a, const char* b) { snprintf(buf, n, "%s/%s", a, b); }
+static void join(char* buf, size_t n, const char* a, const char* b) {
+  snprintf(buf, n, "%s/%s", a, b);
+}
 
 static cmContact contact(int a, int b, double nx, double ny, double nz, double force, double area,
                          double dist) {
@@ -57,7 +59,7 @@ static void test_aggregate_orientation(void) {
   /* pair (0,1): two contacts with 1 penetrating 0 (n out of 0 toward 1 = +z), one with 0
    * penetrating 1 (n out of 1 toward 0 = -z) */
   c[0] = contact(1, 0, 0, 0, 1, 10, 0.5, -0.001);
-  c[0].ftan[0] = 1; /* friction on body 1 along +x */
+  c[0].ftan[0] = 1;                              /* friction on body 1 along +x */
   c[1] = contact(2, 1, 1, 0, 0, 4, 0.0, -0.004); /* pair (1,2), zero area */
   c[2] = contact(0, 1, 0, 0, -1, 6, 2.0, -0.003);
   c[3] = contact(1, 0, 0, 0, 1, 30, 1.0, 0.0005); /* separated point, still counted */
@@ -125,8 +127,9 @@ static void test_json_escape(void) {
       {"q\"b\\s/", "\"q\\\"b\\\\s/\""},
       {"n\nr\rt\tb\bf\f", "\"n\\nr\\rt\\tb\\bf\\f\""},
       {"\x01\x1f\x7f", "\"\\u0001\\u001f\x7f\""},
-      {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
-      {"bad\xff\xc3(", "\"bad\\ufffd\\ufffd(\""},        /* invalid byte, truncated sequence */
+      {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+       "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+      {"bad\xff\xc3(", "\"bad\\ufffd\\ufffd(\""}, /* invalid byte, truncated sequence */
       {"\xc0\xaf\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\""}, /* overlong, surrogate */
       {"", "\"\""},
   };
@@ -181,7 +184,8 @@ static void fake_init(Fake* f) {
   f->d.body_angvel = f->angvel;
   f->d.body_cpos = f->cpos;
   f->d.body_cvel = f->cvel;
-  for (int i = 0; i < 2; i++) f->xquat[4 * i] = 1;
+  for (int i = 0; i < 2; i++)
+    f->xquat[4 * i] = 1;
   f->xpos[5] = 0.1;
   f->xvel[5] = -1.0 / 3.0;
   f->d.contact = f->contact;

@@ -208,7 +208,8 @@ static void test_body_ranges(void) {
   CASE("radius must be > 0 m", b.geom.radius = NAN);
   CASE("refine must be an integer in 0..8 (got 9)", b.geom.refine = 9);
   CASE("refine must be an integer in 0..8 (got -1)", b.geom.refine = -1);
-  CASE("size[1] must be > 0 m", (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = 1, b.geom.size[2] = 1));
+  CASE("size[1] must be > 0 m",
+       (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = 1, b.geom.size[2] = 1));
   CASE("divisions must be an integer in 1..1024 (got 0)",
        (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 1,
         b.geom.divisions = 0));
@@ -220,8 +221,8 @@ static void test_body_ranges(void) {
   CASE("geometry.mesh.scale must be > 0",
        (b.geom.type = CM_GEOM_MESH, b.geom.file = "a.obj", b.geom.scale = 0));
   CASE("must have motion fixed (got motion dynamic)", b.geom.type = CM_GEOM_PLANE);
-  CASE("normal must be non-zero", (b.geom.type = CM_GEOM_PLANE, b.motion = CM_MOTION_FIXED,
-                                   b.geom.normal[2] = 0));
+  CASE("normal must be non-zero",
+       (b.geom.type = CM_GEOM_PLANE, b.motion = CM_MOTION_FIXED, b.geom.normal[2] = 0));
   CASE("normal[0] must be a finite number",
        (b.geom.type = CM_GEOM_PLANE, b.motion = CM_MOTION_FIXED, b.geom.normal[0] = INFINITY));
   CASE("density must be > 0 kg/m^3 (got 0)", b.density = 0);
@@ -245,8 +246,8 @@ static void test_body_ranges(void) {
   CASE("inertia must be positive definite",
        (b.has_inertia = 1, b.inertia[0] = b.inertia[4] = b.inertia[8] = 1, b.inertia[1] = 2,
         b.inertia[3] = 2));
-  CASE("triangle inequality", (b.has_inertia = 1, b.inertia[0] = b.inertia[4] = 1,
-                               b.inertia[8] = 3));
+  CASE("triangle inequality",
+       (b.has_inertia = 1, b.inertia[0] = b.inertia[4] = 1, b.inertia[8] = 3));
   CASE("inertia[4] must be a finite number", (b.has_inertia = 1, b.inertia[4] = NAN));
 #undef CASE
   for (int i = 0; i < n; i++) {
@@ -286,6 +287,18 @@ static void test_body_ranges(void) {
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 3);
   CHECK_NEAR(s->body[3].orientation[0], sqrt(0.5), 1e-15);
   CHECK_NEAR(s->body[3].orientation[3], sqrt(0.5), 1e-15);
+  /* tiny and huge quaternions normalise too */
+  b = sphere_body("tiny");
+  b.orientation[0] = 1e-200;
+  b.orientation[2] = -1e-200;
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 4);
+  CHECK_NEAR(s->body[4].orientation[0], sqrt(0.5), 1e-15);
+  CHECK_NEAR(s->body[4].orientation[2], -sqrt(0.5), 1e-15);
+  b = sphere_body("huge");
+  b.orientation[0] = 1e300;
+  b.orientation[1] = 1e300;
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 5);
+  CHECK_NEAR(s->body[5].orientation[1], sqrt(0.5), 1e-15);
   CHECK(cm_scene_validate(s, err, sizeof err) == CM_OK);
   cm_scene_free(s);
 }

@@ -1,0 +1,51 @@
+/* Point-in-mesh query for vertex penetration (collide_vertex.c).
+ *
+ * The world point is carried into the body frame of B, p = R_B^T (p0 - x_B). A point outside
+ * B's bounding box is outside B. A point inside the box is at most b = (distance to the nearest
+ * box face) from B's surface if it is inside B: any path from it to the box boundary leaves the
+ * closed surface first. So the nearest-point search is bounded by b, which prunes most of the
+ * tree for points that are outside, and the sign of the nearest feature's pseudonormal decides
+ * inside or outside (geom/bvh.c). */
+#include <math.h>
+
+#include "collide/collide.h"
+#include "core/cm_math.h"
+#include "geom/bvh.h"
+
+void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
+                           cmHit* hit) {
+  int g = m->body_geom[b];
+  const double* q = d->body_xquat + 4 * b;
+  double r[3], p[3];
+  cm_v3_sub(r, p0, d->body_xpos + 3 * b);
+  cm_quat_rotate_inv(p, q, r);
+  /* bounding box: reject, and bound the search */
+  const double* box = m->geom_aabb + 6 * g;
+  double bound = INFINITY;
+  for (int k = 0; k < 3; k++) {
+    double lo = p[k] - box[k], hi = box[3 + k] - p[k];
+    if (lo < 0 || hi < 0) return;
+    if (lo < bound) bound = lo;
+    if (hi < bound) bound = hi;
+  }
+  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
+  const double* vert = m->mesh_vert + 3 * (size_t)va;
+  const int* face = m->mesh_face + 3 * (size_t)fa;
+  const double* fn = m->mesh_face_normal + 3 * (size_t)fa;
+  cmNearest near;
+  if (!cm_bvh_inside((const cmBvh*)m->geom_bvh + g, vert, face, fn,
+                     m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p,
+                     bound, &near))
+    return;
+  /* world quantities: nearest point, normal of the nearest face, signed distance */
+  double p1[3], n[3], t[3];
+  cm_quat_rotate(t, q, near.point);
+  cm_v3_add(p1, t, d->body_xpos + 3 * b);
+  cm_quat_rotate(n, q, fn + 3 * near.face);
+  hit->inside = 1;
+  cm_v3_copy(hit->p0, p0);
+  cm_v3_copy(hit->p1, p1);
+  cm_v3_copy(hit->n, n);
+  cm_v3_sub(t, p0, p1);
+  hit->dist = cm_v3_dot(t, n);
+}

@@ -1,0 +1,526 @@
+/* AABB tree over the faces of a triangle mesh; closest point on a triangle; nearest-point and
+ * signed-distance queries by branch and bound.
+ *
+ * Closest point on a triangle (a, b, c) to p (Ericson, Real-Time Collision Detection 5.1.5).
+ * The plane of the triangle is divided into 7 Voronoi regions: 3 vertices, 3 edges, the face.
+ * With ab = b - a, ac = c - a and the dot products
+ *   d1 = ab.(p-a)  d2 = ac.(p-a)  d3 = ab.(p-b)  d4 = ac.(p-b)  d5 = ab.(p-c)  d6 = ac.(p-c)
+ * p projects into
+ *   vertex a   if d1 <= 0 and d2 <= 0            vertex b  if d3 >= 0 and d4 <= d3
+ *   vertex c   if d6 >= 0 and d5 <= d6
+ *   edge ab    if vc = d1 d4 - d3 d2 <= 0, d1 >= 0, d3 <= 0
+ *   edge ca    if vb = d5 d2 - d1 d6 <= 0, d2 >= 0, d6 <= 0
+ *   edge bc    if va = d3 d6 - d5 d4 <= 0, d4 - d3 >= 0, d5 - d6 >= 0
+ *   the face   otherwise, q = a + ab vb/(va+vb+vc) + ac vc/(va+vb+vc)
+ * (va, vb, vc are the barycentric coordinates of the projection times twice the area squared).
+ * In an edge region the point is recomputed as the clamped projection on the segment taken from
+ * its endpoint of smaller vertex index: t = (p-u).(w-u) / |w-u|^2, q = u + t (w-u). The two faces
+ * sharing the edge then give bitwise-equal q and |p - q|^2 (a clamped t gives the vertex itself,
+ * as the vertex region does), which makes the tie rule below exact.
+ *
+ * Tree. Binned SAH (Wald 2007): the centroids of a node's faces are binned into 16 slabs along
+ * each axis; the split between slabs minimising  A_L N_L + A_R N_R  (A the half surface area of
+ * the side's box, N its face count) is taken. SAH rather than the centroid median because meshes
+ * built for simulation mix large and small triangles (a box with a few large faces next to a
+ * fine sphere, CAD parts): SAH cuts the empty space around small detail, so boxes are tighter and
+ * near-surface queries open fewer leaves; on uniform meshes it costs as little as the median
+ * split (one O(n) pass per level, O(n log n) in all). Surface area is a ray metric, not a
+ * distance metric, but tight boxes are what both queries need. Every node with more than 4 faces
+ * is split; from depth 32 on (or when all centroids coincide along every axis) the split is the
+ * centroid median (quickselect), which halves the count and bounds the depth by 32 + 29 < 64.
+ * Children are stored as adjacent pairs so the query reads both boxes at once.
+ *
+ * Query (nearest point within max_dist). Depth-first branch and bound: best = max_dist^2; at an
+ * inner node the squared distances from p to both child boxes are computed, the nearer child
+ * is entered and the farther one pushed with its box distance (if <= best); a popped node is
+ * skipped if its box distance now exceeds best. A leaf computes the closest point on each of its
+ * faces. The stack holds at most one node per level (fixed array of CM_BVH_MAX_DEPTH entries).
+ * Boxes at exactly the best distance are visited, and among equal squared distances the smaller
+ * face index wins, so exact ties resolve to the smallest face index whatever the tree shape. */
+#include <string.h>
+
+#include "core/cm_math.h"
+#include "core/internal.h"
+#include "geom/bvh.h"
+
+#define NBIN 16
+#define SAH_DEPTH 32
+
+/* ---------------------------------------------------------------------------------------------
+ * closest point on a triangle */
+
+/* closest point on edge k of a face, the segment (vert[u], vert[w]) with u < w whose endpoints
+ * are the face's vertices ku and kw */
+static inline double segment_closest(const double* vert, int u, int w, int ku, int kw, int k,
+                                     const double p[3], double q[3], int* feature, int* index) {
+  const double* a = vert + 3 * (size_t)u;
+  const double* b = vert + 3 * (size_t)w;
+  double e[3], ap[3];
+  cm_v3_sub(e, b, a);
+  cm_v3_sub(ap, p, a);
+  double ee = cm_v3_dot(e, e), t = ee > 0 ? cm_v3_dot(ap, e) / ee : 0;
+  if (t <= 0) {
+    cm_v3_copy(q, a);
+    *feature = CM_FEATURE_VERTEX;
+    *index = ku;
+  } else if (t >= 1) {
+    cm_v3_copy(q, b);
+    *feature = CM_FEATURE_VERTEX;
+    *index = kw;
+  } else {
+    cm_v3_madd(q, a, e, t);
+    *feature = CM_FEATURE_EDGE;
+    *index = k;
+  }
+  double d[3];
+  cm_v3_sub(d, p, q);
+  return cm_v3_dot(d, d);
+}
+
+/* edge k (k -> k+1) of the triangle with vertex indices i[3], from its smaller-index endpoint */
+static inline double edge_closest(const double* vert, const int i[3], int k, const double p[3],
+                                  double q[3], int* feature, int* index) {
+  int k1 = k == 2 ? 0 : k + 1;
+  if (i[k] < i[k1]) return segment_closest(vert, i[k], i[k1], k, k1, k, p, q, feature, index);
+  return segment_closest(vert, i[k1], i[k], k1, k, k, p, q, feature, index);
+}
+
+static inline double vertex_closest(const double* vert, int v, int k, const double p[3],
+                                    double q[3], int* feature, int* index) {
+  double d[3];
+  cm_v3_copy(q, vert + 3 * (size_t)v);
+  *feature = CM_FEATURE_VERTEX;
+  *index = k;
+  cm_v3_sub(d, p, q);
+  return cm_v3_dot(d, d);
+}
+
+static inline double tri_closest(const double* vert, const int i[3], const double p[3],
+                                 double q[3], int* feature, int* index) {
+  const double* a = vert + 3 * (size_t)i[0];
+  const double* b = vert + 3 * (size_t)i[1];
+  const double* c = vert + 3 * (size_t)i[2];
+  double ab[3], ac[3], ap[3], bp[3], cp[3];
+  cm_v3_sub(ab, b, a);
+  cm_v3_sub(ac, c, a);
+
+  /* vertex a */
+  cm_v3_sub(ap, p, a);
+  double d1 = cm_v3_dot(ab, ap), d2 = cm_v3_dot(ac, ap);
+  if (d1 <= 0 && d2 <= 0) return vertex_closest(vert, i[0], 0, p, q, feature, index);
+
+  /* vertex b, edge ab */
+  cm_v3_sub(bp, p, b);
+  double d3 = cm_v3_dot(ab, bp), d4 = cm_v3_dot(ac, bp);
+  if (d3 >= 0 && d4 <= d3) return vertex_closest(vert, i[1], 1, p, q, feature, index);
+  double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return edge_closest(vert, i, 0, p, q, feature, index);
+
+  /* vertex c, edge ca */
+  cm_v3_sub(cp, p, c);
+  double d5 = cm_v3_dot(ab, cp), d6 = cm_v3_dot(ac, cp);
+  if (d6 >= 0 && d5 <= d6) return vertex_closest(vert, i[2], 2, p, q, feature, index);
+  double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return edge_closest(vert, i, 2, p, q, feature, index);
+
+  /* edge bc */
+  double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return edge_closest(vert, i, 1, p, q, feature, index);
+
+  /* the face */
+  double den = 1.0 / (va + vb + vc), v = vb * den, w = vc * den, d[3];
+  for (int j = 0; j < 3; j++) q[j] = a[j] + ab[j] * v + ac[j] * w;
+  *feature = CM_FEATURE_FACE;
+  *index = 0;
+  cm_v3_sub(d, p, q);
+  return cm_v3_dot(d, d);
+}
+
+double cm_triangle_closest(const double* vert, int i0, int i1, int i2, const double p[3],
+                           double q[3], int* feature, int* index) {
+  int i[3] = {i0, i1, i2};
+  return tri_closest(vert, i, p, q, feature, index);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * building */
+
+typedef struct Build {
+  const double* fbox; /* per-face boxes (nface x 6) */
+  const double* cent; /* per-face centroids (nface x 3) */
+  int* order;         /* face permutation being partitioned */
+  double* box;        /* node boxes (capacity x 6) */
+  int* child;         /* node children (capacity x 2) */
+  int nnode;
+} Build;
+
+typedef struct Task {
+  int node, start, count, depth;
+} Task;
+
+static void box_empty(double b[6]) {
+  b[0] = b[1] = b[2] = INFINITY;
+  b[3] = b[4] = b[5] = -INFINITY;
+}
+
+static void box_grow(double b[6], const double c[6]) {
+  for (int j = 0; j < 3; j++) {
+    if (c[j] < b[j]) b[j] = c[j];
+    if (c[3 + j] > b[3 + j]) b[3 + j] = c[3 + j];
+  }
+}
+
+/* half surface area (0 for an empty box) */
+static double box_half_area(const double b[6]) {
+  double dx = b[3] - b[0], dy = b[4] - b[1], dz = b[5] - b[2];
+  if (!(dx >= 0)) return 0;
+  return dx * dy + dy * dz + dz * dx;
+}
+
+/* slab of a centroid coordinate x in [lo, lo + NBIN/scale] */
+static int bin_of(double x, double lo, double scale) {
+  int k = (int)((x - lo) * scale);
+  return k < 0 ? 0 : k >= NBIN ? NBIN - 1 : k;
+}
+
+/* best SAH split: returns the axis (-1 if none) and the first right slab in *split */
+static int sah_split(const Build* b, const Task* t, const double cmin[3], const double cmax[3],
+                     int* split) {
+  double best = INFINITY;
+  int best_axis = -1;
+  for (int axis = 0; axis < 3; axis++) {
+    double ext = cmax[axis] - cmin[axis];
+    if (!(ext > 0)) continue;
+    double scale = NBIN / ext, bbox[NBIN][6], rarea[NBIN];
+    int cnt[NBIN] = {0}, rcnt[NBIN];
+    for (int k = 0; k < NBIN; k++) box_empty(bbox[k]);
+
+    /* bin the centroids */
+    for (int i = t->start; i < t->start + t->count; i++) {
+      int f = b->order[i], k = bin_of(b->cent[3 * (size_t)f + axis], cmin[axis], scale);
+      cnt[k]++;
+      box_grow(bbox[k], b->fbox + 6 * (size_t)f);
+    }
+
+    /* sweep from the right, then from the left evaluating each split */
+    double acc[6];
+    box_empty(acc);
+    int n = 0;
+    for (int k = NBIN - 1; k > 0; k--) {
+      box_grow(acc, bbox[k]);
+      n += cnt[k];
+      rarea[k] = box_half_area(acc);
+      rcnt[k] = n;
+    }
+    box_empty(acc);
+    n = 0;
+    for (int k = 1; k < NBIN; k++) {
+      box_grow(acc, bbox[k - 1]);
+      n += cnt[k - 1];
+      if (n == 0 || rcnt[k] == 0) continue;
+      double cost = box_half_area(acc) * n + rarea[k] * rcnt[k];
+      if (cost < best) {
+        best = cost;
+        best_axis = axis;
+        *split = k;
+      }
+    }
+  }
+  return best_axis;
+}
+
+/* order[start..start+count) partially sorted so that the k-th (by centroid along axis) is at k */
+static void quickselect(const Build* b, int start, int count, int kth, int axis) {
+  int lo = start, hi = start + count - 1, k = start + kth;
+  while (lo < hi) {
+    double pivot = b->cent[3 * (size_t)b->order[lo + (hi - lo) / 2] + axis];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (b->cent[3 * (size_t)b->order[i] + axis] < pivot) i++;
+      while (b->cent[3 * (size_t)b->order[j] + axis] > pivot) j--;
+      if (i <= j) {
+        int s = b->order[i];
+        b->order[i++] = b->order[j];
+        b->order[j--] = s;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+/* split a task's faces; returns the number going left (1 .. count-1) */
+static int split_task(const Build* b, const Task* t) {
+  double cmin[3] = {INFINITY, INFINITY, INFINITY}, cmax[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = t->start; i < t->start + t->count; i++) {
+    const double* c = b->cent + 3 * (size_t)b->order[i];
+    for (int j = 0; j < 3; j++) {
+      if (c[j] < cmin[j]) cmin[j] = c[j];
+      if (c[j] > cmax[j]) cmax[j] = c[j];
+    }
+  }
+
+  /* binned SAH, partitioning by slab */
+  int split = 0, axis = t->depth < SAH_DEPTH ? sah_split(b, t, cmin, cmax, &split) : -1;
+  if (axis >= 0) {
+    double scale = NBIN / (cmax[axis] - cmin[axis]);
+    int i = t->start, j = t->start + t->count - 1;
+    while (i <= j) {
+      if (bin_of(b->cent[3 * (size_t)b->order[i] + axis], cmin[axis], scale) < split) {
+        i++;
+      } else {
+        int s = b->order[i];
+        b->order[i] = b->order[j];
+        b->order[j--] = s;
+      }
+    }
+    int nleft = i - t->start;
+    if (nleft > 0 && nleft < t->count) return nleft;
+  }
+
+  /* centroid median along the longest centroid extent */
+  axis = 0;
+  for (int j = 1; j < 3; j++)
+    if (cmax[j] - cmin[j] > cmax[axis] - cmin[axis]) axis = j;
+  quickselect(b, t->start, t->count, t->count / 2, axis);
+  return t->count / 2;
+}
+
+/* build the nodes of the tree into b (capacity 2 nface - 1 nodes); returns the depth */
+static int build_nodes(Build* b, int nface) {
+  Task stack[2 * CM_BVH_MAX_DEPTH + 2];
+  int sp = 0, depth = 0;
+  b->nnode = 1;
+  stack[sp++] = (Task){0, 0, nface, 0};
+  while (sp > 0) {
+    Task t = stack[--sp];
+    double* nb = b->box + 6 * (size_t)t.node;
+    box_empty(nb);
+    for (int i = t.start; i < t.start + t.count; i++) box_grow(nb, b->fbox + 6 * (size_t)b->order[i]);
+    if (t.depth > depth) depth = t.depth;
+
+    /* leaf */
+    if (t.count <= CM_BVH_LEAF_SIZE) {
+      b->child[2 * (size_t)t.node] = -1 - t.start;
+      b->child[2 * (size_t)t.node + 1] = t.count;
+      continue;
+    }
+
+    /* inner node: two adjacent children */
+    int nleft = split_task(b, &t), c = b->nnode;
+    b->nnode += 2;
+    b->child[2 * (size_t)t.node] = c;
+    b->child[2 * (size_t)t.node + 1] = c + 1;
+    CM_ASSERT(sp + 2 <= (int)(sizeof stack / sizeof stack[0]));
+    stack[sp++] = (Task){c + 1, t.start + nleft, t.count - nleft, t.depth + 1};
+    stack[sp++] = (Task){c, t.start, nleft, t.depth + 1};
+  }
+  CM_ASSERT(depth < CM_BVH_MAX_DEPTH);
+  return depth;
+}
+
+size_t cm_bvh_bytes(int nnode, int nface) {
+  size_t n = (size_t)nnode * 6 * sizeof(double) + (size_t)nnode * 2 * sizeof(int) +
+             (size_t)nface * sizeof(int);
+  return (n + 7) / 8 * 8;
+}
+
+void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem) {
+  CM_ASSERT(view && nnode >= 0 && nface >= 0);
+  char* m = mem;
+  view->nnode = nnode;
+  view->nface = nface;
+  view->depth = depth;
+  view->owned = 0;
+  view->block = mem;
+  view->box = (double*)m;
+  view->child = (int*)(m + (size_t)nnode * 6 * sizeof(double));
+  view->order = view->child + 2 * (size_t)nnode;
+}
+
+void cm_bvh_write(const cmBvh* src, void* mem) {
+  CM_ASSERT(src && mem);
+  cmBvh v;
+  cm_bvh_view(&v, src->nnode, src->nface, src->depth, mem);
+  if (src->nnode > 0) {
+    memcpy(v.box, src->box, (size_t)src->nnode * 6 * sizeof(double));
+    memcpy(v.child, src->child, (size_t)src->nnode * 2 * sizeof(int));
+  }
+  if (src->nface > 0) memcpy(v.order, src->order, (size_t)src->nface * sizeof(int));
+}
+
+cmStatus cm_bvh_copy(cmBvh* dst, const cmBvh* src) {
+  CM_ASSERT(dst && src);
+  void* mem = cm_malloc(cm_bvh_bytes(src->nnode, src->nface) + 1);
+  if (!mem) return CM_ERR_NOMEM;
+  cm_bvh_write(src, mem);
+  cm_bvh_view(dst, src->nnode, src->nface, src->depth, mem);
+  dst->owned = 1;
+  return CM_OK;
+}
+
+void cm_bvh_free(cmBvh* bvh) {
+  if (!bvh) return;
+  if (bvh->owned) cm_free(bvh->block);
+  memset(bvh, 0, sizeof *bvh);
+}
+
+cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface) {
+  CM_ASSERT(bvh);
+  memset(bvh, 0, sizeof *bvh);
+  if (nface < 0 || (nface > 0 && (!vert || !face)) || nface > (1 << 30)) return CM_ERR_ARG;
+  size_t nf = (size_t)nface, cap = nf > 0 ? 2 * nf - 1 : 0;
+
+  /* scratch: face boxes, centroids, node boxes and children, order */
+  size_t nbytes = (nf * 9 + cap * 6) * sizeof(double) + (cap * 2 + nf) * sizeof(int);
+  double* fbox = cm_malloc(nbytes ? nbytes : 1);
+  if (!fbox) return CM_ERR_NOMEM;
+  Build b = {fbox, fbox + 6 * nf, NULL, fbox + 9 * nf, NULL, 0};
+  b.child = (int*)(b.box + 6 * cap);
+  b.order = b.child + 2 * cap;
+
+  /* face boxes and centroids */
+  for (size_t f = 0; f < nf; f++) {
+    double* fb = fbox + 6 * f;
+    double* c = fbox + 6 * nf + 3 * f;
+    box_empty(fb);
+    for (int k = 0; k < 3; k++) {
+      const double* v = vert + 3 * (size_t)face[3 * f + k];
+      double pt[6] = {v[0], v[1], v[2], v[0], v[1], v[2]};
+      box_grow(fb, pt);
+    }
+    for (int j = 0; j < 3; j++) c[j] = 0.5 * (fb[j] + fb[3 + j]);
+    b.order[f] = (int)f;
+  }
+
+  int depth = nf > 0 ? build_nodes(&b, nface) : 0;
+
+  /* move into one exact-size block */
+  cmBvh tmp = {b.nnode, nface, depth, 0, b.box, b.child, b.order, NULL};
+  cmStatus st = cm_bvh_copy(bvh, &tmp);
+  cm_free(fbox);
+  return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * queries */
+
+/* squared distance from p to a box (0 inside) */
+static inline double box_dist2(const double* b, const double p[3]) {
+  double s = 0;
+  for (int j = 0; j < 3; j++) {
+    double lo = b[j] - p[j], hi = p[j] - b[3 + j];
+    double t = lo > hi ? lo : hi;
+    t = t > 0 ? t : 0;
+    s += t * t;
+  }
+  return s;
+}
+
+typedef struct StackEntry {
+  int node;
+  double d2;
+} StackEntry;
+
+int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const double p[3],
+                   double max_dist, cmNearest* out) {
+  CM_ASSERT(bvh && out && p);
+  StackEntry stack[CM_BVH_MAX_DEPTH];
+  double best = max_dist * max_dist, q[3];
+  int bestf = -1, sp = 0, node = 0, feature, index;
+  out->face = -1;
+  out->dist2 = INFINITY;
+  if (bvh->nnode == 0 || !(max_dist >= 0)) return 0;
+  if (box_dist2(bvh->box, p) > best) return 0;
+
+  const double* box = bvh->box;
+  const int* child = bvh->child;
+  for (;;) {
+    int c = child[2 * node];
+    if (c < 0) {
+      /* leaf: closest point on each face; ties go to the smaller face index */
+      const int* ord = bvh->order + (-1 - c);
+      int n = child[2 * node + 1];
+      for (int j = 0; j < n; j++) {
+        int f = ord[j];
+        double d2 = tri_closest(vert, face + 3 * (size_t)f, p, q, &feature, &index);
+        if (d2 < best || (d2 == best && (unsigned)f < (unsigned)bestf)) {
+          best = d2;
+          bestf = f;
+          out->feature = feature;
+          out->index = index;
+          cm_v3_copy(out->point, q);
+        }
+      }
+    } else {
+      /* inner: enter the nearer child, push the farther one */
+      double dl = box_dist2(box + 6 * (size_t)c, p), dr = box_dist2(box + 6 * (size_t)c + 6, p);
+      int near = c, far = c + 1;
+      if (dr < dl) {
+        double t = dl;
+        dl = dr;
+        dr = t;
+        near = c + 1;
+        far = c;
+      }
+      if (dl <= best) {
+        if (dr <= best) stack[sp++] = (StackEntry){far, dr};
+        node = near;
+        continue;
+      }
+    }
+
+    /* pop the next subtree still within reach */
+    for (;;) {
+      if (sp == 0) goto done;
+      StackEntry e = stack[--sp];
+      if (e.d2 <= best) {
+        node = e.node;
+        break;
+      }
+    }
+  }
+done:
+  if (bestf < 0) return 0;
+  out->face = bestf;
+  out->dist2 = best;
+  return 1;
+}
+
+double cm_bvh_signed_distance(const cmBvh* bvh, const double* vert, const int* face,
+                              const double* face_normal, const double* vert_pn,
+                              const double* edge_pn, const double p[3], double max_dist,
+                              cmNearest* out) {
+  cmNearest tmp;
+  if (!out) out = &tmp;
+  if (!cm_bvh_nearest(bvh, vert, face, p, max_dist, out)) return INFINITY;
+  if (out->dist2 == 0) return 0;
+
+  /* the pseudonormal of the feature holding the closest point */
+  size_t f = (size_t)out->face;
+  double n[3], d[3];
+  if (out->feature == CM_FEATURE_VERTEX) {
+    cm_v3_copy(n, vert_pn + 3 * (size_t)face[3 * f + out->index]);
+  } else if (out->feature == CM_FEATURE_EDGE) {
+    cm_v3_copy(n, edge_pn + 9 * f + 3 * (size_t)out->index);
+  } else if (face_normal) {
+    cm_v3_copy(n, face_normal + 3 * f);
+  } else {
+    double e1[3], e2[3];
+    const double* a = vert + 3 * (size_t)face[3 * f];
+    cm_v3_sub(e1, vert + 3 * (size_t)face[3 * f + 1], a);
+    cm_v3_sub(e2, vert + 3 * (size_t)face[3 * f + 2], a);
+    cm_v3_cross(n, e1, e2);
+  }
+  cm_v3_sub(d, p, out->point);
+  double dist = sqrt(out->dist2);
+  return cm_v3_dot(d, n) < 0 ? -dist : dist;
+}
+
+int cm_bvh_inside(const cmBvh* bvh, const double* vert, const int* face, const double* face_normal,
+                  const double* vert_pn, const double* edge_pn, const double p[3],
+                  double max_dist, cmNearest* out) {
+  return cm_bvh_signed_distance(bvh, vert, face, face_normal, vert_pn, edge_pn, p, max_dist, out) <
+         0;
+}
