@@ -15,5 +15,6 @@
 #include "comply/model.h"
 #include "comply/data.h"
 #include "comply/io.h"
+#include "comply/law.h"
 
 #endif

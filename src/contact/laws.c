@@ -1,9 +1,128 @@
-/* Stage 4, laws: the response {force, compliance, damping, step_damping} of every contact.
- * The contact laws arrive with the physics-core issue; with no contacts there is nothing to
- * evaluate. */
+/* Stage 4, laws: solver rows from the contacts of every pair (SPEC 3).
+ *
+ * area_compliant and linear: one row per contact, the response of its law at the contact's
+ * distance, applied at p0 on A and p1 on B.
+ * contact_time: the document's x^{ij} is one number per body pair, so all points of the pair
+ * are reduced to one pair contact (SPEC 3.2): x = the deepest penetration, n = the
+ * area-weighted mean normal, applied at the pressure centroid c = sum(A_k x_k p_k)/sum(A_k x_k)
+ * (p_k the midpoint of the contact's two points), with m_rep = the smaller finite mass.
+ * Normals of two-way contacts whose bodies are swapped relative to the pair are flipped first.
+ * Every row gets its effective damping D = max(damping, step_damping h / compliance) and its
+ * integration: a rule's `integration`, else explicit for contact_time and the scene's
+ * integrator for the other laws. */
+#include <math.h>
+#include <string.h>
+
+#include "comply/law.h"
+#include "core/cm_math.h"
+#include "model/data_internal.h"
 #include "solve/stages.h"
 
-void cm_stage_laws(const cmModel* m, cmData* d) {
+double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r) {
   (void)m;
-  (void)d;
+  double rate = 0, wxr[3];
+  for (int k = 0; k < 2; k++) {
+    int b = r->body[k];
+    const double* rr = k ? r->rB : r->rA;
+    cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
+    double v = cm_v3_dot(r->n, d->body_cvel + 3 * b) + cm_v3_dot(r->n, wxr);
+    rate += k ? -v : v;
+  }
+  return rate;
+}
+
+static int row_implicit(const cmModel* m, const cmRuleDef* rule) {
+  if (rule->integration == CM_INTEGRATION_IMPLICIT) return 1;
+  if (rule->integration == CM_INTEGRATION_EXPLICIT) return 0;
+  if (rule->law == CM_LAW_CONTACT_TIME) return 0;
+  return m->opt.integrator == CM_INTEGRATOR_IMPLICIT;
+}
+
+static void set_points(const cmData* d, cmRow* r, const double pA[3], const double pB[3]) {
+  cm_v3_sub(r->rA, pA, d->body_cpos + 3 * r->body[0]);
+  cm_v3_sub(r->rB, pB, d->body_cpos + 3 * r->body[1]);
+}
+
+/* the pair contact of a contact_time pair */
+static void pair_row(const cmModel* m, const cmData* d, const cmContactPair* P,
+                     const cmRuleDef* rule, double h, cmRow* r) {
+  const cmContact* c0 = &d->contact[P->first];
+  r->body[0] = c0->body[0];
+  r->body[1] = c0->body[1];
+  double n[3] = {0, 0, 0}, cen[3] = {0, 0, 0}, wsum = 0, x = 0;
+  for (int i = 0; i < P->points; i++) {
+    const cmContact* c = &d->contact[P->first + i];
+    double s = c->body[0] == r->body[0] ? 1 : -1, pk[3], w = c->area * -c->dist;
+    cm_v3_madd(n, n, c->n, s * c->area);
+    cm_v3_add(pk, c->p0, c->p1);
+    cm_v3_madd(cen, cen, pk, 0.5 * w);
+    wsum += w;
+    if (-c->dist > x) x = -c->dist;
+  }
+  if (!(cm_v3_normalize(n) > 0)) cm_v3_copy(n, c0->n);
+  if (wsum > 0) {
+    cm_v3_scale(cen, cen, 1.0 / wsum);
+  } else {
+    cm_v3_add(cen, c0->p0, c0->p1);
+    cm_v3_scale(cen, cen, 0.5);
+  }
+  cm_v3_copy(r->n, n);
+  set_points(d, r, cen, cen);
+  /* representative mass: the smaller finite mass */
+  double ma = m->body_invmass[r->body[0]] > 0 ? m->body_mass[r->body[0]] : INFINITY;
+  double mb = m->body_invmass[r->body[1]] > 0 ? m->body_mass[r->body[1]] : INFINITY;
+  cmResponse res = cm_law_contact_time(rule, -x, ma < mb ? ma : mb);
+  r->dist = -x;
+  r->f = res.force;
+  r->c = res.compliance;
+  r->D = cm_response_damping(&res, h);
+}
+
+void cm_stage_laws(const cmModel* m, cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  double h = m->opt.timestep / (m->opt.substeps > 0 ? m->opt.substeps : 1);
+  int nrow = 0;
+  for (int k = 0; k < d->npair; k++)
+    nrow += m->rule[d->pair[k].rule].law == CM_LAW_CONTACT_TIME ? 1 : d->pair[k].points;
+  p->nrow = 0;
+  p->row = nrow ? cm_arena_alloc(&p->arena, (size_t)nrow * sizeof *p->row) : NULL;
+  if (nrow && !p->row) {
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return;
+  }
+  for (int k = 0; k < d->npair; k++) {
+    const cmContactPair* P = &d->pair[k];
+    const cmRuleDef* rule = &m->rule[P->rule];
+    int implicit = row_implicit(m, rule);
+    if (rule->law == CM_LAW_CONTACT_TIME) {
+      cmRow* r = &p->row[p->nrow++];
+      memset(r, 0, sizeof *r);
+      r->pair = k;
+      r->contact = P->first;
+      r->ncontact = P->points;
+      r->implicit = implicit;
+      pair_row(m, d, P, rule, h, r);
+      continue;
+    }
+    for (int i = 0; i < P->points; i++) {
+      const cmContact* c = &d->contact[P->first + i];
+      cmResponse res = rule->law == CM_LAW_LINEAR ? cm_law_linear(rule, c->dist)
+                                                  : cm_law_area_compliant(rule, c->dist, c->area);
+      if (!(res.compliance > 0)) continue; /* zero area: no force (counted at detection) */
+      cmRow* r = &p->row[p->nrow++];
+      memset(r, 0, sizeof *r);
+      r->body[0] = c->body[0];
+      r->body[1] = c->body[1];
+      r->pair = k;
+      r->contact = P->first + i;
+      r->ncontact = 1;
+      r->implicit = implicit;
+      cm_v3_copy(r->n, c->n);
+      set_points(d, r, c->p0, c->p1);
+      r->dist = c->dist;
+      r->f = res.force;
+      r->c = res.compliance;
+      r->D = cm_response_damping(&res, h);
+    }
+  }
 }

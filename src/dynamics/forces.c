@@ -1,8 +1,19 @@
-/* Stage 5, forces: the applied force and torque on every moving body for this step: gravity
- * m g at the com, and the constant outer force and moment of the scene. */
+/* Stage 5, forces: the applied force and torque on every moving body for this step:
+ *  - gravity m g at the com, the constant outer force and moment of the scene;
+ *  - explicit contact rows (contact_time by default, or any rule with integration: explicit):
+ *    the law's force at the start of the step, F = max(0, -f - D ddist) along n (pushing,
+ *    never pulling), +F n at A's point and -F n at B's. */
 #include "core/cm_math.h"
 #include "model/data_internal.h"
 #include "solve/stages.h"
+
+static void apply(const cmModel* m, cmDataPriv* p, int b, const double F[3], const double r[3]) {
+  if (m->body_invmass[b] == 0) return;
+  double t[3];
+  cm_v3_add(p->force + 3 * b, p->force + 3 * b, F);
+  cm_v3_cross(t, r, F);
+  cm_v3_add(p->torque + 3 * b, p->torque + 3 * b, t);
+}
 
 void cm_stage_forces(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
@@ -16,5 +27,16 @@ void cm_stage_forces(const cmModel* m, cmData* d) {
     }
     cm_v3_madd(f, m->body_force + 3 * b, m->opt.gravity, m->body_mass[b]);
     cm_v3_copy(t, m->body_moment + 3 * b);
+  }
+  for (int k = 0; k < p->nrow; k++) {
+    cmRow* r = &p->row[k];
+    if (r->implicit) continue;
+    double F = -r->f - r->D * cm_row_rate(m, d, r);
+    r->lambda = F > 0 ? F : 0;
+    double Fa[3], Fb[3];
+    cm_v3_scale(Fa, r->n, r->lambda);
+    cm_v3_scale(Fb, r->n, -r->lambda);
+    apply(m, p, r->body[0], Fa, r->rA);
+    apply(m, p, r->body[1], Fb, r->rB);
   }
 }

@@ -28,7 +28,8 @@
  * distance metric, but tight boxes are what both queries need. Every node with more than 4 faces
  * is split; from depth 32 on (or when all centroids coincide along every axis) the split is the
  * centroid median (quickselect), which halves the count and bounds the depth by 32 + 29 < 64.
- * Children are stored as adjacent pairs so the query reads both boxes at once.
+ * Children are stored as adjacent pairs so the query reads both boxes at once, and each node
+ * record holds its box with its child index (one cache-line pair per level, not two arrays).
  *
  * Query (nearest point within max_dist). Depth-first branch and bound: best = max_dist^2; at an
  * inner node the squared distances from p to both child boxes are computed, the nearer child
@@ -149,8 +150,7 @@ typedef struct Build {
   const double* fbox; /* per-face boxes (nface x 6) */
   const double* cent; /* per-face centroids (nface x 3) */
   int* order;         /* face permutation being partitioned */
-  double* box;        /* node boxes (capacity x 6) */
-  int* child;         /* node children (capacity x 2) */
+  cmBvhNode* node;    /* nodes (capacity 2 nface - 1) */
   int nnode;
 } Build;
 
@@ -295,23 +295,24 @@ static int build_nodes(Build* b, int nface) {
   stack[sp++] = (Task){0, 0, nface, 0};
   while (sp > 0) {
     Task t = stack[--sp];
-    double* nb = b->box + 6 * (size_t)t.node;
+    cmBvhNode* nd = b->node + t.node;
+    double* nb = nd->box;
     box_empty(nb);
     for (int i = t.start; i < t.start + t.count; i++) box_grow(nb, b->fbox + 6 * (size_t)b->order[i]);
     if (t.depth > depth) depth = t.depth;
 
     /* leaf */
     if (t.count <= CM_BVH_LEAF_SIZE) {
-      b->child[2 * (size_t)t.node] = -1 - t.start;
-      b->child[2 * (size_t)t.node + 1] = t.count;
+      nd->child = -1 - t.start;
+      nd->count = t.count;
       continue;
     }
 
     /* inner node: two adjacent children */
     int nleft = split_task(b, &t), c = b->nnode;
     b->nnode += 2;
-    b->child[2 * (size_t)t.node] = c;
-    b->child[2 * (size_t)t.node + 1] = c + 1;
+    nd->child = c;
+    nd->count = 0;
     CM_ASSERT(sp + 2 <= (int)(sizeof stack / sizeof stack[0]));
     stack[sp++] = (Task){c + 1, t.start + nleft, t.count - nleft, t.depth + 1};
     stack[sp++] = (Task){c, t.start, nleft, t.depth + 1};
@@ -321,32 +322,26 @@ static int build_nodes(Build* b, int nface) {
 }
 
 size_t cm_bvh_bytes(int nnode, int nface) {
-  size_t n = (size_t)nnode * 6 * sizeof(double) + (size_t)nnode * 2 * sizeof(int) +
-             (size_t)nface * sizeof(int);
+  size_t n = (size_t)nnode * sizeof(cmBvhNode) + (size_t)nface * sizeof(int);
   return (n + 7) / 8 * 8;
 }
 
 void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem) {
   CM_ASSERT(view && nnode >= 0 && nface >= 0);
-  char* m = mem;
   view->nnode = nnode;
   view->nface = nface;
   view->depth = depth;
   view->owned = 0;
   view->block = mem;
-  view->box = (double*)m;
-  view->child = (int*)(m + (size_t)nnode * 6 * sizeof(double));
-  view->order = view->child + 2 * (size_t)nnode;
+  view->node = mem;
+  view->order = (int*)(view->node + nnode);
 }
 
 void cm_bvh_write(const cmBvh* src, void* mem) {
   CM_ASSERT(src && mem);
   cmBvh v;
   cm_bvh_view(&v, src->nnode, src->nface, src->depth, mem);
-  if (src->nnode > 0) {
-    memcpy(v.box, src->box, (size_t)src->nnode * 6 * sizeof(double));
-    memcpy(v.child, src->child, (size_t)src->nnode * 2 * sizeof(int));
-  }
+  if (src->nnode > 0) memcpy(v.node, src->node, (size_t)src->nnode * sizeof(cmBvhNode));
   if (src->nface > 0) memcpy(v.order, src->order, (size_t)src->nface * sizeof(int));
 }
 
@@ -372,13 +367,12 @@ cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface
   if (nface < 0 || (nface > 0 && (!vert || !face)) || nface > (1 << 30)) return CM_ERR_ARG;
   size_t nf = (size_t)nface, cap = nf > 0 ? 2 * nf - 1 : 0;
 
-  /* scratch: face boxes, centroids, node boxes and children, order */
-  size_t nbytes = (nf * 9 + cap * 6) * sizeof(double) + (cap * 2 + nf) * sizeof(int);
-  double* fbox = cm_malloc(nbytes ? nbytes : 1);
-  if (!fbox) return CM_ERR_NOMEM;
-  Build b = {fbox, fbox + 6 * nf, NULL, fbox + 9 * nf, NULL, 0};
-  b.child = (int*)(b.box + 6 * cap);
-  b.order = b.child + 2 * cap;
+  /* scratch: nodes, face boxes, centroids, order */
+  size_t nbytes = cap * sizeof(cmBvhNode) + nf * 9 * sizeof(double) + nf * sizeof(int);
+  cmBvhNode* nodes = cm_malloc(nbytes ? nbytes : 1);
+  if (!nodes) return CM_ERR_NOMEM;
+  double* fbox = (double*)(nodes + cap);
+  Build b = {fbox, fbox + 6 * nf, (int*)(fbox + 9 * nf), nodes, 0};
 
   /* face boxes and centroids */
   for (size_t f = 0; f < nf; f++) {
@@ -397,23 +391,48 @@ cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface
   int depth = nf > 0 ? build_nodes(&b, nface) : 0;
 
   /* move into one exact-size block */
-  cmBvh tmp = {b.nnode, nface, depth, 0, b.box, b.child, b.order, NULL};
+  cmBvh tmp = {b.nnode, nface, depth, 0, b.node, b.order, NULL};
   cmStatus st = cm_bvh_copy(bvh, &tmp);
-  cm_free(fbox);
+  cm_free(nodes);
   return st;
 }
 
 /* ---------------------------------------------------------------------------------------------
  * queries */
 
-/* squared distance from p to a box (0 inside) */
+static inline double clampd(double x, double lo, double hi) {
+  double t = x < lo ? lo : x;
+  return t > hi ? hi : t;
+}
+
+/* squared distance from p to a box (0 inside); written as p minus p clamped to the box, which
+ * compiles to branch-free min/max */
 static inline double box_dist2(const double* b, const double p[3]) {
+  double x = p[0] - clampd(p[0], b[0], b[3]);
+  double y = p[1] - clampd(p[1], b[1], b[4]);
+  double z = p[2] - clampd(p[2], b[2], b[5]);
+  return x * x + y * y + z * z;
+}
+
+static inline double min3(double a, double b, double c) {
+  double t = a < b ? a : b;
+  return t < c ? t : c;
+}
+static inline double max3(double a, double b, double c) {
+  double t = a > b ? a : b;
+  return t > c ? t : c;
+}
+
+/* squared distance from p to the bounding box of a triangle: a cheap lower bound that skips
+ * most faces of a leaf once a near candidate is known */
+static inline double tri_box_dist2(const double* vert, const int* t, const double p[3]) {
+  const double* a = vert + 3 * (size_t)t[0];
+  const double* b = vert + 3 * (size_t)t[1];
+  const double* c = vert + 3 * (size_t)t[2];
   double s = 0;
   for (int j = 0; j < 3; j++) {
-    double lo = b[j] - p[j], hi = p[j] - b[3 + j];
-    double t = lo > hi ? lo : hi;
-    t = t > 0 ? t : 0;
-    s += t * t;
+    double d = p[j] - clampd(p[j], min3(a[j], b[j], c[j]), max3(a[j], b[j], c[j]));
+    s += d * d;
   }
   return s;
 }
@@ -432,19 +451,20 @@ int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const 
   out->face = -1;
   out->dist2 = INFINITY;
   if (bvh->nnode == 0 || !(max_dist >= 0)) return 0;
-  if (box_dist2(bvh->box, p) > best) return 0;
+  const cmBvhNode* nodes = bvh->node;
+  if (box_dist2(nodes[0].box, p) > best) return 0;
 
-  const double* box = bvh->box;
-  const int* child = bvh->child;
   for (;;) {
-    int c = child[2 * node];
+    int c = nodes[node].child;
     if (c < 0) {
       /* leaf: closest point on each face; ties go to the smaller face index */
       const int* ord = bvh->order + (-1 - c);
-      int n = child[2 * node + 1];
+      int n = nodes[node].count;
       for (int j = 0; j < n; j++) {
         int f = ord[j];
-        double d2 = tri_closest(vert, face + 3 * (size_t)f, p, q, &feature, &index);
+        const int* t = face + 3 * (size_t)f;
+        if (tri_box_dist2(vert, t, p) > best) continue;
+        double d2 = tri_closest(vert, t, p, q, &feature, &index);
         if (d2 < best || (d2 == best && (unsigned)f < (unsigned)bestf)) {
           best = d2;
           bestf = f;
@@ -455,18 +475,12 @@ int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const 
       }
     } else {
       /* inner: enter the nearer child, push the farther one */
-      double dl = box_dist2(box + 6 * (size_t)c, p), dr = box_dist2(box + 6 * (size_t)c + 6, p);
-      int near = c, far = c + 1;
-      if (dr < dl) {
-        double t = dl;
-        dl = dr;
-        dr = t;
-        near = c + 1;
-        far = c;
-      }
-      if (dl <= best) {
-        if (dr <= best) stack[sp++] = (StackEntry){far, dr};
-        node = near;
+      double d0 = box_dist2(nodes[c].box, p), d1 = box_dist2(nodes[c + 1].box, p);
+      int swap = d1 < d0;
+      double dnear = swap ? d1 : d0, dfar = swap ? d0 : d1;
+      if (dnear <= best) {
+        if (dfar <= best) stack[sp++] = (StackEntry){c + 1 - swap, dfar};
+        node = c + swap;
         continue;
       }
     }

@@ -66,19 +66,25 @@ double cm_triangle_closest(const double* vert, int i0, int i1, int i2, const dou
 /* most faces in a leaf */
 #define CM_BVH_LEAF_SIZE 4
 
-/* An AABB tree over faces, flat arrays in one allocation. Node 0 is the root. An inner node n has
- * its two children next to each other (child[2n] = c, child[2n+1] = c + 1) so that the query
- * reads both boxes from 96 contiguous bytes. A leaf has child[2n] = -1 - first and
- * child[2n+1] = count: its faces are order[first .. first+count-1], 1 <= count <= 4. */
+/* a node of the tree: 56 bytes, its box and where its children or faces are */
+typedef struct cmBvhNode {
+  double box[6]; /* bounding box: min x y z, max x y z, m */
+  int child;     /* inner node: index of the first of its two adjacent children (the second is
+                    child + 1); leaf: -1 - first, its faces being order[first .. first+count-1] */
+  int count;     /* leaf: number of faces, 1..CM_BVH_LEAF_SIZE; inner node: 0 */
+} cmBvhNode;
+
+/* An AABB tree over faces: a node array and a face permutation in one allocation. Node 0 is the
+ * root; the two children of a node are adjacent so that the query reads both boxes from 112
+ * contiguous bytes, and a node's child index lies in the same record as its box. */
 typedef struct cmBvh {
-  int nnode;    /* number of nodes (0 for an empty mesh, else <= 2 nface - 1) */
-  int nface;    /* number of faces */
-  int depth;    /* depth of the deepest leaf (root 0), < CM_BVH_MAX_DEPTH */
-  int owned;    /* 1 if `block` is owned (freed by cm_bvh_free), 0 for a view */
-  double* box;  /* node boxes, min x y z then max x y z                            (nnode x 6) m */
-  int* child;   /* children or leaf range, see above                               (nnode x 2) */
-  int* order;   /* face indices in leaf order, a permutation of 0..nface-1          (nface) */
-  void* block;  /* the one block holding box, child and order (cm_bvh_bytes bytes) */
+  int nnode;       /* number of nodes (0 for an empty mesh, else <= 2 nface - 1) */
+  int nface;       /* number of faces */
+  int depth;       /* depth of the deepest leaf (root 0), < CM_BVH_MAX_DEPTH */
+  int owned;       /* 1 if `block` is owned (freed by cm_bvh_free), 0 for a view */
+  cmBvhNode* node; /* the nodes                                                      (nnode) */
+  int* order;      /* face indices in leaf order, a permutation of 0..nface-1         (nface) */
+  void* block;     /* the one block holding node and order (cm_bvh_bytes bytes) */
 } cmBvh;
 
 /* Build the tree over faces by binned SAH on face centroids (16 bins per axis), leaves of at most

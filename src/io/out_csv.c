@@ -11,7 +11,7 @@
  * the pair's body of lower index (so that a pair keeps its orientation from step to step,
  * whichever body penetrates), body_b the other one. With SPEC 2's conventions the force of one
  * contact on its body A (the penetrating side) is
- *   F_A = -force n + ftan,
+ *   F_A = force n + ftan   (force >= 0 is the normal force magnitude, n points toward A),
  * and on its body B the opposite, so a contact whose A is the row's body_b contributes -F_A.
  * area is the sum of the point areas, max_pressure the largest force/area over points with
  * area > 0 (0 if none), max_penetration the largest -dist.
@@ -170,7 +170,7 @@ int cm_contacts_aggregate(const cmContact* c, int n, cmPairKey* keys, cmPairSum*
     /* force on the contact's A; on the row's body_a with the pair's orientation */
     double sign = k->body[0] == s->body[0] ? 1.0 : -1.0;
     for (int j = 0; j < 3; j++)
-      s->force[j] += sign * (-k->force * k->n[j] + k->ftan[j]);
+      s->force[j] += sign * (k->force * k->n[j] + k->ftan[j]);
     s->points++;
     s->area += k->area;
     if (k->area > 0) {

@@ -3,6 +3,7 @@
 #define CM_DATA_INTERNAL_H
 
 #include "comply/data.h"
+#include "contact/rows.h"
 #include "core/arena.h"
 
 typedef struct cmDataPriv {
@@ -14,6 +15,8 @@ typedef struct cmDataPriv {
   int ncand;       /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;       /* body a < body b, rule                                  (ncand x 3) */
+  int nrow;        /* solver rows this step (arena) */
+  cmRow* row;
 } cmDataPriv;
 
 static inline cmDataPriv* cm_priv(const cmData* d) { return (cmDataPriv*)d->internal; }

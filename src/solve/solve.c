@@ -7,11 +7,13 @@
  * velocity wm, so the difference R (wm - w+) is kept in spin[] for the integrate stage: any
  * velocity change added later in the step (contact impulses) then moves the orientation by the
  * same amount as the end velocity, while the free rotation stays exactly momentum- and
- * energy-conserving. The compliant contact solve of SPEC 6 joins this stage with the
- * physics-core issue. */
+ * energy-conserving. Then the implicit compliant contact solve (solve_implicit.c) turns the
+ * free velocities into the end velocities of every body with implicit contacts, and the contact
+ * forces are recorded for the outputs. */
 #include "core/cm_math.h"
 #include "dynamics/body.h"
 #include "model/data_internal.h"
+#include "solve/solve_implicit.h"
 #include "solve/stages.h"
 
 void cm_stage_solve(const cmModel* m, cmData* d, double h) {
@@ -35,4 +37,6 @@ void cm_stage_solve(const cmModel* m, cmData* d, double h) {
     cm_v3_sub(dw, wm, w);
     cm_m3_mulv(p->spin + 3 * b, R, dw);
   }
+  cm_solve_implicit(m, d, h);
+  cm_contact_report(m, d);
 }

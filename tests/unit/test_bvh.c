@@ -377,11 +377,11 @@ static void check_invariants(const cmBvh* t, const cmMesh* m) {
   int* parents = calloc((size_t)t->nnode, sizeof(int));
   int ok_box = 1, ok_leaf = 1, ok_child = 1, maxdepth = 0;
   for (int n = 0; n < t->nnode; n++) {
-    const double* b = t->box + 6 * n;
-    int c = t->child[2 * n];
+    const double* b = t->node[n].box;
+    int c = t->node[n].child;
     maxdepth = depth[n] > maxdepth ? depth[n] : maxdepth;
     if (c < 0) {
-      int first = -1 - c, count = t->child[2 * n + 1];
+      int first = -1 - c, count = t->node[n].count;
       ok_leaf &= count >= 1 && count <= CM_BVH_LEAF_SIZE && first + count <= m->nface;
       for (int i = first; i < first + count && i < m->nface; i++) {
         int f = t->order[i];
@@ -394,9 +394,9 @@ static void check_invariants(const cmBvh* t, const cmMesh* m) {
         }
       }
     } else {
-      ok_child &= c > n && c + 1 < t->nnode && t->child[2 * n + 1] == c + 1;
+      ok_child &= c > n && c + 1 < t->nnode && t->node[n].count == 0;
       if (c > n && c + 1 < t->nnode) {
-        ok_box &= box_contains(b, t->box + 6 * c) && box_contains(b, t->box + 6 * (c + 1));
+        ok_box &= box_contains(b, t->node[c].box) && box_contains(b, t->node[c + 1].box);
         depth[c] = depth[c + 1] = depth[n] + 1;
         parents[c]++;
         parents[c + 1]++;

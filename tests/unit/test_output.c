@@ -71,19 +71,20 @@ static void test_aggregate_orientation(void) {
   /* row (0,1): force on body 0 */
   CHECK(sums[0].body[0] == 0 && sums[0].body[1] == 1);
   CHECK(sums[0].points == 3);
-  /* c0: on A=1: -10 n + ftan = (1,0,-10); on 0: (-1,0,10)
-   * c2: on A=0: -6 (0,0,-1) = (0,0,6)
-   * c3: on A=1: (0,0,-30); on 0: (0,0,30) */
+  /* SPEC 2: the force on A is +force n (n points out of B toward A)
+   * c0: on A=1: 10 n + ftan = (1,0,10); on 0: (-1,0,-10)
+   * c2: on A=0: 6 (0,0,-1) = (0,0,-6)
+   * c3: on A=1: (0,0,30); on 0: (0,0,-30) */
   CHECK_NEAR(sums[0].force[0], -1, 1e-15);
   CHECK_NEAR(sums[0].force[1], 0, 1e-15);
-  CHECK_NEAR(sums[0].force[2], 46, 1e-12);
+  CHECK_NEAR(sums[0].force[2], -46, 1e-12);
   CHECK_NEAR(sums[0].area, 3.5, 1e-15);
   CHECK_NEAR(sums[0].max_pressure, 30, 1e-12); /* max(20, 3, 30) */
   CHECK_NEAR(sums[0].max_penetration, 0.003, 1e-15);
-  /* row (1,2): force on body 1 = -(force on A=2) = -(-f n) = f n */
+  /* row (1,2): force on body 1 = -(force on A=2) = -f n */
   CHECK(sums[1].body[0] == 1 && sums[1].body[1] == 2);
   CHECK(sums[1].points == 2);
-  CHECK_NEAR(sums[1].force[0], 6, 1e-15);
+  CHECK_NEAR(sums[1].force[0], -6, 1e-15);
   CHECK_NEAR(sums[1].area, 0.25, 1e-15);
   CHECK_NEAR(sums[1].max_pressure, 8, 1e-15); /* the zero-area point is skipped */
   CHECK_NEAR(sums[1].max_penetration, 0.004, 1e-15);
@@ -101,7 +102,7 @@ static void test_aggregate_empty_and_newton(void) {
   CHECK(cm_contacts_aggregate(&c2, 1, keys, sums) == 1);
   CHECK(sums[0].body[0] == 3 && sums[0].body[1] == 7);
   CHECK_NEAR(sums[0].force[1], f1, 0);
-  CHECK_NEAR(f1, -5, 0);
+  CHECK_NEAR(f1, 5, 0);
 }
 
 /* ---- JSON ---- */
@@ -228,7 +229,7 @@ static void test_files(void) {
   char* c = read_all(path);
   const char* expect_c =
       "step,time,body_a,body_b,points,fx,fy,fz,area,max_pressure,max_penetration\n"
-      "1,0.01,ground,\"odd, \"\"name\"\"\",2,0,0,5,1,6,0.02\n";
+      "1,0.01,ground,\"odd, \"\"name\"\"\",2,0,0,-5,1,6,0.02\n"; /* force on ground: -5 z */
   CHECK(c && strcmp(c, expect_c) == 0);
   if (c && strcmp(c, expect_c) != 0) fprintf(stderr, "contacts.csv:\n%s", c);
   free(c);

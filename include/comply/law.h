@@ -1,0 +1,42 @@
+/* comply: contact laws (SPEC 3).
+ *
+ * A law maps a contact's signed distance (negative when penetrating) to the four values of the
+ * area-compliant document's `fres`: the restoring force f(dist) (negative in contact, N), the
+ * compliance 1/f'(dist) (m/N, > 0 for a compliant contact), a damping coefficient (N s/m) and a
+ * dimensionless step damping. The solver, not the law, forms the effective damping
+ *   D = max(damping, step_damping * h / compliance),
+ * applied only where compliance > 0. */
+#ifndef COMPLY_LAW_H
+#define COMPLY_LAW_H
+
+#include "comply/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cmResponse {
+  double force;        /* f(dist), N; <= 0 */
+  double compliance;   /* m/N; 0 = rigid (not used by the built-in laws) */
+  double damping;      /* N s/m */
+  double step_damping; /* dimensionless */
+} cmResponse;
+
+/* area_compliant: K = ka A; force = K dist, compliance 1/K, damping stiffness_damping K,
+ * step_damping as given. A <= 0 gives a zero response. */
+cmResponse cm_law_area_compliant(const cmRuleDef* rule, double dist, double area);
+
+/* contact_time for one pair contact: x = max(-dist - play, 0), K = m_rep (pi/T)^2,
+ * D = -2 m_rep ln(e_r) / T; force = -K x, compliance 1/K, damping D, step damping 0. */
+cmResponse cm_law_contact_time(const cmRuleDef* rule, double dist, double m_rep);
+
+/* linear: force = k dist, compliance 1/k, damping as given (per contact point) */
+cmResponse cm_law_linear(const cmRuleDef* rule, double dist);
+
+/* the effective damping D = max(damping, step_damping h / compliance) (0 if compliance <= 0) */
+double cm_response_damping(const cmResponse* r, double h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

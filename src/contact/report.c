@@ -1,0 +1,40 @@
+/* Contact forces for the outputs: per contact the normal force of its row (a contact_time pair
+ * row is spread over its points with the weights A_k x_k that define its pressure centroid, so
+ * that the points' forces add up to the pair force), and per pair the total force on the pair's
+ * body 0 and the largest pressure force/area over its points. */
+#include "core/cm_math.h"
+#include "model/data_internal.h"
+#include "solve/solve_implicit.h"
+
+void cm_contact_report(const cmModel* m, cmData* d) {
+  (void)m;
+  cmDataPriv* p = cm_priv(d);
+  for (int i = 0; i < d->ncontact; i++) d->contact[i].force = 0;
+  for (int k = 0; k < p->nrow; k++) {
+    const cmRow* r = &p->row[k];
+    if (r->ncontact == 1) {
+      d->contact[r->contact].force = r->lambda;
+      continue;
+    }
+    double wsum = 0;
+    for (int i = 0; i < r->ncontact; i++) {
+      const cmContact* c = &d->contact[r->contact + i];
+      wsum += c->area * -c->dist;
+    }
+    for (int i = 0; i < r->ncontact; i++) {
+      cmContact* c = &d->contact[r->contact + i];
+      c->force = wsum > 0 ? r->lambda * c->area * -c->dist / wsum : r->lambda / r->ncontact;
+    }
+  }
+  for (int k = 0; k < d->npair; k++) {
+    cmContactPair* P = &d->pair[k];
+    cm_v3_set(P->force, 0, 0, 0);
+    P->max_pressure = 0;
+    for (int i = 0; i < P->points; i++) {
+      const cmContact* c = &d->contact[P->first + i];
+      double s = c->body[0] == P->body[0] ? c->force : -c->force;
+      cm_v3_madd(P->force, P->force, c->n, s);
+      if (c->area > 0 && c->force / c->area > P->max_pressure) P->max_pressure = c->force / c->area;
+    }
+  }
+}
