@@ -70,17 +70,31 @@ static int grow_pairs(cmData* d, int need) {
   return 1;
 }
 
+/* is the world box of body b entirely outside the half-space of plane body pl? */
+static int above_plane(const cmModel* m, const cmData* d, int pl, int b) {
+  const double* g = m->geom_plane + 4 * m->body_geom[pl];
+  double n[3];
+  cm_quat_rotate(n, d->body_xquat + 4 * pl, g);
+  double c = g[3] + cm_v3_dot(n, d->body_xpos + 3 * pl), low = 0;
+  const double* box = d->body_aabb + 6 * b;
+  for (int k = 0; k < 3; k++) low += n[k] * (n[k] > 0 ? box[k] : box[3 + k]);
+  return low >= c;
+}
+
 /* the jobs of candidate pair k (appended to jobs; returns the count) */
-static int pair_jobs(const cmModel* m, const int* cand, int k, Job* jobs) {
+static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, Job* jobs) {
   int a = cand[3 * k], b = cand[3 * k + 1];
   const cmRuleDef* rule = &m->rule[cand[3 * k + 2]];
   int ta = m->geom_type[m->body_geom[a]], tb = m->geom_type[m->body_geom[b]];
   if (ta == CM_GEOM_PLANE && tb == CM_GEOM_PLANE) return 0;
   Job j = {a, b, k, 0, 0, 0};
   if (ta == CM_GEOM_PLANE) {
+    if (above_plane(m, d, a, b)) return 0;
     j.a = b;
     j.b = a;
-  } else if (tb != CM_GEOM_PLANE) {
+  } else if (tb == CM_GEOM_PLANE) {
+    if (above_plane(m, d, b, a)) return 0;
+  } else {
     if (rule->method != CM_METHOD_VERTEX) {
       /* two_way (vertex_edge and contour are detected as two_way until they exist) */
       j.flags = CM_CONTACT_TWO_WAY;
@@ -104,7 +118,7 @@ static int pair_jobs(const cmModel* m, const int* cand, int k, Job* jobs) {
 static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
                       cmHit* hits) {
   long base = jobs[j0].hit0, total = jobs[j1 - 1].hit0 + jobs[j1 - 1].nvert - base;
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (total > 2048)
   for (long h = 0; h < total; h++) {
     /* the job of hit h: binary search on hit0 */
     int lo = j0, hi = j1 - 1;
@@ -189,7 +203,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   int nj = 0;
   for (int k = 0; k < nc; k++) {
     pair_of_cand[k] = -1;
-    nj += pair_jobs(m, p->cand, k, jobs + nj);
+    nj += pair_jobs(m, d, p->cand, k, jobs + nj);
   }
   /* batches of whole jobs holding at most CM_BATCH hits; a job larger than that is a batch of
    * its own with scratch from the arena */
