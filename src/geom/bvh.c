@@ -50,12 +50,10 @@
 /* ---------------------------------------------------------------------------------------------
  * closest point on a triangle */
 
-/* closest point on edge k of a face, the segment (vert[u], vert[w]) with u < w whose endpoints
- * are the face's vertices ku and kw */
-static inline double segment_closest(const double* vert, int u, int w, int ku, int kw, int k,
+/* closest point on the segment (a, b) of a face: edge k, from the face's vertex ku (at a) to kw
+ * (at b), a being the endpoint of smaller vertex index */
+static inline double segment_closest(const double* a, const double* b, int ku, int kw, int k,
                                      const double p[3], double q[3], int* feature, int* index) {
-  const double* a = vert + 3 * (size_t)u;
-  const double* b = vert + 3 * (size_t)w;
   double e[3], ap[3];
   cm_v3_sub(e, b, a);
   cm_v3_sub(ap, p, a);
@@ -78,29 +76,29 @@ static inline double segment_closest(const double* vert, int u, int w, int ku, i
   return cm_v3_dot(d, d);
 }
 
-/* edge k (k -> k+1) of the triangle with vertex indices i[3], from its smaller-index endpoint */
-static inline double edge_closest(const double* vert, const int i[3], int k, const double p[3],
-                                  double q[3], int* feature, int* index) {
+/* edge k (k -> k+1) of the triangle with corners v[3] and vertex indices i[3], taken from its
+ * endpoint of smaller vertex index */
+static inline double edge_closest(const double* const v[3], const int i[3], int k,
+                                  const double p[3], double q[3], int* feature, int* index) {
   int k1 = k == 2 ? 0 : k + 1;
-  if (i[k] < i[k1]) return segment_closest(vert, i[k], i[k1], k, k1, k, p, q, feature, index);
-  return segment_closest(vert, i[k1], i[k], k1, k, k, p, q, feature, index);
+  if (i[k] < i[k1]) return segment_closest(v[k], v[k1], k, k1, k, p, q, feature, index);
+  return segment_closest(v[k1], v[k], k1, k, k, p, q, feature, index);
 }
 
-static inline double vertex_closest(const double* vert, int v, int k, const double p[3],
-                                    double q[3], int* feature, int* index) {
+static inline double vertex_closest(const double* v, int k, const double p[3], double q[3],
+                                    int* feature, int* index) {
   double d[3];
-  cm_v3_copy(q, vert + 3 * (size_t)v);
+  cm_v3_copy(q, v);
   *feature = CM_FEATURE_VERTEX;
   *index = k;
   cm_v3_sub(d, p, q);
   return cm_v3_dot(d, d);
 }
 
-static inline double tri_closest(const double* vert, const int i[3], const double p[3],
+/* closest point on the triangle with corners v[3] (vertex indices i[3]) */
+static inline double tri_closest(const double* const v[3], const int i[3], const double p[3],
                                  double q[3], int* feature, int* index) {
-  const double* a = vert + 3 * (size_t)i[0];
-  const double* b = vert + 3 * (size_t)i[1];
-  const double* c = vert + 3 * (size_t)i[2];
+  const double *a = v[0], *b = v[1], *c = v[2];
   double ab[3], ac[3], ap[3], bp[3], cp[3];
   cm_v3_sub(ab, b, a);
   cm_v3_sub(ac, c, a);
@@ -108,29 +106,30 @@ static inline double tri_closest(const double* vert, const int i[3], const doubl
   /* vertex a */
   cm_v3_sub(ap, p, a);
   double d1 = cm_v3_dot(ab, ap), d2 = cm_v3_dot(ac, ap);
-  if (d1 <= 0 && d2 <= 0) return vertex_closest(vert, i[0], 0, p, q, feature, index);
+  if (d1 <= 0 && d2 <= 0) return vertex_closest(a, 0, p, q, feature, index);
 
   /* vertex b, edge ab */
   cm_v3_sub(bp, p, b);
   double d3 = cm_v3_dot(ab, bp), d4 = cm_v3_dot(ac, bp);
-  if (d3 >= 0 && d4 <= d3) return vertex_closest(vert, i[1], 1, p, q, feature, index);
+  if (d3 >= 0 && d4 <= d3) return vertex_closest(b, 1, p, q, feature, index);
   double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) return edge_closest(vert, i, 0, p, q, feature, index);
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return edge_closest(v, i, 0, p, q, feature, index);
 
   /* vertex c, edge ca */
   cm_v3_sub(cp, p, c);
   double d5 = cm_v3_dot(ab, cp), d6 = cm_v3_dot(ac, cp);
-  if (d6 >= 0 && d5 <= d6) return vertex_closest(vert, i[2], 2, p, q, feature, index);
+  if (d6 >= 0 && d5 <= d6) return vertex_closest(c, 2, p, q, feature, index);
   double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) return edge_closest(vert, i, 2, p, q, feature, index);
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return edge_closest(v, i, 2, p, q, feature, index);
 
   /* edge bc */
   double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return edge_closest(vert, i, 1, p, q, feature, index);
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return edge_closest(v, i, 1, p, q, feature, index);
 
   /* the face */
-  double den = 1.0 / (va + vb + vc), v = vb * den, w = vc * den, d[3];
-  for (int j = 0; j < 3; j++) q[j] = a[j] + ab[j] * v + ac[j] * w;
+  double den = 1.0 / (va + vb + vc), s = vb * den, w = vc * den, d[3];
+  for (int j = 0; j < 3; j++)
+    q[j] = a[j] + ab[j] * s + ac[j] * w;
   *feature = CM_FEATURE_FACE;
   *index = 0;
   cm_v3_sub(d, p, q);
@@ -139,8 +138,9 @@ static inline double tri_closest(const double* vert, const int i[3], const doubl
 
 double cm_triangle_closest(const double* vert, int i0, int i1, int i2, const double p[3],
                            double q[3], int* feature, int* index) {
-  int i[3] = {i0, i1, i2};
-  return tri_closest(vert, i, p, q, feature, index);
+  const int i[3] = {i0, i1, i2};
+  const double* const v[3] = {vert + 3 * (size_t)i0, vert + 3 * (size_t)i1, vert + 3 * (size_t)i2};
+  return tri_closest(v, i, p, q, feature, index);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -193,7 +193,8 @@ static int sah_split(const Build* b, const Task* t, const double cmin[3], const 
     if (!(ext > 0)) continue;
     double scale = NBIN / ext, bbox[NBIN][6], rarea[NBIN];
     int cnt[NBIN] = {0}, rcnt[NBIN];
-    for (int k = 0; k < NBIN; k++) box_empty(bbox[k]);
+    for (int k = 0; k < NBIN; k++)
+      box_empty(bbox[k]);
 
     /* bin the centroids */
     for (int i = t->start; i < t->start + t->count; i++) {
@@ -236,17 +237,22 @@ static void quickselect(const Build* b, int start, int count, int kth, int axis)
     double pivot = b->cent[3 * (size_t)b->order[lo + (hi - lo) / 2] + axis];
     int i = lo, j = hi;
     while (i <= j) {
-      while (b->cent[3 * (size_t)b->order[i] + axis] < pivot) i++;
-      while (b->cent[3 * (size_t)b->order[j] + axis] > pivot) j--;
+      while (b->cent[3 * (size_t)b->order[i] + axis] < pivot)
+        i++;
+      while (b->cent[3 * (size_t)b->order[j] + axis] > pivot)
+        j--;
       if (i <= j) {
         int s = b->order[i];
         b->order[i++] = b->order[j];
         b->order[j--] = s;
       }
     }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return;
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return;
   }
 }
 
@@ -298,7 +304,8 @@ static int build_nodes(Build* b, int nface) {
     cmBvhNode* nd = b->node + t.node;
     double* nb = nd->box;
     box_empty(nb);
-    for (int i = t.start; i < t.start + t.count; i++) box_grow(nb, b->fbox + 6 * (size_t)b->order[i]);
+    for (int i = t.start; i < t.start + t.count; i++)
+      box_grow(nb, b->fbox + 6 * (size_t)b->order[i]);
     if (t.depth > depth) depth = t.depth;
 
     /* leaf */
@@ -384,7 +391,8 @@ cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface
       double pt[6] = {v[0], v[1], v[2], v[0], v[1], v[2]};
       box_grow(fb, pt);
     }
-    for (int j = 0; j < 3; j++) c[j] = 0.5 * (fb[j] + fb[3 + j]);
+    for (int j = 0; j < 3; j++)
+      c[j] = 0.5 * (fb[j] + fb[3 + j]);
     b.order[f] = (int)f;
   }
 
@@ -425,13 +433,11 @@ static inline double max3(double a, double b, double c) {
 
 /* squared distance from p to the bounding box of a triangle: a cheap lower bound that skips
  * most faces of a leaf once a near candidate is known */
-static inline double tri_box_dist2(const double* vert, const int* t, const double p[3]) {
-  const double* a = vert + 3 * (size_t)t[0];
-  const double* b = vert + 3 * (size_t)t[1];
-  const double* c = vert + 3 * (size_t)t[2];
+static inline double tri_box_dist2(const double* const v[3], const double p[3]) {
   double s = 0;
   for (int j = 0; j < 3; j++) {
-    double d = p[j] - clampd(p[j], min3(a[j], b[j], c[j]), max3(a[j], b[j], c[j]));
+    double d =
+        p[j] - clampd(p[j], min3(v[0][j], v[1][j], v[2][j]), max3(v[0][j], v[1][j], v[2][j]));
     s += d * d;
   }
   return s;
@@ -463,8 +469,10 @@ int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const 
       for (int j = 0; j < n; j++) {
         int f = ord[j];
         const int* t = face + 3 * (size_t)f;
-        if (tri_box_dist2(vert, t, p) > best) continue;
-        double d2 = tri_closest(vert, t, p, q, &feature, &index);
+        const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
+                                    vert + 3 * (size_t)t[2]};
+        if (tri_box_dist2(v, p) > best) continue;
+        double d2 = tri_closest(v, t, p, q, &feature, &index);
         if (d2 < best || (d2 == best && (unsigned)f < (unsigned)bestf)) {
           best = d2;
           bestf = f;
@@ -475,12 +483,18 @@ int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const 
       }
     } else {
       /* inner: enter the nearer child, push the farther one */
-      double d0 = box_dist2(nodes[c].box, p), d1 = box_dist2(nodes[c + 1].box, p);
-      int swap = d1 < d0;
-      double dnear = swap ? d1 : d0, dfar = swap ? d0 : d1;
-      if (dnear <= best) {
-        if (dfar <= best) stack[sp++] = (StackEntry){c + 1 - swap, dfar};
-        node = c + swap;
+      double dl = box_dist2(nodes[c].box, p), dr = box_dist2(nodes[c + 1].box, p);
+      int near = c, far = c + 1;
+      if (dr < dl) {
+        double t = dl;
+        dl = dr;
+        dr = t;
+        near = c + 1;
+        far = c;
+      }
+      if (dl <= best) {
+        if (dr <= best) stack[sp++] = (StackEntry){far, dr};
+        node = near;
         continue;
       }
     }
@@ -533,8 +547,8 @@ double cm_bvh_signed_distance(const cmBvh* bvh, const double* vert, const int* f
 }
 
 int cm_bvh_inside(const cmBvh* bvh, const double* vert, const int* face, const double* face_normal,
-                  const double* vert_pn, const double* edge_pn, const double p[3],
-                  double max_dist, cmNearest* out) {
+                  const double* vert_pn, const double* edge_pn, const double p[3], double max_dist,
+                  cmNearest* out) {
   return cm_bvh_signed_distance(bvh, vert, face, face_normal, vert_pn, edge_pn, p, max_dist, out) <
          0;
 }

@@ -37,9 +37,9 @@ cmStatus cm_pseudonormals(const double* vert, int nvert, const int* face, int nf
 
 /* the Voronoi feature of a triangle that holds the closest point */
 typedef enum cmFeature {
-  CM_FEATURE_FACE = 0,   /* the interior of the face */
-  CM_FEATURE_EDGE = 1,   /* edge `index` (from vertex index to vertex (index+1)%3), endpoints excluded */
-  CM_FEATURE_VERTEX = 2  /* vertex `index` */
+  CM_FEATURE_FACE = 0,  /* the interior of the face */
+  CM_FEATURE_EDGE = 1,  /* edge `index`, from vertex index to (index+1)%3, endpoints excluded */
+  CM_FEATURE_VERTEX = 2 /* vertex `index` */
 } cmFeature;
 
 /* result of a nearest-point query */
@@ -90,7 +90,7 @@ typedef struct cmBvh {
 /* Build the tree over faces by binned SAH on face centroids (16 bins per axis), leaves of at most
  * 4 faces; from depth 32 on the split is always the centroid median, which bounds the depth. The
  * result depends only on the input arrays (deterministic). `bvh` is overwritten (not freed).
- * Returns CM_ERR_ARG for nface < 0, CM_ERR_NOMEM. */
+ * Returns CM_ERR_ARG for nface < 0 or > 2^30, CM_ERR_NOMEM. */
 cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface);
 
 /* free an owned tree's block and zero the struct (safe on a zeroed struct) */
@@ -134,7 +134,7 @@ double cm_bvh_signed_distance(const cmBvh* bvh, const double* vert, const int* f
 /* 1 if p is strictly inside the closed surface (signed distance < 0) and within max_dist of it,
  * else 0; `out` (may be NULL) as for cm_bvh_signed_distance */
 int cm_bvh_inside(const cmBvh* bvh, const double* vert, const int* face, const double* face_normal,
-                  const double* vert_pn, const double* edge_pn, const double p[3],
-                  double max_dist, cmNearest* out);
+                  const double* vert_pn, const double* edge_pn, const double p[3], double max_dist,
+                  cmNearest* out);
 
 #endif

@@ -96,7 +96,8 @@ cmStatus cm_pseudonormals(const double* vert, int nvert, const int* face, int nf
   size_t nbytes = nf * 3 * sizeof(double) + (edge_pn ? 3 * nf * sizeof(cmEdgeRec) : 0);
   double* fn = cm_malloc(nbytes ? nbytes : 1);
   if (!fn) return CM_ERR_NOMEM;
-  for (size_t f = 0; f < nf; f++) face_unit_normal(vert, face + 3 * f, fn + 3 * f);
+  for (size_t f = 0; f < nf; f++)
+    face_unit_normal(vert, face + 3 * f, fn + 3 * f);
 
   /* vertices: angle-weighted sums in face order */
   if (vert_pn) {
@@ -107,7 +108,8 @@ cmStatus cm_pseudonormals(const double* vert, int nvert, const int* face, int nf
         double* r = vert_pn + 3 * (size_t)face[3 * f + k];
         cm_v3_madd(r, r, fn + 3 * f, alpha);
       }
-    for (size_t v = 0; v < nv; v++) cm_v3_normalize(vert_pn + 3 * v);
+    for (size_t v = 0; v < nv; v++)
+      cm_v3_normalize(vert_pn + 3 * v);
   }
 
   cmStatus st = CM_OK;
