@@ -887,12 +887,51 @@ static char* path_stem(const char* path) {
   return s;
 }
 
+/* libyaml's scanner takes time quadratic in the nesting depth of flow collections ([ and {), so
+ * deep nesting is refused before parsing. Brackets in comments and quoted strings are skipped;
+ * returns the offset of the first bracket deeper than max, or len */
+static size_t deep_flow(const char* t, size_t len, int max) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = t[i];
+    int token_start = i == 0 || strchr(" \t\r\n[{,:", t[i - 1]) != NULL;
+    if (quote) {
+      if (ch == '\\' && quote == '"')
+        i++;
+      else if (ch == quote)
+        quote = 0;
+    } else if ((ch == '"' || ch == '\'') && token_start) {
+      quote = ch;
+    } else if (ch == '#' && (i == 0 || t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n')) {
+      while (i < len && t[i] != '\n')
+        i++;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max) return i;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return len;
+}
+
+#define MAX_FLOW_DEPTH 256
+
 cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,
                         size_t errsz) {
   CM_ASSERT(out);
   *out = NULL;
   char fb[256];
   const char* file = name ? cm_msg_str(fb, sizeof fb, name, strlen(name)) : "scene";
+  size_t deep = text ? deep_flow(text, len, MAX_FLOW_DEPTH) : len;
+  if (deep < len) {
+    int line = 1, col = 1;
+    for (size_t i = 0; i < deep; i++)
+      text[i] == '\n' ? (line++, col = 1) : col++;
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "%s:%d:%d: lists and mappings nested deeper than %d levels", file, line, col,
+                    MAX_FLOW_DEPTH);
+  }
   yaml_parser_t yp;
   yaml_document_t doc, doc2;
   if (!yaml_parser_initialize(&yp)) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");

@@ -614,6 +614,19 @@ static void test_robustness(void) {
   memset(deep + 8 + depth, ']', depth);
   cmScene* s = NULL;
   CHECK(cm_scene_parse(deep, 8 + 2 * depth, "t.yaml", &s, err, sizeof err) == CM_ERR_PARSE);
+  CHECK(strstr(err, "t.yaml:1:265: lists and mappings nested deeper than 256 levels") != NULL);
+  /* 256 levels pass the depth limit and fail on the schema; brackets in quotes and comments
+   * do not count */
+  CHECK(cm_scene_parse(deep, 8 + 256, "t.yaml", &s, err, sizeof err) == CM_ERR_PARSE);
+  CHECK(strstr(err, "YAML syntax error") != NULL);
+  memset(deep + 8 + 256, ']', 256);
+  CHECK(cm_scene_parse(deep, 8 + 512, "t.yaml", &s, err, sizeof err) == CM_ERR_PARSE);
+  CHECK(strstr(err, "bodies[0]: expected a mapping") != NULL);
+  char* q = malloc(4000);
+  snprintf(q, 4000, "# %.300s\nscene: {name: \"%.300s\"}\n", deep + 8 + 512, deep + 8 + 512);
+  CHECK(cm_scene_parse(q, strlen(q), "t.yaml", &s, err, sizeof err) == CM_OK);
+  cm_scene_free(s);
+  free(q);
   free(deep);
 }
 
