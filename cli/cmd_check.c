@@ -189,6 +189,21 @@ static void print_joints(const cmScene* s, const cmModel* m) {
   }
 }
 
+/* contacts at t = 0: the body pairs that already overlap, with their points and depth */
+static void print_overlaps(const cmModel* m) {
+  cmData* d = cm_data_new(m);
+  if (!d) return;
+  cm_collide(m, d);
+  printf("initial overlaps: %d\n", d->npair);
+  for (int k = 0; k < d->npair; k++) {
+    const cmContactPair* P = &d->pair[k];
+    printf("  %s <-> %s: %d points, area %.6g m^2, max penetration %.6g m\n",
+           m->body_name[P->body[0]], m->body_name[P->body[1]], P->points, P->area,
+           P->max_penetration);
+  }
+  cm_data_free(d);
+}
+
 int cmd_check(int argc, char** argv) {
   const char* path = NULL;
   int only_positional = 0;
@@ -230,6 +245,7 @@ int cmd_check(int argc, char** argv) {
   printf("notes: %d\n", m->nnote);
   for (int i = 0; i < m->nnote; i++)
     printf("  %s\n", m->note[i]);
+  print_overlaps(m);
   printf("ok\n");
   cm_model_free(m);
   cm_scene_free(s);

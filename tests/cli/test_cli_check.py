@@ -130,8 +130,27 @@ def test_many_bodies(s):
     check(" g1 <-> g2" not in out, "per body pairs listed for 61 bodies")
 
 
+def test_initial_overlap(s):
+    # a 4x4-subdivided 0.2 x 0.1 box sunk 1 mm into the ground: 25 bottom vertices whose areas
+    # add up to the bottom face, 0.02 m^2
+    text = ("bodies:\n  - name: ground\n    geometry: {plane: {}}\n    motion: fixed\n"
+            "  - name: brick\n    geometry: {box: {size: [0.2, 0.1, 0.05], divisions: 4}}\n"
+            "    position: [0, 0, 0.024]\n")
+    path = s.write("overlap.yaml", text)
+    r = s.run("check", path)
+    expect_exit(r, 0, "check overlap.yaml")
+    check("initial overlaps: 1" in r.stdout, r.stdout[-600:])
+    m = re.search(r"ground <-> brick: (\d+) points, area ([0-9.e+-]+) m\^2, max penetration "
+                  r"([0-9.e+-]+) m", r.stdout)
+    check(m is not None, r.stdout[-600:])
+    if m:
+        check(int(m.group(1)) == 25, m.group(0))
+        check(abs(float(m.group(2)) - 0.02) < 1e-12, m.group(0))
+        check(abs(float(m.group(3)) - 0.001) < 1e-12, m.group(0))
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_good, test_bad, test_many_bodies):
+    for t in (test_good, test_bad, test_many_bodies, test_initial_overlap):
         s.test(t)
     s.finish()
