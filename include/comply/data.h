@@ -118,6 +118,12 @@ cmStatus cm_step(const cmModel* m, cmData* d);
  * (forces zero). For users who want contact queries without simulation. */
 cmStatus cm_collide(const cmModel* m, cmData* d);
 
+/* Per-vertex contact values of one body for visualisation: pressure (force/area of the contact
+ * at that vertex, Pa) and penetration (-dist, m) of the vertices of `body` that penetrate in the
+ * current contact list; 0 elsewhere. Arrays of the body's geometry vertex count. */
+void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
+                             double* penetration);
+
 /* energies: kinetic (translational + rotational) and gravitational potential relative to the
  * origin (-m g . x), J. Infinite-mass bodies contribute nothing. */
 void cm_data_energy(const cmModel* m, const cmData* d, double* kinetic, double* potential);

@@ -38,3 +38,15 @@ void cm_contact_report(const cmModel* m, cmData* d) {
     }
   }
 }
+
+void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
+                             double* penetration) {
+  int nv = m->geom_nvert[m->body_geom[body]];
+  for (int v = 0; v < nv; v++) pressure[v] = penetration[v] = 0;
+  for (int i = 0; i < d->ncontact; i++) {
+    const cmContact* c = &d->contact[i];
+    if (c->body[0] != body || c->vert < 0 || c->vert >= nv) continue;
+    pressure[c->vert] = c->area > 0 ? c->force / c->area : 0;
+    penetration[c->vert] = -c->dist;
+  }
+}
