@@ -520,7 +520,7 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   if (v[S_STEPS] && get_long(p, v[S_STEPS], "scene.steps", &o->steps)) return -1;
   if (v[S_GRAVITY] && get_vec(p, v[S_GRAVITY], "scene.gravity", 3, "m/s^2", o->gravity)) return -1;
   if (v[S_INTEGRATOR]) {
-    int e;
+    int e = 0;
     if (get_enum(p, v[S_INTEGRATOR], "scene.integrator", integrator_names, 2, &e)) return -1;
     o->integrator = (cmIntegrator)e;
   }
@@ -672,7 +672,7 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   if (v[B_ANGVEL] && get_vec(p, v[B_ANGVEL], "angular_velocity", 3, "rad/s", b.angular_velocity))
     return -1;
   if (v[B_MOTION]) {
-    int e;
+    int e = 0;
     if (get_enum(p, v[B_MOTION], "motion", motion_names, 4, &e)) return -1;
     b.motion = (cmMotion)e;
   }
@@ -746,7 +746,7 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   if (!v[R_PAIR]) return missing(p, n, "", "pair", "two alias globs, e.g. [\"*\", \"ground\"]");
   if (get_str2(p, v[R_PAIR], "pair", "pair[0]", "pair[1]", r.pair)) return -1;
   if (v[R_LAW]) {
-    int e;
+    int e = 0;
     if (get_enum(p, v[R_LAW], "law", law_names, 4, &e)) return -1;
     r.law = (cmLawType)e;
   }
