@@ -6,8 +6,8 @@
  * sub-step runs the whole pipeline: MESHFREE's N_sub). Every stage is timed into d->timer[].
  * The state at the start of the step is saved; if the new state is not finite it is restored
  * and CM_ERR_NUMERIC returned, so a caller always holds the last good state. The per-step
- * scratch arena is reset (and grown if it overflowed) at the start of the step, so after the
- * first steps a step performs no heap allocation. */
+ * scratch arena is reset at the start and at the end of the step (growing it if the step
+ * overflowed it), so after the first step a step performs no heap allocation. */
 #include <math.h>
 #include <string.h>
 
@@ -77,6 +77,9 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   }
   d->step++;
   d->time = m->opt.timestep * (double)d->step;
+  /* release the scratch now (and grow it if this step overflowed it), so that the next step
+   * starts with a buffer that holds what this one needed */
+  cm_arena_reset(&p->arena);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
   return CM_OK;
 }
