@@ -18,14 +18,15 @@
 #include "model/data_internal.h"
 #include "solve/stages.h"
 
-double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r) {
+double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r, const double dir[3]) {
   (void)m;
   double rate = 0, wxr[3];
   for (int k = 0; k < 2; k++) {
     int b = r->body[k];
+    if (b < 0) continue; /* the world does not move */
     const double* rr = k ? r->rB : r->rA;
     cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
-    double v = cm_v3_dot(r->n, d->body_cvel + 3 * b) + cm_v3_dot(r->n, wxr);
+    double v = cm_v3_dot(dir, d->body_cvel + 3 * b) + cm_v3_dot(dir, wxr);
     rate += k ? -v : v;
   }
   return rate;
@@ -39,8 +40,9 @@ static int row_implicit(const cmModel* m, const cmRuleDef* rule) {
 }
 
 static void set_points(const cmData* d, cmRow* r, const double pA[3], const double pB[3]) {
-  cm_v3_sub(r->rA, pA, d->body_cpos + 3 * r->body[0]);
-  cm_v3_sub(r->rB, pB, d->body_cpos + 3 * r->body[1]);
+  static const double origin[3] = {0, 0, 0};
+  cm_v3_sub(r->rA, pA, r->body[0] >= 0 ? d->body_cpos + 3 * r->body[0] : origin);
+  cm_v3_sub(r->rB, pB, r->body[1] >= 0 ? d->body_cpos + 3 * r->body[1] : origin);
 }
 
 /* the pair contact of a contact_time pair */
@@ -95,13 +97,18 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
     const cmRuleDef* rule = &m->rule[P->rule];
     int implicit = row_implicit(m, rule);
     if (rule->law == CM_LAW_CONTACT_TIME) {
-      cmRow* r = &p->row[p->nrow++];
+      cmRow* r = &p->row[p->nrow];
       memset(r, 0, sizeof *r);
       r->pair = k;
       r->contact = P->first;
       r->ncontact = P->points;
       r->implicit = implicit;
       pair_row(m, d, P, rule, h, r);
+      /* within the play: no force at all (rigidbody-interaction.txt: F = 0 if x < d_play) */
+      if (!(r->f < 0)) continue;
+      r->mu = rule->friction;
+      cm_row_friction_basis(r);
+      p->nrow++;
       continue;
     }
     for (int i = 0; i < P->points; i++) {
@@ -123,6 +130,8 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
       r->f = res.force;
       r->c = res.compliance;
       r->D = cm_response_damping(&res, h);
+      r->mu = rule->friction;
+      cm_row_friction_basis(r);
     }
   }
 }

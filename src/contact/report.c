@@ -9,11 +9,19 @@
 void cm_contact_report(const cmModel* m, cmData* d) {
   (void)m;
   cmDataPriv* p = cm_priv(d);
-  for (int i = 0; i < d->ncontact; i++) d->contact[i].force = 0;
+  for (int i = 0; i < d->ncontact; i++) {
+    d->contact[i].force = 0;
+    cm_v3_set(d->contact[i].ftan, 0, 0, 0);
+  }
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
+    if (r->contact < 0) continue; /* joints */
+    double ft[3];
+    cm_v3_scale(ft, r->t[0], r->ftan[0]);
+    cm_v3_madd(ft, ft, r->t[1], r->ftan[1]);
     if (r->ncontact == 1) {
       d->contact[r->contact].force = r->lambda;
+      cm_v3_copy(d->contact[r->contact].ftan, ft);
       continue;
     }
     double wsum = 0;
@@ -23,7 +31,10 @@ void cm_contact_report(const cmModel* m, cmData* d) {
     }
     for (int i = 0; i < r->ncontact; i++) {
       cmContact* c = &d->contact[r->contact + i];
-      c->force = wsum > 0 ? r->lambda * c->area * -c->dist / wsum : r->lambda / r->ncontact;
+      double wk = wsum > 0 ? c->area * -c->dist / wsum : 1.0 / r->ncontact;
+      double sgn = c->body[0] == r->body[0] ? 1 : -1; /* ftan is the force on the row's A */
+      c->force = r->lambda * wk;
+      cm_v3_scale(c->ftan, ft, sgn * wk);
     }
   }
   for (int k = 0; k < d->npair; k++) {
@@ -32,8 +43,9 @@ void cm_contact_report(const cmModel* m, cmData* d) {
     P->max_pressure = 0;
     for (int i = 0; i < P->points; i++) {
       const cmContact* c = &d->contact[P->first + i];
-      double s = c->body[0] == P->body[0] ? c->force : -c->force;
-      cm_v3_madd(P->force, P->force, c->n, s);
+      double s = c->body[0] == P->body[0] ? 1 : -1;
+      cm_v3_madd(P->force, P->force, c->n, s * c->force);
+      cm_v3_madd(P->force, P->force, c->ftan, s);
       if (c->area > 0 && c->force / c->area > P->max_pressure) P->max_pressure = c->force / c->area;
     }
   }

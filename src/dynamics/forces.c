@@ -2,13 +2,17 @@
  *  - gravity m g at the com, the constant outer force and moment of the scene;
  *  - explicit contact rows (contact_time by default, or any rule with integration: explicit):
  *    the law's force at the start of the step, F = max(0, -f - D ddist) along n (pushing,
- *    never pulling), +F n at A's point and -F n at B's. */
+ *    never pulling), +F n at A's point and -F n at B's; friction opposes the slip w,
+ *    |F_t| = mu F min(1, |w|/v_s), and is capped so that its impulse cannot reverse the slip of
+ *    the pair's reduced (translational) mass within the step. */
+#include <math.h>
+
 #include "core/cm_math.h"
 #include "model/data_internal.h"
 #include "solve/stages.h"
 
 static void apply(const cmModel* m, cmDataPriv* p, int b, const double F[3], const double r[3]) {
-  if (m->body_invmass[b] == 0) return;
+  if (b < 0 || m->body_invmass[b] == 0) return;
   double t[3];
   cm_v3_add(p->force + 3 * b, p->force + 3 * b, F);
   cm_v3_cross(t, r, F);
@@ -31,11 +35,26 @@ void cm_stage_forces(const cmModel* m, cmData* d) {
   for (int k = 0; k < p->nrow; k++) {
     cmRow* r = &p->row[k];
     if (r->implicit) continue;
-    double F = -r->f - r->D * cm_row_rate(m, d, r);
+    double F = -r->f - r->D * cm_row_rate(m, d, r, r->n);
     r->lambda = F > 0 ? F : 0;
     double Fa[3], Fb[3];
     cm_v3_scale(Fa, r->n, r->lambda);
-    cm_v3_scale(Fb, r->n, -r->lambda);
+    r->ftan[0] = r->ftan[1] = 0;
+    if (r->mu > 0 && r->lambda > 0) {
+      double w[2] = {cm_row_rate(m, d, r, r->t[0]), cm_row_rate(m, d, r, r->t[1])};
+      double sw = sqrt(w[0] * w[0] + w[1] * w[1]);
+      double inv = 0;
+      for (int s = 0; s < 2; s++)
+        if (r->body[s] >= 0) inv += m->body_invmass[r->body[s]];
+      double Ft = r->mu * r->lambda * (sw < CM_FRICTION_VS ? sw / CM_FRICTION_VS : 1);
+      double cap = inv > 0 ? sw / (inv * m->opt.timestep) : Ft;
+      if (Ft > cap) Ft = cap;
+      for (int k2 = 0; k2 < 2; k2++) {
+        r->ftan[k2] = sw > 0 ? -Ft * w[k2] / sw : 0;
+        cm_v3_madd(Fa, Fa, r->t[k2], r->ftan[k2]);
+      }
+    }
+    cm_v3_scale(Fb, Fa, -1);
     apply(m, p, r->body[0], Fa, r->rA);
     apply(m, p, r->body[1], Fb, r->rB);
   }

@@ -1,27 +1,35 @@
-/* The implicit compliant contact solve (SPEC 6, DESIGN 4).
+/* The implicit compliant contact solve with friction (SPEC 6, DESIGN 4).
  *
- * Every implicit row k obeys its law at the middle of the step:
+ * Normal rows. Every implicit row k obeys its law at the middle of the step:
  *   lambda = -(f + (h/2) y / c) - D y,  lambda >= 0,
  * with y = J_k u the separation rate at the end of the step. With alpha = 1/(h/(2c) + D),
  * R = alpha / h, b = -alpha f this is y + R lambda_imp = b, lambda_imp = h lambda >= 0
- * complementary, i.e. lambda_imp = max(0, (b - y)/R). These are exactly the optimality
- * conditions of the convex problem
+ * complementary, i.e. lambda_imp = max(0, (b - y)/R), the derivative of the convex potential
+ * phi(y) = max(0, b - y)^2 / (2 R).
  *
- *   min_u E(u) = 1/2 (u - u*)^T M (u - u*) + sum_k max(0, b_k - J_k u)^2 / (2 R_k)
+ * Friction (Coulomb cone, regularised). A row with friction coefficient mu has two tangent
+ * directions t1, t2; its tangential slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the
+ * step meets the impulse gamma = -L w / max(|w|, v_s): opposite to the slip, of magnitude L when
+ * sliding faster than v_s = CM_FRICTION_VS and proportionally smaller below (stiction creeps at
+ * most at v_s). L = mu lambda_imp is the Coulomb limit. gamma is minus the gradient of the convex
+ * potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r - v_s/2 beyond.
  *
- * over the end velocities u (6 per body: v of the com and w, world), where u* is the free
- * velocity of solve.c (gravity, outer forces, explicit contacts, gyroscopic update). Its
- * gradient g = M (u - u*) - J^T lambda_imp is the momentum residual; its Hessian
- * H = M + sum_{active k} J_k^T J_k / R_k is positive definite. Newton's method with an exact
- * line search (E along a direction is a convex piecewise quadratic: its derivative is monotone
- * and piecewise linear, found by safeguarded regula falsi) converges in a handful of iterations,
- * finitely in exact arithmetic once the active set settles. The solve runs per island (bodies
- * connected through implicit rows, found by union-find); each Newton step is a dense Cholesky
- * factorisation of the island's 6n x 6n Hessian.
+ * The end velocities u (6 per body: v of the com and w, world) minimise the convex function
  *
- * Convergence: |g| <= tol * max(|M u*|, |J^T lambda_imp|, m_island * |u*|), tol = 1e-10,
- * at most 50 iterations; otherwise the step goes on with the best iterate and counts a
- * CM_WARN_SOLVER warning. */
+ *   E(u) = 1/2 (u - u*)^T M (u - u*) + sum_k phi_k(J_k u) + sum_k psi_k(T_k u)
+ *
+ * for fixed limits L_k (u* = the free velocity of solve.c). Newton's method with an exact line
+ * search (the slope of E along a direction is monotone: found by safeguarded regula falsi)
+ * converges in a few iterations; each Newton step is a dense Cholesky factorisation of the
+ * island's 6n x 6n Hessian M + sum J^T H J. The Coulomb limits depend on the normal impulses, so
+ * an outer fixed point sets L_k = mu lambda_imp,k from the previous solution and solves again
+ * until the limits change by less than 1e-9 of the largest (a frictionless problem needs one
+ * pass). Unlike a friction cone inside one convex problem (whose associated flow rule makes
+ * sliding bodies separate at a rate mu |w|), this keeps the normal law exact while sliding.
+ *
+ * Convergence: |grad E| <= 1e-10 max(|M u*|, |impulses|), at most 50 Newton iterations and 30
+ * outer passes, otherwise CM_WARN_SOLVER. The solve runs per island (bodies joined through
+ * implicit rows, found by union-find). */
 #include <math.h>
 #include <string.h>
 
@@ -31,6 +39,8 @@
 
 #define TOL 1e-10
 #define MAX_ITER 50
+#define MAX_OUTER 30
+#define OUTER_TOL 1e-9
 
 static int find(int* parent, int i) {
   while (parent[i] != i) {
@@ -40,14 +50,14 @@ static int find(int* parent, int i) {
   return i;
 }
 
-/* the 12 Jacobian entries of a row: [n, rA x n] for A, [-n, -(rB x n)] for B */
-static void row_jacobian(const cmRow* r, double JA[6], double JB[6]) {
+/* Jacobian of direction dir at a row: [dir, rA x dir] for A, [-dir, -(rB x dir)] for B */
+static void dir_jacobian(const cmRow* r, const double dir[3], double JA[6], double JB[6]) {
   double t[3];
-  cm_v3_copy(JA, r->n);
-  cm_v3_cross(t, r->rA, r->n);
+  cm_v3_copy(JA, dir);
+  cm_v3_cross(t, r->rA, dir);
   cm_v3_copy(JA + 3, t);
-  cm_v3_scale(JB, r->n, -1);
-  cm_v3_cross(t, r->rB, r->n);
+  cm_v3_scale(JB, dir, -1);
+  cm_v3_cross(t, r->rB, dir);
   cm_v3_scale(JB + 3, t, -1);
 }
 
@@ -88,15 +98,18 @@ typedef struct Island {
   cmRow** row;     /* (nr) */
   const int* loc;  /* global body -> local index, -1 if not a variable */
   double* Mb;      /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
+  double* limit;   /* Coulomb limit impulse per row (nr) */
   double h;
 } Island;
 
-/* J_k u for row k with body velocities u (6 per local body) */
-static double row_dot(const Island* is, const cmRow* r, const double* u) {
+static int local(const Island* is, int b) { return b < 0 ? -1 : is->loc[b]; }
+
+/* rate along direction dir of row r for body velocities u */
+static double dir_dot(const Island* is, const cmRow* r, const double dir[3], const double* u) {
   double JA[6], JB[6], y = 0;
-  row_jacobian(r, JA, JB);
+  dir_jacobian(r, dir, JA, JB);
   for (int s = 0; s < 2; s++) {
-    int l = is->loc[r->body[s]];
+    int l = local(is, r->body[s]);
     if (l < 0) continue;
     const double* J = s ? JB : JA;
     for (int k = 0; k < 6; k++) y += J[k] * u[6 * l + k];
@@ -122,97 +135,144 @@ static void mass_mul(const Island* is, const double* x, double* y) {
   }
 }
 
-/* derivative of E(u + t du) with respect to t */
-static double line_slope(const Island* is, const double* u, const double* us, const double* du,
-                         const double* Mdu, const double* Jdu, const double* y0, double t) {
-  double s = 0;
-  int n = 6 * is->nb;
-  for (int i = 0; i < n; i++) s += Mdu[i] * (u[i] + t * du[i] - us[i]);
+/* the friction impulse (2) and its 2x2 Hessian for slip w and limit L */
+static void friction_law(const double w[2], double L, double g[2], double Hf[4]) {
+  double r = sqrt(w[0] * w[0] + w[1] * w[1]), vs = CM_FRICTION_VS;
+  if (r <= vs) {
+    g[0] = -L * w[0] / vs;
+    g[1] = -L * w[1] / vs;
+    if (Hf) {
+      Hf[0] = Hf[3] = L / vs;
+      Hf[1] = Hf[2] = 0;
+    }
+  } else {
+    double u0 = w[0] / r, u1 = w[1] / r;
+    g[0] = -L * u0;
+    g[1] = -L * u1;
+    if (Hf) {
+      Hf[0] = L / r * (1 - u0 * u0);
+      Hf[1] = Hf[2] = -L / r * u0 * u1;
+      Hf[3] = L / r * (1 - u1 * u1);
+    }
+  }
+}
+
+/* add J^T x (x: 1 impulse along dir) into g (scaled by -1: gradient) and J^T h J into H */
+static void scatter(const Island* is, const cmRow* r, const double (*dir)[3], int ndir,
+                    const double* imp, const double* hess, double* g, double* H, int n) {
+  double J[3][2][6];
+  for (int d = 0; d < ndir; d++) dir_jacobian(r, dir[d], J[d][0], J[d][1]);
+  for (int s = 0; s < 2; s++) {
+    int ls = local(is, r->body[s]);
+    if (ls < 0) continue;
+    for (int d = 0; d < ndir; d++)
+      for (int i = 0; i < 6; i++) g[6 * ls + i] -= J[d][s][i] * imp[d];
+    if (!H) continue;
+    for (int t = 0; t < 2; t++) {
+      int lt = local(is, r->body[t]);
+      if (lt < 0) continue;
+      for (int d = 0; d < ndir; d++)
+        for (int e = 0; e < ndir; e++) {
+          double h = hess[d * ndir + e];
+          if (h == 0) continue;
+          for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) H[(6 * ls + i) * n + 6 * lt + j] += J[d][s][i] * h * J[e][t][j];
+        }
+    }
+  }
+}
+
+/* gradient (into g, which holds M (u - u*) on entry), optional Hessian, impulse norm^2 */
+static double rows_eval(const Island* is, const double* u, double* g, double* H, int n) {
+  double imp2 = 0;
   for (int k = 0; k < is->nr; k++) {
+    const cmRow* r = is->row[k];
     double R, b;
-    row_rb(is->row[k], is->h, &R, &b);
-    double lam = (b - (y0[k] + t * Jdu[k])) / R;
-    if (lam > 0) s -= Jdu[k] * lam;
+    row_rb(r, is->h, &R, &b);
+    double lam = (b - dir_dot(is, r, r->n, u)) / R;
+    if (lam > 0) {
+      double hn = 1 / R;
+      scatter(is, r, (const double (*)[3])r->n, 1, &lam, &hn, g, H, n);
+      imp2 += lam * lam;
+    }
+    if (is->limit[k] > 0) {
+      double w[2] = {dir_dot(is, r, r->t[0], u), dir_dot(is, r, r->t[1], u)}, gf[2], Hf[4];
+      friction_law(w, is->limit[k], gf, H ? Hf : NULL);
+      scatter(is, r, (const double (*)[3])r->t, 2, gf, Hf, g, H, n);
+      imp2 += gf[0] * gf[0] + gf[1] * gf[1];
+    }
+  }
+  return imp2;
+}
+
+/* slope of E(u + t du) */
+static double line_slope(const Island* is, const double* u, const double* us, const double* du,
+                         const double* Mdu, double t, double* ut) {
+  int n = 6 * is->nb;
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    ut[i] = u[i] + t * du[i];
+    s += Mdu[i] * (ut[i] - us[i]);
+  }
+  for (int k = 0; k < is->nr; k++) {
+    const cmRow* r = is->row[k];
+    double R, b;
+    row_rb(r, is->h, &R, &b);
+    double lam = (b - dir_dot(is, r, r->n, ut)) / R;
+    if (lam > 0) s -= dir_dot(is, r, r->n, du) * lam;
+    if (is->limit[k] > 0) {
+      double w[2] = {dir_dot(is, r, r->t[0], ut), dir_dot(is, r, r->t[1], ut)}, gf[2];
+      friction_law(w, is->limit[k], gf, NULL);
+      s -= dir_dot(is, r, r->t[0], du) * gf[0] + dir_dot(is, r, r->t[1], du) * gf[1];
+    }
   }
   return s;
 }
 
-/* Newton on one island; returns iterations (negative if not converged), residual in *res */
-static int solve_island(Island* is, cmArena* arena, double* u, const double* us, double* res) {
+/* Newton on one island for fixed limits; returns iterations (negative if not converged) */
+static int newton(Island* is, cmArena* arena, double* u, const double* us, double pscale,
+                  double* res) {
   int n = 6 * is->nb;
   double* g = cm_arena_alloc(arena, (size_t)n * sizeof *g);
   double* du = cm_arena_alloc(arena, (size_t)n * sizeof *du);
   double* Mdu = cm_arena_alloc(arena, (size_t)n * sizeof *Mdu);
+  double* ut = cm_arena_alloc(arena, (size_t)n * sizeof *ut);
   double* H = cm_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *H);
-  double* y = cm_arena_alloc(arena, (size_t)(is->nr ? is->nr : 1) * sizeof *y);
-  double* Jdu = cm_arena_alloc(arena, (size_t)(is->nr ? is->nr : 1) * sizeof *Jdu);
-  if (!g || !du || !Mdu || !H || !y || !Jdu) return -MAX_ITER;
-  /* momentum scale */
-  mass_mul(is, us, g);
-  double pscale = 0;
-  for (int i = 0; i < n; i++) pscale += g[i] * g[i];
-  pscale = sqrt(pscale);
+  if (!g || !du || !Mdu || !ut || !H) return -MAX_ITER;
   for (int it = 0; it <= MAX_ITER; it++) {
-    /* gradient g = M (u - u*) - J^T lambda, and the size of the contact impulses */
     for (int i = 0; i < n; i++) du[i] = u[i] - us[i];
     mass_mul(is, du, g);
-    double jl2 = 0;
     memset(H, 0, (size_t)n * (size_t)n * sizeof *H);
-    for (int k = 0; k < is->nr; k++) {
-      const cmRow* r = is->row[k];
-      double R, b, JA[6], JB[6];
-      row_rb(r, is->h, &R, &b);
-      y[k] = row_dot(is, r, u);
-      double lam = (b - y[k]) / R;
-      if (!(lam > 0)) continue;
-      jl2 += lam * lam;
-      row_jacobian(r, JA, JB);
-      const double* J[2] = {JA, JB};
-      for (int s = 0; s < 2; s++) {
-        int ls = is->loc[r->body[s]];
-        if (ls < 0) continue;
-        for (int i = 0; i < 6; i++) g[6 * ls + i] -= J[s][i] * lam;
-        /* Hessian: J^T J / R into the blocks of the row's bodies */
-        for (int t = 0; t < 2; t++) {
-          int lt = is->loc[r->body[t]];
-          if (lt < 0) continue;
-          for (int i = 0; i < 6; i++)
-            for (int j = 0; j < 6; j++) H[(6 * ls + i) * n + 6 * lt + j] += J[s][i] * J[t][j] / R;
-        }
-      }
-    }
+    double imp = sqrt(rows_eval(is, u, g, H, n));
     double gn = 0;
     for (int i = 0; i < n; i++) gn += g[i] * g[i];
-    gn = sqrt(gn);
-    double scale = pscale > sqrt(jl2) ? pscale : sqrt(jl2);
-    if (scale < 1e-300) scale = 1e-300;
-    *res = gn / scale;
+    double scale = pscale > imp ? pscale : imp;
+    *res = sqrt(gn) / (scale > 1e-300 ? scale : 1e-300);
     if (*res <= TOL) return it;
     if (it == MAX_ITER) break;
-    /* Newton direction: (M + sum J^T J / R) du = -g */
+    /* Newton direction */
     for (int l = 0; l < is->nb; l++)
       for (int i = 0; i < 6; i++)
         for (int j = 0; j < 6; j++) H[(6 * l + i) * n + 6 * l + j] += is->Mb[36 * l + 6 * i + j];
     if (!cholesky(H, n)) return -it - 1;
     for (int i = 0; i < n; i++) du[i] = -g[i];
     cholesky_solve(H, n, du);
-    /* exact line search on the monotone piecewise-linear slope */
+    /* exact line search on the monotone slope */
     mass_mul(is, du, Mdu);
-    for (int k = 0; k < is->nr; k++) Jdu[k] = row_dot(is, is->row[k], du);
-    double lo = 0, hi = 1, slo = line_slope(is, u, us, du, Mdu, Jdu, y, 0);
-    double shi = line_slope(is, u, us, du, Mdu, Jdu, y, 1);
+    double lo = 0, hi = 1, slo = line_slope(is, u, us, du, Mdu, 0, ut);
+    double shi = line_slope(is, u, us, du, Mdu, 1, ut);
     while (shi < 0 && hi < 1e6) {
       lo = hi;
       slo = shi;
       hi *= 2;
-      shi = line_slope(is, u, us, du, Mdu, Jdu, y, hi);
+      shi = line_slope(is, u, us, du, Mdu, hi, ut);
     }
     double t = hi;
     if (shi > 0 && slo < 0) {
       int side = 0;
       for (int ls = 0; ls < 60; ls++) {
         t = (lo * shi - hi * slo) / (shi - slo);
-        double st = line_slope(is, u, us, du, Mdu, Jdu, y, t);
+        double st = line_slope(is, u, us, du, Mdu, t, ut);
         if (fabs(st) <= 1e-15 * fabs(slo) || hi - lo <= 1e-15 * hi) break;
         if (st < 0) {
           lo = t;
@@ -232,6 +292,65 @@ static int solve_island(Island* is, cmArena* arena, double* u, const double* us,
   return -MAX_ITER;
 }
 
+/* normal impulse of a row at velocities u */
+static double normal_impulse(const Island* is, const cmRow* r, const double* u) {
+  double R, b;
+  row_rb(r, is->h, &R, &b);
+  double lam = (b - dir_dot(is, r, r->n, u)) / R;
+  return lam > 0 ? lam : 0;
+}
+
+/* the outer fixed point on the Coulomb limits; returns Newton iterations in total */
+static int solve_island(Island* is, cmArena* arena, double* u, const double* us, double* res,
+                        int* failed) {
+  int n = 6 * is->nb, total = 0;
+  double* g = cm_arena_alloc(arena, (size_t)n * sizeof *g);
+  if (!g) {
+    *failed = 1;
+    return 0;
+  }
+  mass_mul(is, us, g);
+  double pscale = 0;
+  for (int i = 0; i < n; i++) pscale += g[i] * g[i];
+  pscale = sqrt(pscale);
+  int any_friction = 0;
+  for (int k = 0; k < is->nr; k++) {
+    is->limit[k] = 0;
+    any_friction |= is->row[k]->mu > 0;
+  }
+  for (int outer = 0; outer < MAX_OUTER; outer++) {
+    int it = newton(is, arena, u, us, pscale, res);
+    if (it < 0) {
+      *failed = 1;
+      it = -it;
+    }
+    total += it;
+    if (!any_friction) return total;
+    /* new limits from the normal impulses */
+    double change = 0, big = 0;
+    for (int k = 0; k < is->nr; k++) {
+      double L = is->row[k]->mu * normal_impulse(is, is->row[k], u);
+      change = fmax(change, fabs(L - is->limit[k]));
+      big = fmax(big, L);
+      is->limit[k] = L;
+    }
+    if (change <= OUTER_TOL * big) return total;
+  }
+  *failed = 1;
+  return total;
+}
+
+/* an orthonormal tangent basis of n */
+static void tangents(const double n[3], double t[2][3]) {
+  double a[3] = {1, 0, 0};
+  if (fabs(n[0]) > 0.6) cm_v3_set(a, 0, 1, 0);
+  cm_v3_cross(t[0], n, a);
+  cm_v3_normalize(t[0]);
+  cm_v3_cross(t[1], n, t[0]);
+}
+
+void cm_row_friction_basis(cmRow* r) { tangents(r->n, r->t); }
+
 void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
   cmArena* arena = &p->arena;
@@ -246,50 +365,46 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
   int* bodies = cm_arena_alloc(arena, (size_t)nb * sizeof *bodies);
   cmRow** rows = cm_arena_alloc(arena, (size_t)nimp * sizeof *rows);
   int* rstart = cm_arena_calloc(arena, (size_t)nb + 1, sizeof *rstart);
-  if (!parent || !loc || !start || !bodies || !rows || !rstart) {
+  int* fill = cm_arena_alloc(arena, (size_t)nb * sizeof *fill);
+  if (!parent || !loc || !start || !bodies || !rows || !rstart || !fill) {
     d->warning[CM_WARN_SOLVER]++;
     return;
   }
+#define DYN(b) ((b) >= 0 && m->body_invmass[b] > 0)
   /* islands: union-find over dynamic bodies joined by implicit rows */
   for (int b = 0; b < nb; b++) parent[b] = b;
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
-    if (!r->implicit) continue;
-    int a = r->body[0], b = r->body[1];
-    if (m->body_invmass[a] > 0 && m->body_invmass[b] > 0) {
-      int ra = find(parent, a), rb = find(parent, b);
-      if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-    }
+    if (!r->implicit || !DYN(r->body[0]) || !DYN(r->body[1])) continue;
+    int ra = find(parent, r->body[0]), rb = find(parent, r->body[1]);
+    if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
   }
   /* bodies and rows grouped by island root (counting sort: deterministic order) */
   for (int b = 0; b < nb; b++) {
     loc[b] = -1;
-    if (m->body_invmass[b] > 0) start[find(parent, b) + 1]++;
+    if (DYN(b)) start[find(parent, b) + 1]++;
   }
   for (int b = 0; b < nb; b++) start[b + 1] += start[b];
-  int* fill = cm_arena_alloc(arena, (size_t)nb * sizeof *fill);
-  if (!fill) return;
   memcpy(fill, start, (size_t)nb * sizeof *fill);
   for (int b = 0; b < nb; b++)
-    if (m->body_invmass[b] > 0) {
+    if (DYN(b)) {
       int r = find(parent, b);
       loc[b] = fill[r] - start[r];
       bodies[fill[r]++] = b;
     }
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
-    if (!r->implicit) continue;
-    int b = m->body_invmass[r->body[0]] > 0 ? r->body[0] : r->body[1];
-    if (m->body_invmass[b] > 0) rstart[find(parent, b) + 1]++;
+    int b = DYN(r->body[0]) ? r->body[0] : r->body[1];
+    if (r->implicit && DYN(b)) rstart[find(parent, b) + 1]++;
   }
   for (int b = 0; b < nb; b++) rstart[b + 1] += rstart[b];
   memcpy(fill, rstart, (size_t)nb * sizeof *fill);
   for (int k = 0; k < p->nrow; k++) {
     cmRow* r = &p->row[k];
-    if (!r->implicit) continue;
-    int b = m->body_invmass[r->body[0]] > 0 ? r->body[0] : r->body[1];
-    if (m->body_invmass[b] > 0) rows[fill[find(parent, b)]++] = r;
+    int b = DYN(r->body[0]) ? r->body[0] : r->body[1];
+    if (r->implicit && DYN(b)) rows[fill[find(parent, b)]++] = r;
   }
+#undef DYN
   /* solve every island with rows */
   for (int root = 0; root < nb; root++) {
     int nr = rstart[root + 1] - rstart[root];
@@ -303,9 +418,10 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     is.h = h;
     int n = 6 * is.nb;
     is.Mb = cm_arena_calloc(arena, (size_t)is.nb * 36, sizeof(double));
+    is.limit = cm_arena_calloc(arena, (size_t)nr, sizeof(double));
     double* u = cm_arena_alloc(arena, (size_t)n * sizeof *u);
     double* us = cm_arena_alloc(arena, (size_t)n * sizeof *us);
-    if (!is.Mb || !u || !us) {
+    if (!is.Mb || !is.limit || !u || !us) {
       d->warning[CM_WARN_SOLVER]++;
       continue;
     }
@@ -323,14 +439,12 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     }
     memcpy(u, us, (size_t)n * sizeof *u);
     double res = 0;
-    int it = solve_island(&is, arena, u, us, &res);
-    if (it < 0) {
-      d->warning[CM_WARN_SOLVER]++;
-      it = -it;
-    }
+    int failed = 0;
+    int it = solve_island(&is, arena, u, us, &res, &failed);
+    if (failed) d->warning[CM_WARN_SOLVER]++;
     if (it > d->solver_iter) d->solver_iter = it;
     if (res > d->solver_residual) d->solver_residual = res;
-    /* end velocities and the rows' forces lambda = lambda_imp / h */
+    /* end velocities and the rows' forces (impulse / h) */
     for (int l = 0; l < is.nb; l++) {
       int b = is.body[l];
       memcpy(d->body_cvel + 3 * b, u + 6 * l, 3 * sizeof(double));
@@ -338,10 +452,14 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     }
     for (int k = 0; k < nr; k++) {
       cmRow* r = is.row[k];
-      double Rk, bk;
-      row_rb(r, h, &Rk, &bk);
-      double lam = (bk - row_dot(&is, r, u)) / Rk;
-      r->lambda = lam > 0 ? lam / h : 0;
+      r->lambda = normal_impulse(&is, r, u) / h;
+      r->ftan[0] = r->ftan[1] = 0;
+      if (is.limit[k] > 0) {
+        double w[2] = {dir_dot(&is, r, r->t[0], u), dir_dot(&is, r, r->t[1], u)}, gf[2];
+        friction_law(w, is.limit[k], gf, NULL);
+        r->ftan[0] = gf[0] / h;
+        r->ftan[1] = gf[1] / h;
+      }
     }
   }
   if (d->solver_iter > d->solver_max_iter) d->solver_max_iter = d->solver_iter;
