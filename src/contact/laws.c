@@ -9,7 +9,7 @@
  * Normals of two-way contacts whose bodies are swapped relative to the pair are flipped first.
  * Every row gets its effective damping D = max(damping, step_damping h / compliance) and its
  * integration: a rule's `integration`, else explicit for contact_time and the scene's
- * integrator for the other laws. */
+ * integrator for the other laws. Joints add one row each while stretched beyond their play. */
 #include <math.h>
 #include <string.h>
 
@@ -80,10 +80,65 @@ static void pair_row(const cmModel* m, const cmData* d, const cmContactPair* P,
   r->D = cm_response_damping(&res, h);
 }
 
+/* world position of a joint anchor on side k (body frame anchor, or the world point) */
+static void anchor_world(const cmModel* m, const cmData* d, int j, int k, double p[3]) {
+  int b = m->joint_body[2 * j + k];
+  const double* a = m->joint_anchor + 6 * j + 3 * k;
+  if (b < 0) {
+    cm_v3_copy(p, a);
+    return;
+  }
+  cm_quat_rotate(p, d->body_xquat + 4 * b, a);
+  cm_v3_add(p, p, d->body_xpos + 3 * b);
+}
+
+/* Joints (rigidbody-interaction.txt): a point link with the contact_time law of its rule. The
+ * stretch s = |pA - pB| beyond the play, x = s - play, acts like a penetration: a row whose
+ * normal points from A's anchor toward B's, so that the row's push on A pulls the two anchors
+ * together (never pushes them apart), with K = m_rep (pi/T)^2 and D = -2 m_rep ln(e_r) / T.
+ * No row, hence no force, while the stretch is within the play. */
+static void joint_rows(const cmModel* m, cmData* d, double h) {
+  cmDataPriv* p = cm_priv(d);
+  for (int j = 0; j < m->njoint; j++) {
+    int a = m->joint_body[2 * j], b = m->joint_body[2 * j + 1], sa = 0;
+    if (a < 0) sa = 1; /* keep a body on side A */
+    double pa[3], pb[3], dv[3];
+    anchor_world(m, d, j, sa, pa);
+    anchor_world(m, d, j, 1 - sa, pb);
+    cm_v3_sub(dv, pb, pa);
+    double stretch = cm_v3_norm(dv);
+    const cmRuleDef* rule = &m->rule[m->joint_rule[j] >= 0 ? m->joint_rule[j] : 0];
+    double x = stretch - rule->play;
+    if (!(x > 0) || !(stretch > 0)) continue;
+    cmRow* r = &p->row[p->nrow++];
+    memset(r, 0, sizeof *r);
+    r->body[0] = sa ? b : a;
+    r->body[1] = sa ? a : b;
+    r->pair = -1;
+    r->contact = -1;
+    r->implicit = row_implicit(m, rule);
+    cm_v3_scale(r->n, dv, 1.0 / stretch);
+    set_points(d, r, pa, pb);
+    double ma = r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? m->body_mass[r->body[0]]
+                                                                   : INFINITY;
+    double mb = r->body[1] >= 0 && m->body_invmass[r->body[1]] > 0 ? m->body_mass[r->body[1]]
+                                                                   : INFINITY;
+    cmRuleDef law = *rule;
+    law.play = 0;
+    cmResponse res = cm_law_contact_time(&law, -x, ma < mb ? ma : mb);
+    r->dist = -x;
+    r->f = res.force;
+    r->c = res.compliance;
+    r->D = cm_response_damping(&res, h);
+    cm_row_friction_basis(r);
+    if (!(r->c > 0)) p->nrow--; /* two infinite masses: nothing to move */
+  }
+}
+
 void cm_stage_laws(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   double h = m->opt.timestep / (m->opt.substeps > 0 ? m->opt.substeps : 1);
-  int nrow = 0;
+  int nrow = m->njoint;
   for (int k = 0; k < d->npair; k++)
     nrow += m->rule[d->pair[k].rule].law == CM_LAW_CONTACT_TIME ? 1 : d->pair[k].points;
   p->nrow = 0;
@@ -134,4 +189,5 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
       cm_row_friction_basis(r);
     }
   }
+  joint_rows(m, d, h);
 }
