@@ -36,6 +36,20 @@ cmResponse cm_law_linear(const cmRuleDef* rule, double dist);
 /* the effective damping D = max(damping, step_damping h / compliance) (0 if compliance <= 0) */
 double cm_response_damping(const cmResponse* r, double h);
 
+struct cmContact;
+struct cmModel;
+
+/* A user law: called once per contact point of the pairs using its rule, from one thread at a
+ * time per data, with the contact's signed distance dist (m, < 0 in contact), the contact (points,
+ * normal, area, flags) and the caller's context. It returns the response as the built-in laws do
+ * (force <= 0 in N; compliance > 0 in m/N, or the contact is skipped). */
+typedef cmResponse (*cmLawFn)(void* ctx, double dist, const struct cmContact* contact);
+
+/* Make rule `rule` of a compiled model use fn instead of its built-in law (its method,
+ * friction and integration are kept). Call before simulating; the context must outlive the
+ * model's use. Returns CM_ERR_ARG for a bad rule index or a NULL fn. */
+cmStatus cm_model_set_law(struct cmModel* m, int rule, cmLawFn fn, void* ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,8 @@ typedef struct cmModel {
 
   /* interaction rules */
   cmRuleDef* rule;      /* resolved parameters (contact_time filled in), pair strings owned (nrule) */
+  void** rule_law_fn;   /* user law per rule (cmLawFn, NULL = built-in), see law.h  (nrule) */
+  void** rule_law_ctx;  /* its context                                             (nrule) */
   char** alias_name;    /* (nalias) */
   int* alias_class;     /* alias class, -1 if the alias matches no rule      (nalias) */
   int* class_rule;      /* rule index for a class pair, -1 none              (nclass x nclass) */

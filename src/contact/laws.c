@@ -139,8 +139,7 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   double h = m->opt.timestep / (m->opt.substeps > 0 ? m->opt.substeps : 1);
   int nrow = m->njoint;
-  for (int k = 0; k < d->npair; k++)
-    nrow += m->rule[d->pair[k].rule].law == CM_LAW_CONTACT_TIME ? 1 : d->pair[k].points;
+  for (int k = 0; k < d->npair; k++) nrow += d->pair[k].points; /* >= 1 per pair */
   p->nrow = 0;
   p->row = nrow ? cm_arena_alloc(&p->arena, (size_t)nrow * sizeof *p->row) : NULL;
   if (nrow && !p->row) {
@@ -151,7 +150,7 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
     const cmContactPair* P = &d->pair[k];
     const cmRuleDef* rule = &m->rule[P->rule];
     int implicit = row_implicit(m, rule);
-    if (rule->law == CM_LAW_CONTACT_TIME) {
+    if (rule->law == CM_LAW_CONTACT_TIME && !m->rule_law_fn[P->rule]) {
       cmRow* r = &p->row[p->nrow];
       memset(r, 0, sizeof *r);
       r->pair = k;
@@ -166,10 +165,17 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
       p->nrow++;
       continue;
     }
+    union {
+      void* p;
+      cmLawFn fn;
+    } user;
+    user.p = m->rule_law_fn[P->rule];
     for (int i = 0; i < P->points; i++) {
       const cmContact* c = &d->contact[P->first + i];
-      cmResponse res = rule->law == CM_LAW_LINEAR ? cm_law_linear(rule, c->dist)
-                                                  : cm_law_area_compliant(rule, c->dist, c->area);
+      cmResponse res = user.p ? user.fn(m->rule_law_ctx[P->rule], c->dist, c)
+                       : rule->law == CM_LAW_LINEAR
+                           ? cm_law_linear(rule, c->dist)
+                           : cm_law_area_compliant(rule, c->dist, c->area);
       if (!(res.compliance > 0)) continue; /* zero area: no force (counted at detection) */
       cmRow* r = &p->row[p->nrow++];
       memset(r, 0, sizeof *r);

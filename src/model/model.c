@@ -1,6 +1,7 @@
 /* Model queries: pair rules, names of enum values. */
 #include <string.h>
 
+#include "comply/law.h"
 #include "comply/model.h"
 
 int cm_model_pair_rule(const cmModel* m, int a, int b) {
@@ -50,4 +51,17 @@ const char* cm_motion_name(cmMotion motion) {
   case CM_MOTION_IGNORED: return "ignored";
   }
   return "unknown";
+}
+
+cmStatus cm_model_set_law(cmModel* m, int rule, cmLawFn fn, void* ctx) {
+  if (!m || rule < 0 || rule >= m->nrule || !fn) return CM_ERR_ARG;
+  /* a function pointer stored as data: converted back in the laws stage */
+  union {
+    cmLawFn fn;
+    void* p;
+  } u;
+  u.fn = fn;
+  m->rule_law_fn[rule] = u.p;
+  m->rule_law_ctx[rule] = ctx;
+  return CM_OK;
 }

@@ -181,7 +181,7 @@ void cm_model_free(cmModel* m) {
       m->geom_vertadr, m->geom_nvert, m->geom_faceadr, m->geom_nface, m->geom_plane,
       m->geom_aabb, m->geom_volume, m->geom_area, m->mesh_vert, m->mesh_face,
       m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->mesh_vert_pn,
-      m->mesh_edge_pn, m->geom_bvh, m->rule, m->alias_name,
+      m->mesh_edge_pn, m->geom_bvh, m->rule, m->rule_law_fn, m->rule_law_ctx, m->alias_name,
       m->alias_class, m->class_rule, m->joint_body, m->joint_anchor, m->joint_rule, m->note};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cm_free(arrays[i]);
   cm_free(m);
@@ -389,7 +389,10 @@ static cmStatus compile_bodies(const cmScene* s, cmModel* m, const GeomBuild* gb
 static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t errsz) {
   m->nrule = s->nrule + 1;
   m->rule = cm_calloc((size_t)m->nrule, sizeof *m->rule);
-  if (!m->rule) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  m->rule_law_fn = cm_calloc((size_t)m->nrule, sizeof *m->rule_law_fn);
+  m->rule_law_ctx = cm_calloc((size_t)m->nrule, sizeof *m->rule_law_ctx);
+  if (!m->rule || !m->rule_law_fn || !m->rule_law_ctx)
+    return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   m->rule[0] = cm_rule_def_default();
   m->rule[0].pair[0] = m->rule[0].pair[1] = "*";
   for (int r = 1; r < m->nrule; r++) m->rule[r] = s->rule[r - 1];
