@@ -780,6 +780,12 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
     int k = nums[i].key;
     if (v[k] && get_num(p, v[k], rule_keys[k], nums[i].unit, dst[i])) return -1;
   }
+  /* in the API 0 means "the default 100 steps"; a file states T explicitly or omits it */
+  if (v[R_CONTACT_TIME] && !(r.contact_time > 0))
+    return ERR(p, v[R_CONTACT_TIME], CM_ERR_ARG,
+               "%s: contact_time T must be > 0 s (got %.10g); omit it for the default "
+               "100 * timestep",
+               fpath(p, "contact_time", fb, sizeof fb), r.contact_time);
   int e;
   if (v[R_METHOD]) {
     if (get_enum(p, v[R_METHOD], "method", method_names, 4, &e)) return -1;
