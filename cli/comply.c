@@ -59,6 +59,34 @@ static const Command COMMANDS[] = {
      "  --scale S   multiply the coordinates by S > 0 (default 1)\n"
      "\n"
      "exit status: 0 the mesh is valid; 2 it cannot be read or is not a valid closed solid.\n"},
+    {"advise", cmd_advise, "comply advise ka|damping|restitution|contact-time OPTIONS",
+     "Compute contact parameters from the rules of thumb of area-compliant-contact.txt\n"
+     "(docs/contact-laws.md, \"Choosing parameters with comply advise\"). SI units.\n"
+     "\n"
+     "comply advise ka --pmax P --delta-max D\n"
+     "  ka = P / D (N/m^3): penetration D (m) at the maximum contact pressure P (Pa).\n"
+     "comply advise ka --young E --thickness L [--patch-width W] [--shape S] [--rho R]\n"
+     "                 [--poisson NU]\n"
+     "  ka = rho E_eff / Le, rho = deltaB/delta (default 20, advised 10..30). Le by shape:\n"
+     "    thin     L << W          Le = L   (E_eff = E (1-nu)/((1+nu)(1-2nu)), confined layer)\n"
+     "    compact  L >> W, wide    Le = W   (E_eff = E / (1-nu^2), half-space; needs W)\n"
+     "    slender  L >> W, narrow  Le = L   (E_eff = E)\n"
+     "  Without --shape: thin if L < W, compact if L >= W (Le = min(L, W)), thin if no W.\n"
+     "  NU in [0, 0.5) (default 0); the confined factor is 3.79 at 0.45, and the stiffer\n"
+     "  layer needs a LARGER ka for the same rho (the document says smaller; see the docs).\n"
+     "  Worked example, the default ka: 20 * 5e6 Pa / 0.002 m = 5e10 N/m^3\n"
+     "    comply advise ka --young 5e6 --thickness 0.002\n"
+     "comply advise damping --zeta Z (--omega W | --ktot K --mass M) [--timestep H]\n"
+     "  stiffness_damping = 2 Z / W (s), W = sqrt(K/M) rad/s; with H, warns if W H > 1 (step\n"
+     "  damping dominates) and if 2 Z / W < H/2 (step_damping >= 0.5 still required).\n"
+     "comply advise restitution (--step-damping S | --restitution E)\n"
+     "  mean restitution 0.5 / (0.5 + S) of a light body on a stiff contact, or S = 0.5/E - 0.5;\n"
+     "  warns if S < 0.5 (oscillation unless stiffness_damping >= h/2).\n"
+     "comply advise contact-time (--restitution E | --elastic-repulsion R)\n"
+     "  the contact_time law's e_r giving restitution E (spring-dashpot that may pull:\n"
+     "  E = R^(1/sqrt(1 - (ln R/pi)^2))), or the restitution of a given R.\n"
+     "\n"
+     "exit status: 0 done; 2 a missing, unknown or out-of-range option (the message names it).\n"},
     {"help", NULL, "comply help [COMMAND]", "Print the overview, or the help of COMMAND.\n"},
 };
 enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };

@@ -16,5 +16,6 @@
 #include "comply/data.h"
 #include "comply/io.h"
 #include "comply/law.h"
+#include "comply/advise.h"
 
 #endif
