@@ -55,7 +55,10 @@ typedef struct cmModel {
   double* geom_aabb;    /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
   double* geom_volume;  /* m^3 (0 for planes)                                (ngeom) */
   double* geom_area;    /* surface area, m^2 (0 for planes)                  (ngeom) */
-  double* mesh_vert;    /* vertices in the body frame, m                     (nvert x 3) */
+  double* mesh_vert;    /* vertices in the body frame, m                     (nvert x 3)
+                           (reordered along a Morton curve for cache-friendly contact queries;
+                           mesh_vert_source gives each one's index in the original mesh) */
+  int* mesh_vert_source; /* index of the vertex in the geometry's file or primitive (nvert) */
   int* mesh_face;       /* vertex indices local to the geometry              (nface x 3) */
   double* mesh_face_normal; /* unit outward normals, body frame              (nface x 3) */
   double* mesh_face_area;   /* m^2                                           (nface) */

@@ -95,9 +95,88 @@ static int geom_equal(const cmGeomDef* a, const cmGeomDef* b) {
 
 typedef struct GeomBuild {
   cmMesh* mesh;          /* NULL for planes */
+  int* source;           /* original index of every (reordered) vertex */
   cmMassProperties mp;   /* unit density */
   double plane[4];
 } GeomBuild;
+
+/* spread the low 21 bits of x to every third bit */
+static uint64_t spread3(uint64_t x) {
+  x &= 0x1fffff;
+  x = (x | x << 32) & 0x1f00000000ffffull;
+  x = (x | x << 16) & 0x1f0000ff0000ffull;
+  x = (x | x << 8) & 0x100f00f00f00f00full;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+  x = (x | x << 2) & 0x1249249249249249ull;
+  return x;
+}
+
+typedef struct MortonKey {
+  uint64_t code;
+  int index;
+} MortonKey;
+
+static void sort_keys(MortonKey* k, MortonKey* tmp, int n) {
+  /* bottom-up merge sort by (code, index): deterministic */
+  for (int w = 1; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) tmp[o++] = k[j].code < k[i].code ? k[j++] : k[i++];
+      while (i < mid) tmp[o++] = k[i++];
+      while (j < hi) tmp[o++] = k[j++];
+    }
+    memcpy(k, tmp, (size_t)n * sizeof *k);
+  }
+}
+
+/* Reorder the vertices of a mesh along a Morton (Z-order) curve over its bounding box, so that
+ * the vertex queries of the narrowphase, which run in vertex order, visit nearby points one
+ * after the other (the tree nodes they need stay in cache: 1.3-1.6x measured, bench/README.md).
+ * source[new] = old index. */
+static cmStatus morton_order(cmMesh* me, int** source) {
+  int n = me->nvert;
+  MortonKey* k = cm_malloc((size_t)(n ? n : 1) * sizeof *k);
+  MortonKey* tmp = cm_malloc((size_t)(n ? n : 1) * sizeof *tmp);
+  double* v = cm_malloc((size_t)(n ? n : 1) * 3 * sizeof *v);
+  int* inv = cm_malloc((size_t)(n ? n : 1) * sizeof *inv);
+  *source = cm_malloc((size_t)(n ? n : 1) * sizeof **source);
+  if (!k || !tmp || !v || !inv || !*source) {
+    cm_free(k);
+    cm_free(tmp);
+    cm_free(v);
+    cm_free(inv);
+    return CM_ERR_NOMEM;
+  }
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++) {
+      lo[a] = fmin(lo[a], me->vert[3 * i + a]);
+      hi[a] = fmax(hi[a], me->vert[3 * i + a]);
+    }
+  for (int i = 0; i < n; i++) {
+    uint64_t c = 0;
+    for (int a = 0; a < 3; a++) {
+      double ext = hi[a] - lo[a], t = ext > 0 ? (me->vert[3 * i + a] - lo[a]) / ext : 0;
+      c |= spread3((uint64_t)(t * 2097151.0)) << a;
+    }
+    k[i].code = c;
+    k[i].index = i;
+  }
+  sort_keys(k, tmp, n);
+  for (int i = 0; i < n; i++) {
+    (*source)[i] = k[i].index;
+    inv[k[i].index] = i;
+    memcpy(v + 3 * i, me->vert + 3 * k[i].index, 3 * sizeof(double));
+  }
+  memcpy(me->vert, v, (size_t)n * 3 * sizeof *v);
+  for (int f = 0; f < 3 * me->nface; f++) me->face[f] = inv[me->face[f]];
+  cm_free(k);
+  cm_free(tmp);
+  cm_free(v);
+  cm_free(inv);
+  return CM_OK;
+}
 
 static int is_abs_path(const char* p) { return p[0] == '/'; }
 
@@ -144,6 +223,7 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
                     b->name);
   const char* label = g->type == CM_GEOM_MESH && g->file ? g->file : b->name;
   cmStatus st = cm_mesh_check(gb->mesh, label, NULL, msg, sizeof msg);
+  if (st == CM_OK) st = morton_order(gb->mesh, &gb->source);
   if (st == CM_OK) st = cm_mesh_prepare(gb->mesh);
   if (st == CM_OK) st = cm_mesh_mass_properties(gb->mesh, &gb->mp);
   if (st != CM_OK) {
@@ -181,7 +261,7 @@ void cm_model_free(cmModel* m) {
       m->geom_vertadr, m->geom_nvert, m->geom_faceadr, m->geom_nface, m->geom_plane,
       m->geom_aabb, m->geom_volume, m->geom_area, m->mesh_vert, m->mesh_face,
       m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->mesh_vert_pn,
-      m->mesh_edge_pn, m->geom_bvh, m->rule, m->rule_law_fn, m->rule_law_ctx, m->alias_name,
+      m->mesh_edge_pn, m->mesh_vert_source, m->geom_bvh, m->rule, m->rule_law_fn, m->rule_law_ctx, m->alias_name,
       m->alias_class, m->class_rule, m->joint_body, m->joint_anchor, m->joint_rule, m->note};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cm_free(arrays[i]);
   cm_free(m);
@@ -260,6 +340,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   ALLOC(m->mesh_face_area, m->nface);
   ALLOC(m->mesh_vert_areavec, 3 * (size_t)m->nvert);
   ALLOC(m->mesh_vert_pn, 3 * (size_t)m->nvert);
+  ALLOC(m->mesh_vert_source, m->nvert);
   ALLOC(m->mesh_edge_pn, 9 * (size_t)m->nface);
   m->geom_bvh = cm_calloc((size_t)(m->ngeom ? m->ngeom : 1), sizeof(cmBvh));
   if (!m->geom_bvh) goto nomem;
@@ -282,6 +363,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     m->geom_volume[g] = gb[g].mp.volume;
     m->geom_area[g] = gb[g].mp.area;
     memcpy(m->mesh_vert + 3 * (size_t)va, me->vert, 3 * (size_t)me->nvert * sizeof(double));
+    memcpy(m->mesh_vert_source + va, gb[g].source, (size_t)me->nvert * sizeof(int));
     memcpy(m->mesh_vert_areavec + 3 * (size_t)va, me->vert_areavec,
            3 * (size_t)me->nvert * sizeof(double));
     memcpy(m->mesh_face + 3 * (size_t)fa, me->face, 3 * (size_t)me->nface * sizeof(int));
@@ -318,7 +400,10 @@ nomem:
   st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
 done:
   if (gb)
-    for (int g = 0; g < nb; g++) cm_mesh_free(gb[g].mesh);
+    for (int g = 0; g < nb; g++) {
+      cm_mesh_free(gb[g].mesh);
+      cm_free(gb[g].source);
+    }
   cm_free(gb);
   cm_free(table);
   cm_free(first);
@@ -521,14 +606,20 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   st = compile_joints(s, m, err, errsz);
   if (st != CM_OK) goto fail;
 
-  for (int g = 0; gb && g < m->ngeom; g++) cm_mesh_free(gb[g].mesh);
+  for (int g = 0; gb && g < m->ngeom; g++) {
+    cm_mesh_free(gb[g].mesh);
+    cm_free(gb[g].source);
+  }
   cm_free(gb);
   *out = m;
   return CM_OK;
 nomem:
   st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
 fail:
-  for (int g = 0; gb && g < m->ngeom; g++) cm_mesh_free(gb[g].mesh);
+  for (int g = 0; gb && g < m->ngeom; g++) {
+    cm_mesh_free(gb[g].mesh);
+    cm_free(gb[g].source);
+  }
   cm_free(gb);
   cm_model_free(m);
   return st;
