@@ -3,6 +3,7 @@
 #define CM_COLLIDE_H
 
 #include "comply/data.h"
+#include "core/arena.h"
 
 /* result of one vertex query, world frame */
 typedef struct cmHit {
@@ -20,5 +21,25 @@ void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, c
 /* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. */
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
                            cmHit* hit);
+
+/* one edge-edge contact (SPEC 4 `vertex_edge`), world frame */
+typedef struct cmEdgeHit {
+  int ea[2];    /* the edge of A: vertex indices within A's geometry, ea[0] < ea[1] */
+  int eb[2];    /* the edge of B, eb[0] < eb[1] */
+  double p0[3]; /* closest point of eA to eB's line, m */
+  double p1[3]; /* closest point of eB to eA's line, m */
+  double n[3];  /* unit normal eA_dir x eB_dir, oriented out of B toward A */
+  double dist;  /* -|p0 - p1|, m */
+  double area;  /* |n . sum A_f n_f| / 3 over the two faces adjacent to eA, m^2 */
+} cmEdgeHit;
+
+/* The edge-edge contacts between the meshes of bodies a (A, the first edges) and b (B) at the
+ * poses of d (collide_edge.c): pairs of edges that cross each other's surface with no endpoint
+ * inside and pass through each other's adjacent faces. *out points to an array from `arena`
+ * (valid until its reset), sorted by (ea, eb), one entry per edge pair. Returns the count, or -1
+ * if the arena could not allocate. Pure function of (model, poses); thread-safe if each thread
+ * passes its own arena. */
+int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
+                     cmEdgeHit** out);
 
 #endif

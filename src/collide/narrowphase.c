@@ -10,6 +10,11 @@
  * (pair, job, vertex) order by one thread. The contact list is therefore identical whatever the
  * number of threads. Batches bound the scratch memory to CM_BATCH hits.
  *
+ * `vertex_edge` = the two `two_way` jobs plus the pair's edge-edge contacts (collide_edge.c),
+ * computed serially right after the pair's last vertex job and appended to the same pair, sorted
+ * by edge pair: flag CM_CONTACT_EDGE, vert = -1, body A = the pair's lower body index, area of the
+ * faces around A's edge (SPEC 5), not halved.
+ *
  * Contact area (SPEC 5): A = |n . a_v| with a_v = sum_f A_f n_f / 3 the vertex's precomputed area
  * vector (in world axes), halved for two-way contacts. A contact whose area is 0 (degenerate
  * geometry) is kept for the record but counted as a warning (the laws give it no force). */
@@ -96,7 +101,8 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
     if (above_plane(m, d, b, a)) return 0;
   } else {
     if (rule->method != CM_METHOD_VERTEX) {
-      /* two_way (vertex_edge and contour are detected as two_way until they exist) */
+      /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges); contour is
+       * detected as two_way until it exists */
       j.flags = CM_CONTACT_TWO_WAY;
       j.nvert = m->geom_nvert[m->body_geom[a]];
       jobs[0] = j;
@@ -133,6 +139,25 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
   }
 }
 
+/* the summary of candidate pair k, opened (at the current end of the contact list) at its first
+ * contact; -1 (warning counted) if the pair array cannot grow */
+static int open_pair(cmData* d, const int* cand, int k, int* pair_of_cand) {
+  int p = pair_of_cand[k];
+  if (p >= 0) return p;
+  if (!grow_pairs(d, d->npair + 1)) {
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return -1;
+  }
+  p = pair_of_cand[k] = d->npair++;
+  cmContactPair* P = &d->pair[p];
+  memset(P, 0, sizeof *P);
+  P->body[0] = cand[3 * k];
+  P->body[1] = cand[3 * k + 1];
+  P->rule = cand[3 * k + 2];
+  P->first = d->ncontact;
+  return p;
+}
+
 /* append the contacts of jobs[j0..j1) in order; pair summaries are opened as pairs appear */
 static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Job* jobs, int j0,
                           int j1, const cmHit* hits, int* pair_of_cand) {
@@ -149,20 +174,8 @@ static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Jo
         return;
       }
       /* the pair summary, opened at its first contact */
-      int p = pair_of_cand[J->pair];
-      if (p < 0) {
-        if (!grow_pairs(d, d->npair + 1)) {
-          d->warning[CM_WARN_CONTACT_LIMIT]++;
-          return;
-        }
-        p = pair_of_cand[J->pair] = d->npair++;
-        cmContactPair* P = &d->pair[p];
-        memset(P, 0, sizeof *P);
-        P->body[0] = cand[3 * J->pair];
-        P->body[1] = cand[3 * J->pair + 1];
-        P->rule = cand[3 * J->pair + 2];
-        P->first = d->ncontact;
-      }
+      int p = open_pair(d, cand, J->pair, pair_of_cand);
+      if (p < 0) return;
       cmContact* c = &d->contact[d->ncontact++];
       memset(c, 0, sizeof *c);
       c->body[0] = J->a;
@@ -185,6 +198,50 @@ static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Jo
       if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
     }
   }
+}
+
+/* vertex_edge: the edge-edge contacts of candidate pair k (collide_edge.c), appended after the
+ * pair's vertex contacts. Runs on one thread, in pair order, so the list stays deterministic.
+ * Flag CM_CONTACT_EDGE, no vertex (vert = -1), area as computed (not halved). */
+static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, int* pair_of_cand) {
+  int a = cand[3 * k], b = cand[3 * k + 1];
+  cmEdgeHit* hit;
+  int nh = cm_collide_edges(m, d, a, b, &cm_priv(d)->arena, &hit);
+  if (nh < 0) d->warning[CM_WARN_CONTACT_LIMIT]++;
+  for (int i = 0; i < nh; i++) {
+    const cmEdgeHit* H = &hit[i];
+    if (!grow_contacts(d, d->ncontact + 1)) {
+      d->warning[CM_WARN_CONTACT_LIMIT]++;
+      return;
+    }
+    int p = open_pair(d, cand, k, pair_of_cand);
+    if (p < 0) return;
+    cmContact* c = &d->contact[d->ncontact++];
+    memset(c, 0, sizeof *c);
+    c->body[0] = a;
+    c->body[1] = b;
+    c->pair = p;
+    c->vert = -1;
+    c->flags = CM_CONTACT_EDGE;
+    cm_v3_copy(c->p0, H->p0);
+    cm_v3_copy(c->p1, H->p1);
+    cm_v3_copy(c->n, H->n);
+    c->dist = H->dist;
+    c->area = H->area;
+    if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
+    cmContactPair* P = &d->pair[p];
+    P->points++;
+    P->area += c->area;
+    if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+  }
+}
+
+/* is candidate pair k a mesh pair with the vertex_edge method? */
+static int is_vertex_edge(const cmModel* m, const int* cand, int k) {
+  int ta = m->geom_type[m->body_geom[cand[3 * k]]];
+  int tb = m->geom_type[m->body_geom[cand[3 * k + 1]]];
+  return m->rule[cand[3 * k + 2]].method == CM_METHOD_VERTEX_EDGE && ta != CM_GEOM_PLANE &&
+         tb != CM_GEOM_PLANE;
 }
 
 void cm_stage_narrowphase(const cmModel* m, cmData* d) {
@@ -226,6 +283,11 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     }
     run_batch(m, d, jobs, j0, j1, hb);
     compact_batch(m, d, p->cand, jobs, j0, j1, hb, pair_of_cand);
+    /* vertex_edge: a pair's edge contacts follow its last vertex job */
+    for (int j = j0; j < j1; j++)
+      if ((j + 1 == nj || jobs[j + 1].pair != jobs[j].pair) &&
+          is_vertex_edge(m, p->cand, jobs[j].pair))
+        append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand);
     j0 = j1;
   }
 }

@@ -1,0 +1,458 @@
+/* Exact-sign orientation predicates, segment-triangle and triangle-triangle intersection, and the
+ * intersecting face pairs of two meshes (BVH against BVH).
+ *
+ * Predicates. orient3d(a, b, c, d) = (b - a) x (c - a) . (d - a) = -det[a - d; b - d; c - d].
+ * Filter: the determinant is evaluated in doubles from the differences a - d, b - d, c - d
+ * (Shewchuk's form); its rounding error is below (7 + 56 u) u P with u = 2^-53 and P the
+ * permanent (the same expression with every product and difference replaced by its absolute
+ * value). We accept the floating sign when |det| > 1e-15 P (a safe bound above 7.8e-16 P).
+ * Otherwise the sign is computed exactly: writing the determinant as the 4 x 4 determinant
+ *   det[a 1; b 1; c 1; d 1] = sum_r (-1)^(r+3) det3(the three other rows),
+ * it is a signed sum of 24 products x_i y_j z_k of input coordinates. Each product is exact as
+ * a sum of 4 doubles (TwoProduct by fma: x y = p + e exactly with p = fl(x y), e = fma(x, y, -p);
+ * then each of p, e times z the same way). The 96 doubles are summed exactly into a
+ * nonoverlapping expansion by Grow-Expansion with zero elimination (Shewchuk 1997, Theorem 10:
+ * TwoSum carries the exact error of each addition, the components stay nonoverlapping and sorted
+ * by magnitude), and the sign of an expansion is the sign of its largest component. orient2d
+ * (the 2 x 2 case in a coordinate plane) is the same with 6 products of two coordinates. Exact
+ * unless a product underflows (|x y| < 1e-290), which metre-scale geometry never reaches.
+ *
+ * Segment pq against closed triangle abc. With sp = orient3d(a, b, c, p), sq = (.., q):
+ *  - sp = sq != 0: both endpoints strictly on one side, no intersection;
+ *  - sp = sq = 0: coplanar; in the coordinate plane (i, j) dropping an axis along which the
+ *    triangle does not project to a line (exact orient2d != 0), they meet iff p or q lies in the
+ *    closed triangle or pq meets one of its edges (closed 2D segment test with orient2d, bounding
+ *    intervals for collinear overlap);
+ *  - otherwise the line pq crosses the plane at one point X on the closed segment, and X is in
+ *    the closed triangle iff the three signs orient3d(p, q, a, b), (p, q, b, c), (p, q, c, a)
+ *    are all >= 0 or all <= 0 (X is on the same side of the three planes through the line and
+ *    an edge). X = p + t (q - p) with t = |Vp| / (|Vp| + |Vq|) from the floating volumes,
+ *    clamped; exactly p or q when that endpoint's exact sign is 0.
+ * To be symmetric in p and q (a mesh edge is seen from both of its faces with opposite
+ * directions) the segment is always ordered lexicographically first.
+ *
+ * Triangles. Two closed triangles meet iff an edge of one meets the other: if they meet and are
+ * not coplanar, their intersection is a segment (or a point) whose ends lie on the boundary of
+ * one of them, so on an edge; if coplanar, either their boundaries cross or one contains the
+ * other, and then its edges lie in the other. The test first rejects by the exact signs of one
+ * triangle's vertices against the other's plane (all strictly on one side), then tries the six
+ * edge-triangle tests.
+ *
+ * Mesh pairs. Simultaneous depth-first descent of both trees with an explicit stack of node
+ * pairs: a pair whose boxes do not overlap is dropped; otherwise the node that is not a leaf
+ * (the larger box by half area when both are inner) is split and both child pairs are pushed
+ * (the second first, so the first is visited first). B's boxes are carried into A's frame as
+ * centre R c + t and half-extents |R| h, inflated by 1e-12 of their size and position so that
+ * the rounding of B's transformed vertices (a few ulps) can never put a face outside its box.
+ * The stack grows by at most one entry per level descended, so depth_A + depth_B + 2 entries
+ * suffice. The pairs are then sorted by (fa, fb): the output does not depend on the trees. */
+#include <math.h>
+#include <string.h>
+
+#include "core/cm_math.h"
+#include "core/internal.h"
+#include "geom/tri_tri.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * exact arithmetic */
+
+/* a + b = x + y exactly, |y| <= ulp(x)/2 (Knuth's TwoSum) */
+static inline void two_sum(double a, double b, double* x, double* y) {
+  double s = a + b, bv = s - a, av = s - bv;
+  *x = s;
+  *y = (a - av) + (b - bv);
+}
+
+/* a b = x + y exactly (fma is exact by definition) */
+static inline void two_prod(double a, double b, double* x, double* y) {
+  double p = a * b;
+  *x = p;
+  *y = fma(a, b, -p);
+}
+
+/* add b to the expansion e (n components, increasing magnitude, nonoverlapping); returns the new
+ * length. Zero components are eliminated; the expansion may shrink to 0 components. */
+static int grow(double* e, int n, double b) {
+  double q = b;
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    double x, y;
+    two_sum(q, e[i], &x, &y);
+    if (y != 0) e[m++] = y;
+    q = x;
+  }
+  if (q != 0) e[m++] = q;
+  return m;
+}
+
+/* add s x y z exactly (s = +1 or -1) */
+static int grow_prod3(double* e, int n, double s, double x, double y, double z) {
+  double p, pe, h[4];
+  two_prod(s * x, y, &p, &pe);
+  two_prod(p, z, &h[0], &h[1]);
+  two_prod(pe, z, &h[2], &h[3]);
+  for (int k = 0; k < 4; k++)
+    n = grow(e, n, h[k]);
+  return n;
+}
+
+static int sign_of(const double* e, int n) {
+  if (n == 0) return 0;
+  return e[n - 1] > 0 ? 1 : (e[n - 1] < 0 ? -1 : 0);
+}
+
+/* exact sign of det3 of rows u, v, w added with sign s into e */
+static int grow_det3(double* e, int n, double s, const double* u, const double* v,
+                     const double* w) {
+  n = grow_prod3(e, n, s, u[0], v[1], w[2]);
+  n = grow_prod3(e, n, -s, u[0], v[2], w[1]);
+  n = grow_prod3(e, n, -s, u[1], v[0], w[2]);
+  n = grow_prod3(e, n, s, u[1], v[2], w[0]);
+  n = grow_prod3(e, n, s, u[2], v[0], w[1]);
+  n = grow_prod3(e, n, -s, u[2], v[1], w[0]);
+  return n;
+}
+
+/* exact sign of det[a 1; b 1; c 1; d 1] = det[a - d; b - d; c - d] */
+static int det4_sign_exact(const double* a, const double* b, const double* c, const double* d) {
+  double e[100];
+  int n = 0;
+  /* cofactors of the column of ones: rows removed 3 (+), 2 (-), 1 (+), 0 (-) */
+  n = grow_det3(e, n, 1, a, b, c);
+  n = grow_det3(e, n, -1, a, b, d);
+  n = grow_det3(e, n, 1, a, c, d);
+  n = grow_det3(e, n, -1, b, c, d);
+  return sign_of(e, n);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * predicates */
+
+/* det[a - d; b - d; c - d] in floating point, with its permanent */
+static double det_filtered(const double* a, const double* b, const double* c, const double* d,
+                           double* perm) {
+  double adx = a[0] - d[0], ady = a[1] - d[1], adz = a[2] - d[2];
+  double bdx = b[0] - d[0], bdy = b[1] - d[1], bdz = b[2] - d[2];
+  double cdx = c[0] - d[0], cdy = c[1] - d[1], cdz = c[2] - d[2];
+  double bc = bdy * cdz - bdz * cdy, ca = cdy * adz - cdz * ady, ab = ady * bdz - adz * bdy;
+  *perm = fabs(adx) * (fabs(bdy * cdz) + fabs(bdz * cdy)) +
+          fabs(bdx) * (fabs(cdy * adz) + fabs(cdz * ady)) +
+          fabs(cdx) * (fabs(ady * bdz) + fabs(adz * bdy));
+  return adx * bc + bdx * ca + cdx * ab;
+}
+
+int cm_orient3d(const double a[3], const double b[3], const double c[3], const double d[3]) {
+  double perm, det = det_filtered(a, b, c, d, &perm);
+  if (fabs(det) > 1e-15 * perm && perm > 1e-280) return det > 0 ? -1 : 1;
+  if (perm == 0) return 0; /* every product is exactly zero */
+  return -det4_sign_exact(a, b, c, d);
+}
+
+double cm_orient3d_value(const double a[3], const double b[3], const double c[3],
+                         const double d[3]) {
+  double perm;
+  return -det_filtered(a, b, c, d, &perm);
+}
+
+int cm_orient2d(const double a[3], const double b[3], const double c[3], int i, int j) {
+  double acx = a[i] - c[i], acy = a[j] - c[j], bcx = b[i] - c[i], bcy = b[j] - c[j];
+  double l = acx * bcy, r = acy * bcx, det = l - r, perm = fabs(l) + fabs(r);
+  if (fabs(det) > 4e-16 * perm && perm > 1e-280) return det > 0 ? 1 : -1;
+  if (perm == 0) return 0;
+  /* det[a 1; b 1; c 1] = ai bj - ai cj - aj bi + aj ci + bi cj - bj ci, each product exact */
+  const double t[6][3] = {{a[i], b[j], 1}, {a[i], c[j], -1}, {a[j], b[i], -1},
+                          {a[j], c[i], 1}, {b[i], c[j], 1},  {b[j], c[i], -1}};
+  double e[16];
+  int n = 0;
+  for (int k = 0; k < 6; k++) {
+    double x, y;
+    two_prod(t[k][2] * t[k][0], t[k][1], &x, &y);
+    n = grow(e, n, x);
+    n = grow(e, n, y);
+  }
+  return sign_of(e, n);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 2D tests in the coordinate plane (i, j), exact */
+
+/* r on the closed segment pq, given that p, q, r are collinear */
+static int on_segment(const double* p, const double* q, const double* r, int i, int j) {
+  return fmin(p[i], q[i]) <= r[i] && r[i] <= fmax(p[i], q[i]) && fmin(p[j], q[j]) <= r[j] &&
+         r[j] <= fmax(p[j], q[j]);
+}
+
+/* do the closed segments pq and ab meet? */
+static int seg_seg_2d(const double* p, const double* q, const double* a, const double* b, int i,
+                      int j) {
+  int d1 = cm_orient2d(p, q, a, i, j), d2 = cm_orient2d(p, q, b, i, j);
+  int d3 = cm_orient2d(a, b, p, i, j), d4 = cm_orient2d(a, b, q, i, j);
+  if (d1 * d2 < 0 && d3 * d4 < 0) return 1;
+  if (d1 == 0 && on_segment(p, q, a, i, j)) return 1;
+  if (d2 == 0 && on_segment(p, q, b, i, j)) return 1;
+  if (d3 == 0 && on_segment(a, b, p, i, j)) return 1;
+  if (d4 == 0 && on_segment(a, b, q, i, j)) return 1;
+  return 0;
+}
+
+/* r in the closed triangle abc (non-degenerate in this plane) */
+static int in_tri_2d(const double* a, const double* b, const double* c, const double* r, int i,
+                     int j) {
+  int s0 = cm_orient2d(a, b, r, i, j), s1 = cm_orient2d(b, c, r, i, j);
+  int s2 = cm_orient2d(c, a, r, i, j);
+  return (s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0);
+}
+
+/* a coordinate plane in which abc is not a line; 0 if abc is collinear */
+static int pick_plane(const double* a, const double* b, const double* c, int* i, int* j) {
+  double u[3], v[3], n[3];
+  cm_v3_sub(u, b, a);
+  cm_v3_sub(v, c, a);
+  cm_v3_cross(n, u, v);
+  /* drop the axis of the largest normal component first, then the others */
+  int k0 = 0;
+  for (int k = 1; k < 3; k++)
+    if (fabs(n[k]) > fabs(n[k0])) k0 = k;
+  for (int s = 0; s < 3; s++) {
+    int k = (k0 + s) % 3;
+    *i = (k + 1) % 3;
+    *j = (k + 2) % 3;
+    if (cm_orient2d(a, b, c, *i, *j) != 0) return 1;
+  }
+  return 0;
+}
+
+/* floating intersection point of the lines pq and ab in the plane (i, j), on pq, clamped */
+static void seg_seg_point(const double* p, const double* q, const double* a, const double* b, int i,
+                          int j, double x[3]) {
+  double rx = q[i] - p[i], ry = q[j] - p[j], sx = b[i] - a[i], sy = b[j] - a[j];
+  double den = rx * sy - ry * sx, t = 0.5;
+  if (den != 0) t = ((a[i] - p[i]) * sy - (a[j] - p[j]) * sx) / den;
+  if (!(t >= 0)) t = 0; /* also NaN */
+  if (t > 1) t = 1;
+  for (int k = 0; k < 3; k++)
+    x[k] = p[k] + t * (q[k] - p[k]);
+}
+
+static int seg_tri_coplanar(const double* p, const double* q, const double* a, const double* b,
+                            const double* c, double x[3]) {
+  int i, j;
+  if (!pick_plane(a, b, c, &i, &j)) return CM_SEG_TRI_NONE;
+  const double* r = NULL;
+  if (in_tri_2d(a, b, c, p, i, j))
+    r = p;
+  else if (in_tri_2d(a, b, c, q, i, j))
+    r = q;
+  if (r) {
+    if (x) cm_v3_copy(x, r);
+    return CM_SEG_TRI_COPLANAR;
+  }
+  const double* v[3] = {a, b, c};
+  for (int k = 0; k < 3; k++)
+    if (seg_seg_2d(p, q, v[k], v[(k + 1) % 3], i, j)) {
+      if (x) seg_seg_point(p, q, v[k], v[(k + 1) % 3], i, j, x);
+      return CM_SEG_TRI_COPLANAR;
+    }
+  return CM_SEG_TRI_NONE;
+}
+
+static int lex_less(const double* u, const double* v) {
+  for (int k = 0; k < 3; k++)
+    if (u[k] != v[k]) return u[k] < v[k];
+  return 0;
+}
+
+int cm_seg_tri(const double p_[3], const double q_[3], const double a[3], const double b[3],
+               const double c[3], double x[3]) {
+  /* canonical direction: the answer does not depend on the order of p and q */
+  const double *p = p_, *q = q_;
+  if (lex_less(q, p)) {
+    p = q_;
+    q = p_;
+  }
+  int sp = cm_orient3d(a, b, c, p), sq = cm_orient3d(a, b, c, q);
+  if (sp == sq && sp != 0) return CM_SEG_TRI_NONE;
+  if (sp == 0 && sq == 0) return seg_tri_coplanar(p, q, a, b, c, x);
+  /* the line crosses the plane at one point of the closed segment: inside the triangle? */
+  int s0 = cm_orient3d(p, q, a, b), s1 = cm_orient3d(p, q, b, c), s2 = cm_orient3d(p, q, c, a);
+  if (!((s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0))) return CM_SEG_TRI_NONE;
+  if (x) {
+    double t;
+    if (sp == 0)
+      t = 0;
+    else if (sq == 0)
+      t = 1;
+    else {
+      double vp = fabs(cm_orient3d_value(a, b, c, p)), vq = fabs(cm_orient3d_value(a, b, c, q));
+      t = vp + vq > 0 ? vp / (vp + vq) : 0.5;
+      if (!(t >= 0)) t = 0;
+      if (t > 1) t = 1;
+    }
+    for (int k = 0; k < 3; k++)
+      x[k] = t == 1 ? q[k] : p[k] + t * (q[k] - p[k]);
+  }
+  return CM_SEG_TRI_CROSS;
+}
+
+int cm_tri_tri(const double a0[3], const double a1[3], const double a2[3], const double b0[3],
+               const double b1[3], const double b2[3]) {
+  /* B's vertices strictly on one side of A's plane, or A's of B's: apart */
+  int s0 = cm_orient3d(a0, a1, a2, b0), s1 = cm_orient3d(a0, a1, a2, b1);
+  int s2 = cm_orient3d(a0, a1, a2, b2);
+  if ((s0 > 0 && s1 > 0 && s2 > 0) || (s0 < 0 && s1 < 0 && s2 < 0)) return 0;
+  int t0 = cm_orient3d(b0, b1, b2, a0), t1 = cm_orient3d(b0, b1, b2, a1);
+  int t2 = cm_orient3d(b0, b1, b2, a2);
+  if ((t0 > 0 && t1 > 0 && t2 > 0) || (t0 < 0 && t1 < 0 && t2 < 0)) return 0;
+  /* an edge of one meets the other */
+  const double* A[3] = {a0, a1, a2};
+  const double* B[3] = {b0, b1, b2};
+  for (int k = 0; k < 3; k++)
+    if (cm_seg_tri(A[k], A[(k + 1) % 3], b0, b1, b2, NULL)) return 1;
+  for (int k = 0; k < 3; k++)
+    if (cm_seg_tri(B[k], B[(k + 1) % 3], a0, a1, a2, NULL)) return 1;
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * mesh against mesh */
+
+void cm_tri_xform(double out[3], const double R[9], const double t[3], const double x[3]) {
+  cm_m3_mulv(out, R, x);
+  cm_v3_add(out, out, t);
+}
+
+/* box of B in A's frame, conservative */
+static void xform_box(double out[6], const double R[9], const double t[3], const double b[6]) {
+  double c[3], h[3], cc[3], size = 0;
+  for (int k = 0; k < 3; k++) {
+    c[k] = 0.5 * (b[k] + b[3 + k]);
+    h[k] = 0.5 * (b[3 + k] - b[k]);
+  }
+  cm_tri_xform(cc, R, t, c);
+  for (int k = 0; k < 3; k++)
+    size = fmax(size, fabs(cc[k]) + fabs(t[k]) + fabs(c[k]) + h[k]);
+  for (int r = 0; r < 3; r++) {
+    double hr = fabs(R[3 * r]) * h[0] + fabs(R[3 * r + 1]) * h[1] + fabs(R[3 * r + 2]) * h[2];
+    hr += 1e-12 * size + 1e-300;
+    out[r] = cc[r] - hr;
+    out[3 + r] = cc[r] + hr;
+  }
+}
+
+static int boxes_overlap(const double* a, const double* b) {
+  for (int k = 0; k < 3; k++)
+    if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
+  return 1;
+}
+
+static double half_area(const double* b) {
+  double x = b[3] - b[0], y = b[4] - b[1], z = b[5] - b[2];
+  return x * y + y * z + z * x;
+}
+
+static void swap_bytes(char* a, char* b, size_t size) {
+  char t[64];
+  memcpy(t, a, size);
+  memcpy(a, b, size);
+  memcpy(b, t, size);
+}
+
+/* restore the max-heap below node i of the heap base[0 .. n) */
+static void sift_down(char* base, size_t i, size_t n, size_t size,
+                      int (*cmp)(const void*, const void*)) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) return;
+    if (c + 1 < n && cmp(base + c * size, base + (c + 1) * size) < 0) c++;
+    if (cmp(base + i * size, base + c * size) >= 0) return;
+    swap_bytes(base + i * size, base + c * size, size);
+    i = c;
+  }
+}
+
+void cm_sort(void* base_, size_t n, size_t size, int (*cmp)(const void*, const void*)) {
+  char* base = base_;
+  CM_ASSERT(size <= 64);
+  if (n < 2) return;
+  for (size_t i = n / 2; i-- > 0;)
+    sift_down(base, i, n, size, cmp);
+  for (size_t end = n - 1; end > 0; end--) {
+    swap_bytes(base, base + end * size, size);
+    sift_down(base, 0, end, size, cmp);
+  }
+}
+
+static int pair_cmp(const void* x, const void* y) {
+  const cmTriPair *p = x, *q = y;
+  if (p->fa != q->fa) return p->fa < q->fa ? -1 : 1;
+  return (p->fb > q->fb) - (p->fb < q->fb);
+}
+
+/* test the faces of leaf nodes na (of A) and nb (of B) */
+static int leaf_pairs(const cmBvh* ta, const double* va, const int* fa, const cmBvh* tb,
+                      const double* vb, const int* fb, const double R[9], const double t[3],
+                      const cmBvhNode* na, const cmBvhNode* nb, cmTriPair* out, int max,
+                      int count) {
+  for (int i = 0; i < nb->count; i++) {
+    int g = tb->order[-1 - nb->child + i];
+    double y[3][3], gbox[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++) {
+      cm_tri_xform(y[k], R, t, vb + 3 * (size_t)fb[3 * g + k]);
+      for (int r = 0; r < 3; r++) {
+        gbox[r] = fmin(gbox[r], y[k][r]);
+        gbox[3 + r] = fmax(gbox[3 + r], y[k][r]);
+      }
+    }
+    for (int j = 0; j < na->count; j++) {
+      int f = ta->order[-1 - na->child + j];
+      const int* F = fa + 3 * f;
+      const double *x0 = va + 3 * (size_t)F[0], *x1 = va + 3 * (size_t)F[1];
+      const double* x2 = va + 3 * (size_t)F[2];
+      /* exact face boxes first */
+      int apart = 0;
+      for (int r = 0; r < 3 && !apart; r++) {
+        double lo = fmin(x0[r], fmin(x1[r], x2[r])), hi = fmax(x0[r], fmax(x1[r], x2[r]));
+        apart = lo > gbox[3 + r] || gbox[r] > hi;
+      }
+      if (apart || !cm_tri_tri(x0, x1, x2, y[0], y[1], y[2])) continue;
+      if (count < max) {
+        out[count].fa = f;
+        out[count].fb = g;
+      }
+      count++;
+    }
+  }
+  return count;
+}
+
+int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmBvh* tb,
+                     const double* vb, const int* fb, const double R[9], const double t[3],
+                     cmTriPair* out, int max) {
+  if (ta->nnode == 0 || tb->nnode == 0) return 0;
+  enum { STACK = 2 * CM_BVH_MAX_DEPTH + 4 };
+  int sa[STACK], sb[STACK], top = 0, count = 0;
+  sa[top] = 0;
+  sb[top++] = 0;
+  while (top > 0) {
+    top--;
+    const cmBvhNode *na = &ta->node[sa[top]], *nb = &tb->node[sb[top]];
+    int ia = sa[top], ib = sb[top];
+    double bb[6];
+    xform_box(bb, R, t, nb->box);
+    if (!boxes_overlap(na->box, bb)) continue;
+    int leaf_a = na->count > 0, leaf_b = nb->count > 0;
+    if (leaf_a && leaf_b) {
+      count = leaf_pairs(ta, va, fa, tb, vb, fb, R, t, na, nb, out, max, count);
+      continue;
+    }
+    /* split the inner node (the larger box if both are inner); second child pushed first */
+    int split_a = !leaf_a && (leaf_b || half_area(na->box) >= half_area(bb));
+    for (int c = 1; c >= 0; c--) {
+      sa[top] = split_a ? na->child + c : ia;
+      sb[top] = split_a ? ib : nb->child + c;
+      top++;
+    }
+  }
+  if (count <= max) cm_sort(out, (size_t)count, sizeof *out, pair_cmp);
+  return count;
+}

@@ -1,0 +1,70 @@
+/* Robust triangle-triangle and segment-triangle intersection, exact-sign orientation predicates,
+ * and the intersecting triangle pairs of two meshes by simultaneous descent of their BVHs.
+ * Internal API (not installed); the math is at the top of tri_tri.c.
+ *
+ * All tests are on CLOSED triangles and segments: touching counts as intersecting. The answers
+ * are exact for the double coordinates given (orientation signs never wrong), so that the tests
+ * are consistent with each other (a segment shared by two faces meets a third face from both or
+ * from neither). Pure functions: no allocation, no global state, thread-safe. */
+#ifndef CM_TRI_TRI_H
+#define CM_TRI_TRI_H
+
+#include "geom/bvh.h"
+
+/* Sign of the volume (b - a) x (c - a) . (d - a): +1 when d lies on the side of the plane of
+ * abc toward which the counter-clockwise normal points, -1 on the other side, 0 when the four
+ * points are exactly coplanar. Exact (filtered, exact expansion arithmetic when inconclusive),
+ * barring underflow below ~1e-290 or overflow. */
+int cm_orient3d(const double a[3], const double b[3], const double c[3], const double d[3]);
+
+/* floating-point value of that volume (not exact; for interpolation only) */
+double cm_orient3d_value(const double a[3], const double b[3], const double c[3],
+                         const double d[3]);
+
+/* Sign of the area (b - a) x (c - a) in the 2D plane of coordinates (i, j) of the points: +1 when
+ * a, b, c turn counter-clockwise, -1 clockwise, 0 when collinear. Exact. */
+int cm_orient2d(const double a[3], const double b[3], const double c[3], int i, int j);
+
+/* segment-triangle results */
+enum {
+  CM_SEG_TRI_NONE = 0,    /* no common point */
+  CM_SEG_TRI_CROSS = 1,   /* the segment meets the closed triangle in one point, not coplanar */
+  CM_SEG_TRI_COPLANAR = 2 /* segment and triangle coplanar and overlapping */
+};
+
+/* Does the closed segment pq meet the closed triangle abc? Returns CM_SEG_TRI_*; if x is not NULL
+ * and they meet, x receives a common point: the crossing point (p + t (q - p), t computed in
+ * floating point and clamped to [0, 1], exactly p or q when that endpoint lies on the plane), or
+ * for coplanar overlap some point of the overlap. A triangle whose three vertices are exactly
+ * collinear meets nothing. Symmetric: swapping p and q gives the same answer. */
+int cm_seg_tri(const double p[3], const double q[3], const double a[3], const double b[3],
+               const double c[3], double x[3]);
+
+/* Do the closed triangles (a0, a1, a2) and (b0, b1, b2) have a common point? Exact. */
+int cm_tri_tri(const double a0[3], const double a1[3], const double a2[3], const double b0[3],
+               const double b1[3], const double b2[3]);
+
+/* an intersecting pair of faces: face fa of mesh A, face fb of mesh B */
+typedef struct cmTriPair {
+  int fa, fb;
+} cmTriPair;
+
+/* B's vertex v carried into A's frame: x_A = R x_B + t (R row-major 3 x 3). Every query
+ * computes B's vertices this way, so that a vertex shared by faces of B gets one value. */
+void cm_tri_xform(double out[3], const double R[9], const double t[3], const double x[3]);
+
+/* The intersecting face pairs of mesh A (tree ta over vertices va, faces fa) and mesh B (tree tb,
+ * vb, fb) with B placed in A's frame by x_A = R x_B + t. B's boxes are carried into A's frame
+ * conservatively (|R| applied to the half-extents, plus a relative margin of 1e-12) and each
+ * candidate pair of leaf faces is tested exactly (cm_tri_tri on B's vertices from cm_tri_xform).
+ * Writes at most max pairs to out, sorted by (fa, fb); returns the total number of intersecting
+ * pairs (call again with a larger buffer if it exceeds max). Pure, no allocation. */
+int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmBvh* tb,
+                     const double* vb, const int* fb, const double R[9], const double t[3],
+                     cmTriPair* out, int max);
+
+/* Sort n elements of `size` bytes (at most 64) by cmp, in place, without allocating (heapsort;
+ * glibc's qsort may call malloc, which a step must not). Not stable: use total orders. */
+void cm_sort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*));
+
+#endif

@@ -1,0 +1,130 @@
+/* A bar resting on its edge across another bar's edge (crossed at 90 degrees) under gravity,
+ * area_compliant law: held by the edge-edge contact with `vertex_edge`, falls through with
+ * `vertex` (no vertex of either bar is ever inside the other: the bar ends are far from the
+ * crossing).
+ *
+ * Geometry (as tests/unit/test_edge_contact.c): the upper bar A (L x s x s, dynamic) is turned
+ * 45 degrees about x so that an edge along x points down; the lower bar B (s x L x s, fixed) is
+ * turned 45 degrees about y so that an edge along y points up, its ridge at z = s/sqrt2. A's
+ * centre starts at z = s sqrt2 (ridges touching). At rest the one edge contact carries the
+ * weight: ka A_e delta = m g with A_e = L s / (3 sqrt2) (the faces around A's ridge projected on
+ * the horizontal), so the resting height of A's centre is z_rest = s sqrt2 - m g / (ka A_e).
+ * The balance on a point is unstable (rolling about the ridge grows like exp(t sqrt(g h / k^2)),
+ * about 10/s here) but starts from rounding-level asymmetry, far below the tolerance in 1 s. */
+#include <stdlib.h>
+
+#include "comply/comply.h"
+#include "core/cm_math.h"
+#include "test.h"
+
+static char err[1024];
+
+static long n_alloc = 0;
+static void* count_malloc(size_t n, void* ctx) {
+  (void)ctx;
+  n_alloc++;
+  return malloc(n);
+}
+static void* count_realloc(void* p, size_t n, void* ctx) {
+  (void)ctx;
+  n_alloc++;
+  return realloc(p, n);
+}
+static void count_free(void* p, void* ctx) {
+  (void)ctx;
+  free(p);
+}
+
+static const double L = 0.6, S = 0.1, KA = 5e10, H = 1e-3;
+
+static cmModel* crossed_bars(cmMethod method) {
+  cmScene* s = cm_scene_new("edge-rest");
+  s->opt.timestep = H;
+  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
+  double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+  cmBodyDef a = cm_body_def_default();
+  a.name = "upper";
+  a.geom.type = CM_GEOM_BOX;
+  cm_v3_set(a.geom.size, L, S, S);
+  cm_quat_from_axis_angle(a.orientation, ex, CM_PI / 4);
+  a.position[2] = S * sqrt(2.0);
+  CHECK(cm_scene_add_body(s, &a, err, sizeof err) == 0);
+  cmBodyDef b = cm_body_def_default();
+  b.name = "lower";
+  b.motion = CM_MOTION_FIXED;
+  b.geom.type = CM_GEOM_BOX;
+  cm_v3_set(b.geom.size, S, L, S);
+  cm_quat_from_axis_angle(b.orientation, ey, CM_PI / 4);
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = KA;
+  r.step_damping = 1.0;
+  r.method = method;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
+  cmModel* m = NULL;
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  cm_scene_free(s);
+  return m;
+}
+
+/* height of the upper bar's centre after each step of 1 s: min and max over the last 0.9 s */
+static void run(cmMethod method, double* zmin, double* zmax, double* zend, int* edges) {
+  *zmin = INFINITY;
+  *zmax = -INFINITY;
+  *edges = 0;
+  cmModel* m = crossed_bars(method);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  int n = (int)(1.0 / H + 0.5);
+  long alloc_after_warmup = 0;
+  for (int i = 0; i < n; i++) {
+    if (i == 10) alloc_after_warmup = n_alloc;
+    CHECK(cm_step(m, d) == CM_OK);
+    double z = d->body_cpos[2];
+    if (i >= n / 10) {
+      *zmin = fmin(*zmin, z);
+      *zmax = fmax(*zmax, z);
+    }
+    for (int c = 0; c < d->ncontact; c++)
+      *edges += (d->contact[c].flags & CM_CONTACT_EDGE) != 0;
+  }
+  *zend = d->body_cpos[2];
+  /* no heap allocation per step once the arena and contact arrays have grown */
+  CHECK(n_alloc == alloc_after_warmup);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+static void test_held_by_edge_contact(void) {
+  double mass = 1000 * L * S * S, area = L * S / (3 * sqrt(2.0));
+  double zrest = S * sqrt(2.0) - mass * 9.81 / (KA * area);
+  double zmin, zmax, zend;
+  int edges;
+  run(CM_METHOD_VERTEX_EDGE, &zmin, &zmax, &zend, &edges);
+  printf("  vertex_edge: centre height %.12f .. %.12f m over 0.1..1 s (resting %.12f), %d edge "
+         "contacts in 1000 steps\n",
+         zmin, zmax, zrest, edges);
+  CHECK(edges >= 900);
+  CHECK_NEAR(zmin, zrest, 1e-6);
+  CHECK_NEAR(zmax, zrest, 1e-6);
+  CHECK_NEAR(zend, zrest, 1e-7);
+  CHECK_REL(S * sqrt(2.0) - zend, mass * 9.81 / (KA * area), 0.01);
+}
+
+static void test_falls_through_with_vertex(void) {
+  double zmin, zmax, zend;
+  int edges;
+  run(CM_METHOD_VERTEX, &zmin, &zmax, &zend, &edges);
+  printf("  vertex: centre height after 1 s %.4f m (started at %.4f)\n", zend, S * sqrt(2.0));
+  CHECK(edges == 0);
+  CHECK(S * sqrt(2.0) - zend > L);
+}
+
+int main(void) {
+  cmAllocator a = {count_malloc, count_realloc, count_free, NULL};
+  cm_set_allocator(&a);
+  RUN(test_held_by_edge_contact);
+  RUN(test_falls_through_with_vertex);
+  return test_report();
+}
