@@ -41,6 +41,7 @@ const char* cm_timer_name(cmTimer t);
 /* contact flags */
 #define CM_CONTACT_TWO_WAY 1 /* from two-way detection: area halved */
 #define CM_CONTACT_EDGE 2    /* edge-edge contact */
+#define CM_CONTACT_CONTOUR 4 /* contour-region contact (vert = -1) */
 
 /* one contact point (SPEC 2 sign conventions) */
 typedef struct cmContact {

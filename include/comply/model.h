@@ -65,6 +65,8 @@ typedef struct cmModel {
   double* mesh_vert_areavec;/* sum_f A_f n_f / 3 over adjacent faces, m^2    (nvert x 3) */
   double* mesh_vert_pn;     /* angle-weighted vertex pseudonormals, unit     (nvert x 3) */
   double* mesh_edge_pn;     /* edge pseudonormals, edge k of face f at 9f+3k (nface x 9) */
+  int* mesh_face_adj;       /* face across edge k of face f (edge k from vertex k to k+1), local
+                               to the geometry; -1 if none (contour flood fill) (nface x 3) */
   void* geom_bvh;           /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */

@@ -42,4 +42,47 @@ typedef struct cmEdgeHit {
 int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
                      cmEdgeHit** out);
 
+/* one contact region of the `contour` method (collide_contour.c), world frame */
+typedef struct cmContourRegion {
+  double n[3];    /* unit normal of the plane fitted to the region's contour, out of B toward A */
+  double c[3];    /* centroid of the region's contour points, m */
+  double depth;   /* deepest vertex penetration of the region (A's in B, B's in A), m (>= 0) */
+  double area;    /* contact area: A's surface inside B projected on the plane, |n . S_A|, m^2 */
+  double area_a;  /* surface area of A inside B (whole faces plus clipped cut faces), m^2 */
+  double area_b;  /* surface area of B inside A attached to this region, m^2 */
+  int hit0, nhit; /* its contact points: hit[hit0 .. hit0 + nhit) */
+} cmContourRegion;
+
+/* one contact point of the `contour` method, world frame */
+typedef struct cmContourHit {
+  double p0[3]; /* hull point on the plane moved by -depth/2 along n, m */
+  double p1[3]; /* the same moved by +depth/2 along n, m */
+  double n[3];  /* the region's normal */
+  double dist;  /* -depth, m */
+  double area;  /* region area / number of points, m^2 */
+  int region;   /* index into cmContour.region */
+} cmContourHit;
+
+/* the intersection contours of two meshes and their contact regions; arrays from the arena */
+typedef struct cmContour {
+  int npoly;        /* polylines */
+  int* poly;        /* (npoly + 1) polyline i is point[poly[i] .. poly[i+1]) */
+  int* closed;      /* (npoly) 1 if the polyline's last point joins its first */
+  int* poly_region; /* (npoly) its region */
+  int npoint;       /* contour points */
+  double* point;    /* (npoint x 3) m, counter-clockwise around A's region seen from outside A */
+  int nregion;
+  cmContourRegion* region; /* (nregion) */
+  int nhit;
+  cmContourHit* hit; /* (nhit) grouped by region */
+  int ndegenerate;   /* intersecting face pairs that gave no clean segment (touching, coplanar) */
+} cmContour;
+
+/* The contours, regions and contact points (SPEC 4 `contour`) of the meshes of bodies a (A) and b
+ * (B) at the poses of d. Arrays from `arena` (valid until its reset). Returns 0, or -1 if the
+ * arena could not allocate. Pure function of (model, poses); deterministic; thread-safe if each
+ * thread passes its own arena. Planes and empty meshes give nothing. */
+int cm_collide_contour(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
+                       cmContour* out);
+
 #endif

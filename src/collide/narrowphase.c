@@ -15,6 +15,11 @@
  * by edge pair: flag CM_CONTACT_EDGE, vert = -1, body A = the pair's lower body index, area of the
  * faces around A's edge (SPEC 5), not halved.
  *
+ * `contour` (mesh pairs) runs no vertex query: the pair gets one empty job (nvert = 0) that keeps
+ * its place in the pair order, and its contour-region contacts (collide_contour.c) are appended
+ * serially after it, in the same way: flag CM_CONTACT_CONTOUR, vert = -1, body A = the lower body
+ * index. A contour rule between a mesh and a plane falls back to the vertex query.
+ *
  * Contact area (SPEC 5): A = |n . a_v| with a_v = sum_f A_f n_f / 3 the vertex's precomputed area
  * vector (in world axes), halved for two-way contacts. A contact whose area is 0 (degenerate
  * geometry) is kept for the record but counted as a warning (the laws give it no force). */
@@ -100,9 +105,14 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
   } else if (tb == CM_GEOM_PLANE) {
     if (above_plane(m, d, b, a)) return 0;
   } else {
+    if (rule->method == CM_METHOD_CONTOUR) {
+      /* contour: no vertex queries; an empty job marks the pair for append_contour */
+      j.flags = CM_CONTACT_CONTOUR;
+      jobs[0] = j;
+      return 1;
+    }
     if (rule->method != CM_METHOD_VERTEX) {
-      /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges); contour is
-       * detected as two_way until it exists */
+      /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges) */
       j.flags = CM_CONTACT_TWO_WAY;
       j.nvert = m->geom_nvert[m->body_geom[a]];
       jobs[0] = j;
@@ -236,11 +246,48 @@ static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, in
   }
 }
 
-/* is candidate pair k a mesh pair with the vertex_edge method? */
-static int is_vertex_edge(const cmModel* m, const int* cand, int k) {
+/* contour: the contour-region contacts of candidate pair k (collide_contour.c), appended
+ * serially like the edge contacts: flag CM_CONTACT_CONTOUR, vert = -1, body A = the pair's lower
+ * body index, area = region area / number of points (SPEC 5). */
+static void append_contour(const cmModel* m, cmData* d, const int* cand, int k,
+                           int* pair_of_cand) {
+  int a = cand[3 * k], b = cand[3 * k + 1];
+  cmContour ct;
+  if (cm_collide_contour(m, d, a, b, &cm_priv(d)->arena, &ct) < 0)
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+  for (int i = 0; i < ct.nhit; i++) {
+    const cmContourHit* H = &ct.hit[i];
+    if (!grow_contacts(d, d->ncontact + 1)) {
+      d->warning[CM_WARN_CONTACT_LIMIT]++;
+      return;
+    }
+    int p = open_pair(d, cand, k, pair_of_cand);
+    if (p < 0) return;
+    cmContact* c = &d->contact[d->ncontact++];
+    memset(c, 0, sizeof *c);
+    c->body[0] = a;
+    c->body[1] = b;
+    c->pair = p;
+    c->vert = -1;
+    c->flags = CM_CONTACT_CONTOUR;
+    cm_v3_copy(c->p0, H->p0);
+    cm_v3_copy(c->p1, H->p1);
+    cm_v3_copy(c->n, H->n);
+    c->dist = H->dist;
+    c->area = H->area;
+    if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
+    cmContactPair* P = &d->pair[p];
+    P->points++;
+    P->area += c->area;
+    if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+  }
+}
+
+/* is candidate pair k a mesh pair with the given method? */
+static int is_mesh_method(const cmModel* m, const int* cand, int k, cmMethod method) {
   int ta = m->geom_type[m->body_geom[cand[3 * k]]];
   int tb = m->geom_type[m->body_geom[cand[3 * k + 1]]];
-  return m->rule[cand[3 * k + 2]].method == CM_METHOD_VERTEX_EDGE && ta != CM_GEOM_PLANE &&
+  return m->rule[cand[3 * k + 2]].method == method && ta != CM_GEOM_PLANE &&
          tb != CM_GEOM_PLANE;
 }
 
@@ -283,11 +330,14 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     }
     run_batch(m, d, jobs, j0, j1, hb);
     compact_batch(m, d, p->cand, jobs, j0, j1, hb, pair_of_cand);
-    /* vertex_edge: a pair's edge contacts follow its last vertex job */
-    for (int j = j0; j < j1; j++)
-      if ((j + 1 == nj || jobs[j + 1].pair != jobs[j].pair) &&
-          is_vertex_edge(m, p->cand, jobs[j].pair))
+    /* vertex_edge: a pair's edge contacts follow its last vertex job; contour: its contacts */
+    for (int j = j0; j < j1; j++) {
+      if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
+      if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_VERTEX_EDGE))
         append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand);
+      else if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_CONTOUR))
+        append_contour(m, d, p->cand, jobs[j].pair, pair_of_cand);
+    }
     j0 = j1;
   }
 }

@@ -9,7 +9,9 @@
  * 4. rules: rule 0 is the built-in default ("*", "*") contact_time, user rules follow; a pair
  *    uses the last rule that matches it; resolved into a table over alias classes (rules.c);
  * 5. joints: anchors expressed in each body's frame;
- * 6. notes: warnings a user should see before running (comply check prints them). */
+ * 6. notes: warnings a user should see before running (comply check prints them): unstable
+ *    damping (compile_rules), a `vertex` rule between meshes with large flat faces
+ *    (note_vertex_on_flat). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "comply/model.h"
 #include "contact/rules.h"
 #include "geom/bvh.h"
+#include "geom/tri_tri.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
 
@@ -261,7 +264,7 @@ void cm_model_free(cmModel* m) {
       m->geom_vertadr, m->geom_nvert, m->geom_faceadr, m->geom_nface, m->geom_plane,
       m->geom_aabb, m->geom_volume, m->geom_area, m->mesh_vert, m->mesh_face,
       m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->mesh_vert_pn,
-      m->mesh_edge_pn, m->mesh_vert_source, m->geom_bvh, m->rule, m->rule_law_fn, m->rule_law_ctx, m->alias_name,
+      m->mesh_edge_pn, m->mesh_face_adj, m->mesh_vert_source, m->geom_bvh, m->rule, m->rule_law_fn, m->rule_law_ctx, m->alias_name,
       m->alias_class, m->class_rule, m->joint_body, m->joint_anchor, m->joint_rule, m->note};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cm_free(arrays[i]);
   cm_free(m);
@@ -273,6 +276,40 @@ static int find_alias(const cmModel* m, const char* a) {
   for (int i = 0; i < m->nalias; i++)
     if (!strcmp(m->alias_name[i], a)) return i;
   return -1;
+}
+
+static int half_edge_cmp(const void* x, const void* y) {
+  const int *p = x, *q = y;
+  for (int k = 0; k < 3; k++)
+    if (p[k] != q[k]) return p[k] < q[k] ? -1 : 1;
+  return 0;
+}
+
+/* mesh_face_adj of one mesh: half-edges (min vertex, max vertex, 3 f + k) sorted, each run of two
+ * equal edges makes the two faces neighbours; an edge not shared by exactly two faces gets -1 */
+static cmStatus face_adjacency(const int* face, int nface, int* adj) {
+  int* he = cm_malloc(((size_t)nface * 3 + 1) * 3 * sizeof *he);
+  if (!he) return CM_ERR_NOMEM;
+  for (int i = 0; i < 3 * nface; i++) {
+    int u = face[i], w = face[i - i % 3 + (i % 3 + 1) % 3];
+    he[3 * i] = u < w ? u : w;
+    he[3 * i + 1] = u < w ? w : u;
+    he[3 * i + 2] = i;
+    adj[i] = -1;
+  }
+  cm_sort(he, 3 * (size_t)nface, 3 * sizeof *he, half_edge_cmp);
+  for (int i = 0; i < 3 * nface;) {
+    int j = i;
+    while (j < 3 * nface && he[3 * j] == he[3 * i] && he[3 * j + 1] == he[3 * i + 1])
+      j++;
+    if (j - i == 2) {
+      adj[he[3 * i + 2]] = he[3 * i + 5] / 3;
+      adj[he[3 * i + 5]] = he[3 * i + 2] / 3;
+    }
+    i = j;
+  }
+  cm_free(he);
+  return CM_OK;
 }
 
 /* geometries: distinct ones built once; body_geom set; mesh arrays concatenated */
@@ -342,6 +379,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   ALLOC(m->mesh_vert_pn, 3 * (size_t)m->nvert);
   ALLOC(m->mesh_vert_source, m->nvert);
   ALLOC(m->mesh_edge_pn, 9 * (size_t)m->nface);
+  ALLOC(m->mesh_face_adj, 3 * (size_t)m->nface);
   m->geom_bvh = cm_calloc((size_t)(m->ngeom ? m->ngeom : 1), sizeof(cmBvh));
   if (!m->geom_bvh) goto nomem;
   int va = 0, fa = 0;
@@ -374,6 +412,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     st = cm_pseudonormals(me->vert, me->nvert, me->face, me->nface,
                           m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa);
     if (st == CM_OK) st = cm_bvh_build((cmBvh*)m->geom_bvh + g, me->vert, me->face, me->nface);
+    if (st == CM_OK) st = face_adjacency(me->face, me->nface, m->mesh_face_adj + 3 * (size_t)fa);
     if (st != CM_OK) {
       st = cm_error(err, errsz, st, "body '%s': could not build the contact query structures",
                     s->body[first[g]].name);
@@ -504,6 +543,95 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
   return CM_OK;
 }
 
+/* a face's plane quantised to 1e-6 (normal) and 1e-6 of the mesh size (offset), with its area */
+typedef struct FacePlane {
+  long long q[4];
+  double area;
+} FacePlane;
+
+static int face_plane_cmp(const void* x, const void* y) {
+  const FacePlane *p = x, *q = y;
+  for (int k = 0; k < 4; k++)
+    if (p->q[k] != q->q[k]) return p->q[k] < q->q[k] ? -1 : 1;
+  return 0;
+}
+
+/* does geometry g have a large flat face: a box, or a mesh whose coplanar faces (same quantised
+ * plane) add up to more than 10% of its surface area? */
+static int has_large_flat_face(const cmModel* m, int g) {
+  if (m->geom_type[g] == CM_GEOM_BOX) return 1;
+  if (m->geom_type[g] != CM_GEOM_MESH || m->geom_nface[g] == 0) return 0;
+  int nf = m->geom_nface[g], fa = m->geom_faceadr[g];
+  const double* box = m->geom_aabb + 6 * g;
+  double size = fmax(box[3] - box[0], fmax(box[4] - box[1], box[5] - box[2]));
+  FacePlane* fp = cm_malloc((size_t)nf * sizeof *fp);
+  if (!fp) return 0;
+  for (int f = 0; f < nf; f++) {
+    const double* n = m->mesh_face_normal + 3 * (size_t)(fa + f);
+    const double* v = m->mesh_vert + 3 * (size_t)(m->geom_vertadr[g] + m->mesh_face[3 * (fa + f)]);
+    for (int k = 0; k < 3; k++)
+      fp[f].q[k] = llround(n[k] * 1e6);
+    fp[f].q[3] = size > 0 ? llround(cm_v3_dot(n, v) / size * 1e6) : 0;
+    fp[f].area = m->mesh_face_area[fa + f];
+  }
+  cm_sort(fp, (size_t)nf, sizeof *fp, face_plane_cmp);
+  int flat = 0;
+  for (int i = 0; i < nf && !flat;) {
+    double a = 0;
+    int j = i;
+    for (; j < nf && face_plane_cmp(&fp[i], &fp[j]) == 0; j++)
+      a += fp[j].area;
+    flat = a > 0.1 * m->geom_area[g];
+    i = j;
+  }
+  cm_free(fp);
+  return flat;
+}
+
+/* note (comply check): a `vertex` rule between two meshes with large flat faces can miss
+ * edge-on-edge contact; one note per rule, naming the first such pair of bodies */
+static cmStatus note_vertex_on_flat(const cmScene* s, cmModel* m) {
+  int* flat = cm_calloc((size_t)(m->ngeom ? m->ngeom : 1), sizeof *flat);
+  unsigned char* done = cm_calloc((size_t)m->nrule, 1);
+  int* reps = cm_malloc(((size_t)m->nbody + 1) * sizeof *reps);
+  if (!flat || !done || !reps) goto nomem;
+  for (int g = 0; g < m->ngeom; g++)
+    flat[g] = has_large_flat_face(m, g);
+  /* representatives: at most two flat bodies per (alias class, motion), enough to see every
+   * rule that applies between flat bodies */
+  int nrep = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (!flat[m->body_geom[b]]) continue;
+    int same = 0;
+    for (int k = 0; k < nrep && same < 2; k++)
+      same += m->alias_class[m->body_alias[reps[k]]] == m->alias_class[m->body_alias[b]] &&
+              m->body_motion[reps[k]] == m->body_motion[b];
+    if (same < 2) reps[nrep++] = b;
+  }
+  for (int i = 0; i < nrep; i++)
+    for (int j = i + 1; j < nrep; j++) {
+      int a = reps[i], b = reps[j], r = cm_model_pair_rule(m, a, b);
+      if (r < 0 || done[r] || m->rule[r].method != CM_METHOD_VERTEX) continue;
+      done[r] = 1;
+      char where[256], note[1024];
+      loc_prefix(where, sizeof where, s, m->rule[r].loc);
+      snprintf(note, sizeof note,
+               "%srule %d (%s, %s): method vertex on meshes with large flat faces (%s, %s) can "
+               "miss edge-on-edge contact; consider method: vertex_edge",
+               where, r, m->rule[r].pair[0], m->rule[r].pair[1], m->body_name[a], m->body_name[b]);
+      if (add_note(m, note) != CM_OK) goto nomem;
+    }
+  cm_free(flat);
+  cm_free(done);
+  cm_free(reps);
+  return CM_OK;
+nomem:
+  cm_free(flat);
+  cm_free(done);
+  cm_free(reps);
+  return CM_ERR_NOMEM;
+}
+
 static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t errsz) {
   for (int b = 0; b < m->nbody; b++) {
     const char* a = s->body[b].alias ? s->body[b].alias : s->body[b].name;
@@ -596,6 +724,8 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   if (st == CM_OK) st = compile_bodies(s, m, gb, err, errsz);
   if (st == CM_OK) st = compile_rules(s, m, err, errsz);
   if (st == CM_OK) st = compile_aliases(s, m, err, errsz);
+  if (st == CM_OK && note_vertex_on_flat(s, m) != CM_OK)
+    st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   if (st != CM_OK) goto fail;
 
   /* joints */
