@@ -1,7 +1,16 @@
-/* comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--quiet]
+/* comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--checkpoint-every N] [--restart FILE]
+ *            [--quiet]
  *
  * load (or build the demo) -> compile -> apply overrides -> open outputs -> step loop writing
  * frames at step 0, every opt.output_every steps and the last step -> summary.json.
+ *
+ * Checkpoints (docs/outputs.md): with --checkpoint-every N, DIR/checkpoint.bin is written
+ * atomically after the frame of every step that is a multiple of N and after the last step; on
+ * SIGINT/SIGTERM it is always written (after the frame of the step just finished). With
+ * --restart FILE the data start from the checkpoint at step S instead of the initial state, the
+ * files in DIR are cut after the last regular frame <= S (S itself when it is a frame step of an
+ * uninterrupted run, i.e. a multiple of output_every or the last step; else the frame before)
+ * and appended to, so that they end up byte for byte the files of an uninterrupted run.
  *
  * Signals: SIGINT and SIGTERM handlers only set a flag (and reset themselves, so a second
  * signal ends the process the default way). The loop looks at the flag after every step: it
@@ -128,8 +137,10 @@ cmScene* cli_demo_scene(char* err, size_t errsz) {
 typedef struct RunArgs {
   const char* scene;
   const char* outdir;
+  const char* restart; /* checkpoint to continue from, or NULL */
   int has_steps, has_duration, quiet;
   long steps;
+  long checkpoint_every; /* 0: checkpoints only on a signal */
   double duration;
 } RunArgs;
 
@@ -167,6 +178,15 @@ static int parse_args(int argc, char** argv, RunArgs* a) {
           return cli_usage_error(
               "run", "--duration: expected a finite number of seconds >= 0, got '%s'", v);
         a->has_duration = 1;
+      } else if ((r = cli_option("run", argc, argv, &i, "--checkpoint-every", NULL, &v)) != 0) {
+        if (r < 0) return CLI_USAGE;
+        if (cli_parse_count(v, &a->checkpoint_every) != 0 || a->checkpoint_every < 1)
+          return cli_usage_error("run", "--checkpoint-every: expected an integer >= 1, got '%s'",
+                                 v);
+      } else if ((r = cli_option("run", argc, argv, &i, "--restart", NULL, &v)) != 0) {
+        if (r < 0) return CLI_USAGE;
+        if (!*v) return cli_usage_error("run", "--restart: the checkpoint path is empty");
+        a->restart = v;
       } else {
         return cli_usage_error("run", "unknown option '%s'", s);
       }
@@ -188,8 +208,10 @@ typedef struct Run {
   cmData* d;
   cmOutput* out;
   const char* outdir;
-  long written; /* step of the last frame written, -1 none */
-  int io_errno; /* errno of a failed write */
+  char* ckpt_path;     /* DIR/checkpoint.bin */
+  long written;        /* step of the last frame written, -1 none */
+  int io_errno;        /* errno of a failed write */
+  char ckpt_err[1024]; /* message of a failed checkpoint write, "" none */
 } Run;
 
 static int write_frame(Run* r) {
@@ -202,7 +224,15 @@ static int write_frame(Run* r) {
   return 0;
 }
 
+/* DIR/checkpoint.bin of the current state; -1 (message in r->ckpt_err) on failure */
+static int write_checkpoint(Run* r) {
+  if (cm_checkpoint_write(r->m, r->d, r->ckpt_path, r->ckpt_err, sizeof r->ckpt_err) != CM_OK)
+    return -1;
+  return 0;
+}
+
 static void free_run(Run* r) {
+  free(r->ckpt_path);
   cm_output_close(r->out);
   cm_data_free(r->d);
   cm_model_free(r->m);
@@ -224,7 +254,7 @@ int cmd_run(int argc, char** argv) {
   } else if (!(scene = cli_demo_scene(err, sizeof err))) {
     return cli_error(CLI_FAILED, "demo scene: %s", err);
   }
-  Run r = {NULL, NULL, NULL, a.outdir, -1, 0};
+  Run r = {NULL, NULL, NULL, a.outdir, NULL, -1, 0, ""};
   cmStatus st = cm_model_compile(scene, &r.m, err, sizeof err);
   cm_scene_free(scene);
   if (st != CM_OK) return cli_error(st == CM_ERR_NOMEM ? CLI_FAILED : CLI_USAGE, "%s", err);
@@ -250,17 +280,44 @@ int cmd_run(int argc, char** argv) {
   long total = m->opt.steps;
   long every = m->opt.output_every > 0 ? m->opt.output_every : 1;
 
-  /* outputs and data */
-  if (cm_output_open(m, a.outdir, &r.out, err, sizeof err) != CM_OK) {
-    free_run(&r);
-    return cli_error(CLI_USAGE, "%s", err);
-  }
+  /* data (from the checkpoint on a restart) */
+  size_t nd = strlen(a.outdir);
+  r.ckpt_path = malloc(nd + 32);
   r.d = cm_data_new(m);
-  if (!r.d) {
+  if (!r.d || !r.ckpt_path) {
     free_run(&r);
     return cli_error(CLI_FAILED, "out of memory creating the simulation data");
   }
+  snprintf(r.ckpt_path, nd + 32, "%s%scheckpoint.bin", a.outdir,
+           nd && a.outdir[nd - 1] == '/' ? "" : "/");
   cmData* d = r.d;
+  if (a.restart) {
+    st = cm_checkpoint_read(m, d, a.restart, err, sizeof err);
+    if (st != CM_OK) {
+      free_run(&r);
+      return cli_error(st == CM_ERR_NOMEM ? CLI_FAILED : CLI_USAGE, "%s", err);
+    }
+    if (d->step > total) {
+      long s = d->step;
+      free_run(&r);
+      return cli_usage_error(
+          "run", "--restart: the checkpoint is at step %ld, after the last step %ld", s, total);
+    }
+  }
+
+  /* outputs: new files, or the files of the interrupted run cut after its last regular frame
+   * at or before the checkpoint */
+  if (a.restart) {
+    long last = d->step % every == 0 || d->step == total ? d->step : d->step - 1;
+    st = cm_output_resume(m, a.outdir, last, &r.out, err, sizeof err);
+    r.written = d->step; /* the checkpoint's frame is there already or is not a regular frame */
+  } else {
+    st = cm_output_open(m, a.outdir, &r.out, err, sizeof err);
+  }
+  if (st != CM_OK) {
+    free_run(&r);
+    return cli_error(CLI_USAGE, "%s", err);
+  }
 
   /* the loop: stop at the end, on a failed step, or after the step in which a signal came */
   g_signal = 0;
@@ -268,22 +325,29 @@ int cmd_run(int argc, char** argv) {
   double t0 = cli_now();
   cliProgress pg;
   progress_start(&pg, total, !a.quiet && isatty(STDERR_FILENO));
-  int io_failed = write_frame(&r) != 0;
+  int io_failed = write_frame(&r) != 0, ckpt_failed = 0;
+  long ck = a.checkpoint_every;
   cmStatus step_st = CM_OK;
-  while (!io_failed && d->step < total && !g_signal) {
+  while (!io_failed && !ckpt_failed && d->step < total && !g_signal) {
     step_st = cm_step(m, d);
     if (step_st != CM_OK) break;
     if (d->step % every == 0 || d->step == total) io_failed = write_frame(&r) != 0;
+    if (!io_failed && ck > 0 && d->step % ck == 0 && d->step != total)
+      ckpt_failed = write_checkpoint(&r) != 0;
     progress_update(&pg, d->step, d->time);
   }
   /* the last state reached (the last good one after a failure) is always written */
   if (!io_failed) io_failed = write_frame(&r) != 0;
   progress_end(&pg);
   int sig = g_signal;
+  /* a final checkpoint: on a signal always, at the end with --checkpoint-every (not after a
+   * failed step: the state is the last good one, but the run cannot continue from it) */
+  if (!io_failed && !ckpt_failed && step_st == CM_OK && (sig || ck > 0))
+    ckpt_failed = write_checkpoint(&r) != 0;
 
   /* summary */
   char msg[512];
-  cmRunInfo info = {cli_now() - t0, sig != 0, step_st != CM_OK || io_failed, NULL};
+  cmRunInfo info = {cli_now() - t0, sig != 0, step_st != CM_OK || io_failed || ckpt_failed, NULL};
   if (step_st != CM_OK) {
     snprintf(msg, sizeof msg,
              "%s in step %ld (from t = %.9g s)%s; the files hold the last good state",
@@ -293,6 +357,9 @@ int cmd_run(int argc, char** argv) {
   } else if (io_failed) {
     snprintf(msg, sizeof msg, "cannot write the output files in '%s' at step %ld: %s", a.outdir,
              d->step, strerror(r.io_errno));
+    info.message = msg;
+  } else if (ckpt_failed) {
+    snprintf(msg, sizeof msg, "at step %ld: %s", d->step, r.ckpt_err);
     info.message = msg;
   }
   int summary_failed = cm_output_summary(r.out, m, d, &info) != CM_OK;

@@ -20,7 +20,9 @@ typedef struct Command {
 } Command;
 
 static const Command COMMANDS[] = {
-    {"run", cmd_run, "comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--quiet]",
+    {"run", cmd_run,
+     "comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--checkpoint-every N]\n"
+     "           [--restart FILE] [--quiet]",
      "Simulate SCENE (a YAML scene file) and write bodies.csv, contacts.csv and summary.json\n"
      "into the output directory. With no SCENE, run a built-in demo: a sphere, a box and a box\n"
      "tumbling about its intermediate axis thrown up in free flight above a fixed ground, 2 s.\n"
@@ -30,6 +32,10 @@ static const Command COMMANDS[] = {
      "  --duration T      simulate T seconds (T >= 0); steps = round(T / timestep)\n"
      "  --steps N         simulate N steps (N >= 0); overrides the scene's duration or steps\n"
      "  --quiet           no progress bar and no final line\n"
+     "  --checkpoint-every N  write DIR/checkpoint.bin every N steps (N >= 1) and at the end\n"
+     "  --restart FILE    continue from checkpoint FILE (same scene and options): the files in\n"
+     "                    DIR are cut after the checkpoint's step and appended to, so they end\n"
+     "                    up identical to those of an uninterrupted run (docs/outputs.md)\n"
      "  -h, --help        this help\n"
      "\n"
      "Frames are written at step 0, every `output: every` steps and at the last step; each is\n"
@@ -42,7 +48,8 @@ static const Command COMMANDS[] = {
      "       summary.json has \"failed\": true and the message\n"
      "  2    bad scene, option or output directory (nothing simulated)\n"
      "  130  interrupted by SIGINT (143: SIGTERM): the step in progress is finished and written,\n"
-     "       summary.json has \"interrupted\": true. A second signal ends the process at once.\n"},
+     "       summary.json has \"interrupted\": true, DIR/checkpoint.bin holds the state. A\n"
+     "       second signal ends the process at once.\n"},
     {"check", cmd_check, "comply check SCENE",
      "Parse and compile SCENE without simulating. Prints the options, every body (name, alias,\n"
      "motion, geometry, vertices and faces, mass, volume), the interaction rule chosen for each\n"

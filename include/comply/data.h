@@ -7,6 +7,8 @@
 #ifndef COMPLY_DATA_H
 #define COMPLY_DATA_H
 
+#include <stdint.h>
+
 #include "comply/core.h"
 #include "comply/model.h"
 
@@ -124,6 +126,12 @@ cmStatus cm_collide(const cmModel* m, cmData* d);
  * current contact list; 0 elsewhere. Arrays of the body's geometry vertex count. */
 void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
                              double* penetration);
+
+/* Determinism hash of the state: FNV-1a 64 over d->step and, per body, body_cpos, body_xquat,
+ * body_cvel and body_angvel (13 doubles as IEEE-754 bit patterns, each 8 bytes little-endian).
+ * That is the whole state the next step depends on, so equal hashes continue identically; it
+ * does not depend on the machine's byte order. See docs/outputs.md. */
+uint64_t cm_data_hash(const cmModel* m, const cmData* d);
 
 /* energies: kinetic (translational + rotational) and gravitational potential relative to the
  * origin (-m g . x), J. Infinite-mass bodies contribute nothing. */

@@ -33,8 +33,8 @@
 #include "core/internal.h"
 #include "io/out_internal.h"
 
-static const char BODIES_HEADER[] = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
-static const char CONTACTS_HEADER[] =
+const char CM_BODIES_HEADER[] = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
+const char CM_CONTACTS_HEADER[] =
     "step,time,body_a,body_b,points,fx,fy,fz,area,max_pressure,max_penetration\n";
 
 char* cm_output_path(const char* dir, const char* name) {
@@ -95,10 +95,9 @@ static cmStatus open_csv(const char* path, const char* header, FILE** f, char* e
   return CM_OK;
 }
 
-cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
+cmStatus cm_output_init(const cmModel* m, const char* dir, cmOutput** out, char* err,
                         size_t errsz) {
   CM_ASSERT(m && out);
-  (void)m; /* the files do not depend on the model yet (VTK will) */
   *out = NULL;
   if (!dir || !*dir) return cm_error(err, errsz, CM_ERR_ARG, "output directory: empty path");
   cmStatus st = make_dirs(dir, err, errsz);
@@ -113,8 +112,23 @@ cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char*
     cm_output_close(o);
     return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   }
-  st = open_csv(o->bodies_path, BODIES_HEADER, &o->bodies, err, errsz);
-  if (st == CM_OK) st = open_csv(o->contacts_path, CONTACTS_HEADER, &o->contacts, err, errsz);
+  if (m->opt.vtk && (st = cm_output_vtk_init(o, m, err, errsz)) != CM_OK) {
+    cm_output_close(o);
+    return st;
+  }
+  *out = o;
+  return CM_OK;
+}
+
+cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
+                        size_t errsz) {
+  CM_ASSERT(out);
+  *out = NULL;
+  cmOutput* o = NULL;
+  cmStatus st = cm_output_init(m, dir, &o, err, errsz);
+  if (st != CM_OK) return st;
+  st = open_csv(o->bodies_path, CM_BODIES_HEADER, &o->bodies, err, errsz);
+  if (st == CM_OK) st = open_csv(o->contacts_path, CM_CONTACTS_HEADER, &o->contacts, err, errsz);
   if (st != CM_OK) {
     cm_output_close(o);
     return st;
@@ -132,6 +146,7 @@ void cm_output_close(cmOutput* out) {
   cm_free(out->contacts_path);
   cm_free(out->keys);
   cm_free(out->sums);
+  cm_output_vtk_free(out);
   cm_free(out);
 }
 
@@ -282,5 +297,7 @@ cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d) {
     put_num(out->contacts, s->max_penetration);
     fputc('\n', out->contacts);
   }
-  return flush_checked(out->contacts);
+  st = flush_checked(out->contacts);
+  if (st == CM_OK && out->vtk) st = cm_output_vtk_frame(out, m, d);
+  return st;
 }

@@ -1,5 +1,5 @@
-/* Private parts of the output writers (out_csv.c, out_summary.c), shared with their unit test.
- * Not installed. */
+/* Private parts of the output writers (out_csv.c, out_summary.c, out_vtk.c, out_resume.c),
+ * shared with their unit test. Not installed. */
 #ifndef CM_IO_OUT_INTERNAL_H
 #define CM_IO_OUT_INTERNAL_H
 
@@ -39,7 +39,32 @@ struct cmOutput {
   int cap; /* capacity of keys and sums (grows only) */
   cmPairKey* keys;
   cmPairSum* sums;
+
+  /* VTK series (m->opt.vtk), out_vtk.c */
+  int vtk;                  /* 1: write vtk/NAME_STEP.vtu and scene.pvd every frame */
+  double* vtk_scalar;       /* pressure and penetration of one body (2 x max vertices) */
+  unsigned char* vtk_bytes; /* one encoded data array (8 + 24 x max(vertices, faces) bytes) */
+  char* pvd;                /* the DataSet lines of scene.pvd so far */
+  size_t pvd_len, pvd_cap;
 };
+
+/* the output directory, the cmOutput with its paths and, with m->opt.vtk, DIR/vtk and the VTK
+ * scratch; no file opened yet (out_csv.c) */
+cmStatus cm_output_init(const cmModel* m, const char* dir, cmOutput** out, char* err, size_t errsz);
+/* the header line of bodies.csv and contacts.csv, newline included */
+extern const char CM_BODIES_HEADER[];
+extern const char CM_CONTACTS_HEADER[];
+
+/* VTK (out_vtk.c): set up (directory, scratch), free, the file name "NAME_STEP.vtu" of a body
+ * and step (NAME with every character outside [A-Za-z0-9._-] replaced by '_') in a new buffer,
+ * add the DataSet lines of one frame to the pvd buffer, rewrite scene.pvd atomically, and write
+ * one frame (every mesh body's .vtu, then the pvd) */
+cmStatus cm_output_vtk_init(cmOutput* out, const cmModel* m, char* err, size_t errsz);
+void cm_output_vtk_free(cmOutput* out);
+char* cm_vtk_file_name(const cmModel* m, int body, long step);
+cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double time);
+cmStatus cm_output_pvd_write(cmOutput* out);
+cmStatus cm_output_vtk_frame(cmOutput* out, const cmModel* m, const cmData* d);
 
 /* "dir/name" in a new buffer (cm_malloc); NULL on no memory */
 char* cm_output_path(const char* dir, const char* name);

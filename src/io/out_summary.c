@@ -5,6 +5,7 @@
  *    "bodies": nbody, "kinetic_energy": J, "potential_energy": J,
  *    "warnings": {KIND: count, ...}, "solver": {"max_iterations": n, "max_residual": r},
  *    "timers": {STAGE: s, ...}, "files": ["bodies.csv", "contacts.csv", "summary.json"]}
+ * ("files" also lists "scene.pvd" and "vtk/" when the VTK series is written)
  *
  * The file is replaced atomically: written to DIR/summary.json.tmp, flushed and fsync'ed, then
  * renamed over DIR/summary.json, so a reader sees either the previous summary or the new one,
@@ -118,7 +119,8 @@ static void key(FILE* f, int indent, const char* k) {
   fputs(": ", f);
 }
 
-static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRunInfo* info) {
+static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRunInfo* info,
+                          int vtk) {
   double ke = 0, pe = 0;
   cm_data_energy(m, d, &ke, &pe);
 
@@ -180,7 +182,9 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   }
   fputs("  },\n", f);
   key(f, 2, "files");
-  fputs("[\"bodies.csv\", \"contacts.csv\", \"summary.json\"]\n}\n", f);
+  fputs(vtk ? "[\"bodies.csv\", \"contacts.csv\", \"summary.json\", \"scene.pvd\", \"vtk/\"]\n}\n"
+            : "[\"bodies.csv\", \"contacts.csv\", \"summary.json\"]\n}\n",
+        f);
 }
 
 cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
@@ -200,7 +204,7 @@ cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
     st = CM_ERR_IO;
     goto done;
   }
-  write_summary(f, m, d, info);
+  write_summary(f, m, d, info, out->vtk);
   int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
   int e = errno;
   if (fclose(f) != 0 && !bad) {

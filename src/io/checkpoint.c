@@ -1,0 +1,315 @@
+/* Checkpoints: the state of a cmData saved to a file and read back (docs/outputs.md).
+ *
+ * Layout (every number little-endian; doubles as IEEE-754 bit patterns, so a checkpoint reads
+ * back bit for bit on any machine):
+ *
+ *   offset  size        field
+ *   0       8           magic "CMCKPT\0\0"
+ *   8       4           format version (u32, CM_CHECKPOINT_VERSION)
+ *   12      4           nbody (u32)
+ *   16      16          library version string, NUL padded ("0.1.0")
+ *   32      8           model fingerprint (u64, cm_model_fingerprint)
+ *   40      8           timestep, s (f64)
+ *   48      8           total file size in bytes, checksum included (u64)
+ *   56      4           warning kinds W (u32, CM_WARN_COUNT)
+ *   60      4           timers T (u32, CM_TIMER_COUNT)
+ *   64      48          step (i64), time (f64), solver_iter (i64), solver_residual (f64),
+ *                       solver_max_iter (i64), solver_max_residual (f64)
+ *   112     8 W         warning counts (i64 each)
+ *   ..      8 T         cumulative stage timers, s (f64 each)
+ *   ..      8 13 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3)
+ *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
+ *
+ * The state saved is all the next step depends on (the broadphase and the solver keep nothing
+ * from step to step), so a run continued from a checkpoint is bit-identical to one that never
+ * stopped. Reading validates, in order: the magic, the format version, the size, the checksum,
+ * the library version and the model (nbody, timestep and the fingerprint), and names the file
+ * and the failed check in the message. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "comply/io.h"
+#include "core/hash.h"
+#include "core/internal.h"
+#include "dynamics/body.h"
+
+#define MAGIC "CMCKPT\0\0"
+#define HEADER_SIZE 64
+#define STATE_SIZE 48
+#define VERSION_LEN 16
+
+uint64_t cm_model_fingerprint(const cmModel* m) {
+  uint64_t h = CM_FNV_OFFSET;
+  h = cm_fnv1a_u64(h, (uint64_t)m->nbody);
+  h = cm_fnv1a_u64(h, (uint64_t)m->ngeom);
+  h = cm_fnv1a_u64(h, (uint64_t)m->nvert);
+  h = cm_fnv1a_u64(h, (uint64_t)m->nface);
+  h = cm_fnv1a_u64(h, cm_double_bits(m->opt.timestep));
+  h = cm_fnv1a_u64(h, (uint64_t)m->opt.substeps);
+  h = cm_fnv1a_u64(h, (uint64_t)m->opt.integrator);
+  for (int k = 0; k < 3; k++)
+    h = cm_fnv1a_u64(h, cm_double_bits(m->opt.gravity[k]));
+  for (int b = 0; b < m->nbody; b++) {
+    int g = m->body_geom[b];
+    h = cm_fnv1a_u64(h, (uint64_t)m->body_motion[b]);
+    h = cm_fnv1a_u64(h, cm_double_bits(m->body_mass[b]));
+    for (int k = 0; k < 3; k++)
+      h = cm_fnv1a_u64(h, cm_double_bits(m->body_com[3 * b + k]));
+    h = cm_fnv1a_u64(h, (uint64_t)m->geom_type[g]);
+    h = cm_fnv1a_u64(h, (uint64_t)m->geom_nvert[g]);
+    h = cm_fnv1a_u64(h, (uint64_t)m->geom_nface[g]);
+  }
+  return h;
+}
+
+/* ---- little-endian encoding ---- */
+
+static void put_u64(unsigned char* p, uint64_t x) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (unsigned char)(x >> (8 * i));
+}
+static void put_u32(unsigned char* p, uint32_t x) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (unsigned char)(x >> (8 * i));
+}
+static uint64_t get_u64(const unsigned char* p) {
+  uint64_t x = 0;
+  for (int i = 7; i >= 0; i--)
+    x = (x << 8) | p[i];
+  return x;
+}
+static uint32_t get_u32(const unsigned char* p) {
+  uint32_t x = 0;
+  for (int i = 3; i >= 0; i--)
+    x = (x << 8) | p[i];
+  return x;
+}
+static void put_f64(unsigned char* p, double x) {
+  put_u64(p, cm_double_bits(x));
+}
+static double get_f64(const unsigned char* p) {
+  return cm_bits_double(get_u64(p));
+}
+
+static size_t file_size(int nbody) {
+  return HEADER_SIZE + STATE_SIZE + 8 * (size_t)CM_WARN_COUNT + 8 * (size_t)CM_TIMER_COUNT +
+         8 * 13 * (size_t)nbody + 8;
+}
+
+/* the checkpoint of (m, d) in a new buffer of file_size(m->nbody) bytes */
+static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
+  size_t n = file_size(m->nbody);
+  unsigned char* buf = cm_calloc(1, n);
+  if (!buf) return NULL;
+  memcpy(buf, MAGIC, 8);
+  put_u32(buf + 8, CM_CHECKPOINT_VERSION);
+  put_u32(buf + 12, (uint32_t)m->nbody);
+  strncpy((char*)buf + 16, cm_version(), VERSION_LEN - 1);
+  put_u64(buf + 32, cm_model_fingerprint(m));
+  put_f64(buf + 40, m->opt.timestep);
+  put_u64(buf + 48, (uint64_t)n);
+  put_u32(buf + 56, CM_WARN_COUNT);
+  put_u32(buf + 60, CM_TIMER_COUNT);
+  unsigned char* p = buf + HEADER_SIZE;
+  put_u64(p, (uint64_t)(int64_t)d->step);
+  put_f64(p + 8, d->time);
+  put_u64(p + 16, (uint64_t)(int64_t)d->solver_iter);
+  put_f64(p + 24, d->solver_residual);
+  put_u64(p + 32, (uint64_t)(int64_t)d->solver_max_iter);
+  put_f64(p + 40, d->solver_max_residual);
+  p += STATE_SIZE;
+  for (int w = 0; w < CM_WARN_COUNT; w++, p += 8)
+    put_u64(p, (uint64_t)(int64_t)d->warning[w]);
+  for (int t = 0; t < CM_TIMER_COUNT; t++, p += 8)
+    put_f64(p, d->timer[t]);
+  for (int b = 0; b < m->nbody; b++) {
+    for (int k = 0; k < 3; k++, p += 8)
+      put_f64(p, d->body_cpos[3 * b + k]);
+    for (int k = 0; k < 4; k++, p += 8)
+      put_f64(p, d->body_xquat[4 * b + k]);
+    for (int k = 0; k < 3; k++, p += 8)
+      put_f64(p, d->body_cvel[3 * b + k]);
+    for (int k = 0; k < 3; k++, p += 8)
+      put_f64(p, d->body_angvel[3 * b + k]);
+  }
+  put_u64(p, cm_fnv1a(CM_FNV_OFFSET, buf, n - 8));
+  *size = n;
+  return buf;
+}
+
+cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path, char* err,
+                             size_t errsz) {
+  CM_ASSERT(m && d && path);
+  size_t n = 0, np = strlen(path);
+  unsigned char* buf = encode(m, d, &n);
+  char* tmp = cm_malloc(np + 5);
+  if (!buf || !tmp) {
+    cm_free(buf);
+    cm_free(tmp);
+    return cm_error(err, errsz, CM_ERR_NOMEM, "checkpoint '%s': out of memory", path);
+  }
+  memcpy(tmp, path, np);
+  memcpy(tmp + np, ".tmp", 5);
+
+  /* the temporary file completely and durably, then the rename over the real one */
+  cmStatus st = CM_OK;
+  FILE* f = fopen(tmp, "wb");
+  if (!f) {
+    st = cm_error(err, errsz, CM_ERR_IO, "cannot open checkpoint '%s' for writing: %s", tmp,
+                  strerror(errno));
+  } else {
+    int bad = fwrite(buf, 1, n, f) != n || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+      bad = 1;
+      e = errno;
+    }
+    if (bad) {
+      st = cm_error(err, errsz, CM_ERR_IO, "cannot write checkpoint '%s': %s", tmp, strerror(e));
+      remove(tmp);
+    } else if (rename(tmp, path) != 0) {
+      st = cm_error(err, errsz, CM_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
+                    strerror(errno));
+      remove(tmp);
+    }
+  }
+  cm_free(buf);
+  cm_free(tmp);
+  return st;
+}
+
+/* the whole file in a new buffer */
+static cmStatus read_all(const char* path, unsigned char** out, size_t* size, char* err,
+                         size_t errsz) {
+  *out = NULL;
+  FILE* f = fopen(path, "rb");
+  if (!f)
+    return cm_error(err, errsz, CM_ERR_IO, "cannot open checkpoint '%s': %s", path,
+                    strerror(errno));
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    fclose(f);
+    return cm_error(err, errsz, CM_ERR_IO, "checkpoint '%s': not a regular file", path);
+  }
+  size_t n = (size_t)sb.st_size;
+  unsigned char* buf = cm_malloc(n ? n : 1);
+  if (!buf) {
+    fclose(f);
+    return cm_error(err, errsz, CM_ERR_NOMEM, "checkpoint '%s': out of memory (%zu bytes)", path,
+                    n);
+  }
+  size_t got = fread(buf, 1, n, f);
+  int bad = ferror(f);
+  fclose(f);
+  if (bad || got != n) {
+    cm_free(buf);
+    return cm_error(err, errsz, CM_ERR_IO, "cannot read checkpoint '%s'", path);
+  }
+  *out = buf;
+  *size = n;
+  return CM_OK;
+}
+
+/* every check of the file against the format and the model */
+static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, const char* path,
+                         char* err, size_t errsz) {
+  if (n < 6 || memcmp(buf, MAGIC, 6) != 0)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "'%s' is not a comply checkpoint (it does not start with \"CMCKPT\")", path);
+  if (n < HEADER_SIZE)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is truncated: %zu bytes, the header alone has %d", path, n,
+                    HEADER_SIZE);
+  uint32_t version = get_u32(buf + 8);
+  if (memcmp(buf, MAGIC, 8) != 0 || version != CM_CHECKPOINT_VERSION)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' has format version %u; this library reads version %d", path,
+                    (unsigned)version, CM_CHECKPOINT_VERSION);
+  uint64_t stored = get_u64(buf + 48);
+  if (stored != n)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is %s: %zu bytes, its header says %llu", path,
+                    n < stored ? "truncated" : "too long", n, (unsigned long long)stored);
+  uint32_t nbody = get_u32(buf + 12);
+  if (get_u32(buf + 56) != CM_WARN_COUNT || get_u32(buf + 60) != CM_TIMER_COUNT ||
+      nbody > INT32_MAX || file_size((int)nbody) != n)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is inconsistent: its size %zu does not match %u bodies", path,
+                    n, (unsigned)nbody);
+  uint64_t sum = cm_fnv1a(CM_FNV_OFFSET, buf, n - 8);
+  if (sum != get_u64(buf + n - 8))
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is corrupted: checksum mismatch (stored %016llx, computed "
+                    "%016llx)",
+                    path, (unsigned long long)get_u64(buf + n - 8), (unsigned long long)sum);
+  char lib[VERSION_LEN];
+  memcpy(lib, buf + 16, VERSION_LEN);
+  lib[VERSION_LEN - 1] = '\0';
+  if (strcmp(lib, cm_version()) != 0)
+    return cm_error(err, errsz, CM_ERR_ARG,
+                    "checkpoint '%s' was written by comply %s; this is comply %s (a restart is "
+                    "bit-identical only with the same library version)",
+                    path, lib, cm_version());
+  double h = get_f64(buf + 40);
+  if ((int)nbody != m->nbody || h != m->opt.timestep ||
+      get_u64(buf + 32) != cm_model_fingerprint(m))
+    return cm_error(err, errsz, CM_ERR_ARG,
+                    "checkpoint '%s' is of another scene: it has %u bodies and timestep %.17g s, "
+                    "this scene '%s' has %d bodies and timestep %.17g s%s",
+                    path, (unsigned)nbody, h, m->name ? m->name : "", m->nbody, m->opt.timestep,
+                    (int)nbody == m->nbody && h == m->opt.timestep
+                        ? " (the masses, geometries or options differ)"
+                        : "");
+  int64_t step = (int64_t)get_u64(buf + HEADER_SIZE);
+  if (step < 0)
+    return cm_error(err, errsz, CM_ERR_PARSE, "checkpoint '%s': negative step %lld", path,
+                    (long long)step);
+  return CM_OK;
+}
+
+static void decode(const cmModel* m, cmData* d, const unsigned char* buf) {
+  const unsigned char* p = buf + HEADER_SIZE;
+  d->step = (long)(int64_t)get_u64(p);
+  d->time = get_f64(p + 8);
+  d->solver_iter = (int)(int64_t)get_u64(p + 16);
+  d->solver_residual = get_f64(p + 24);
+  d->solver_max_iter = (int)(int64_t)get_u64(p + 32);
+  d->solver_max_residual = get_f64(p + 40);
+  p += STATE_SIZE;
+  for (int w = 0; w < CM_WARN_COUNT; w++, p += 8)
+    d->warning[w] = (int)(int64_t)get_u64(p);
+  for (int t = 0; t < CM_TIMER_COUNT; t++, p += 8)
+    d->timer[t] = get_f64(p);
+  for (int b = 0; b < m->nbody; b++) {
+    for (int k = 0; k < 3; k++, p += 8)
+      d->body_cpos[3 * b + k] = get_f64(p);
+    for (int k = 0; k < 4; k++, p += 8)
+      d->body_xquat[4 * b + k] = get_f64(p);
+    for (int k = 0; k < 3; k++, p += 8)
+      d->body_cvel[3 * b + k] = get_f64(p);
+    for (int k = 0; k < 3; k++, p += 8)
+      d->body_angvel[3 * b + k] = get_f64(p);
+  }
+  d->ncontact = 0;
+  d->npair = 0;
+  cm_body_derive(m, d);
+}
+
+cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err,
+                            size_t errsz) {
+  CM_ASSERT(m && d && path);
+  unsigned char* buf = NULL;
+  size_t n = 0;
+  cmStatus st = read_all(path, &buf, &n, err, errsz);
+  if (st == CM_OK) st = validate(m, buf, n, path, err, errsz);
+  if (st == CM_OK) decode(m, d, buf);
+  cm_free(buf);
+  return st;
+}

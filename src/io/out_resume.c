@@ -1,0 +1,182 @@
+/* Output files, restart part: cm_output_resume continues the files of an earlier run.
+ *
+ * A restarted run (comply run --restart) continues from a checkpoint at step S. The earlier run
+ * may have written frames after S before it stopped (it was killed after a later frame, or its
+ * last frame was the extra one written on SIGINT). So both CSV files are scanned row by row and
+ * cut after the last row whose step is <= last_step (the caller passes S when S is a regular
+ * frame step of the uninterrupted run, else S - 1, so the files hold exactly what an
+ * uninterrupted run holds at that point); an incomplete last line is cut as well. The files are
+ * then reopened for appending, and the rows the restarted run appends make them byte for byte
+ * the files of an uninterrupted run. With VTK, scene.pvd is rebuilt from the steps left in
+ * bodies.csv (time = step x timestep, exactly as cm_step computes it) and the .vtu files of the
+ * frames cut off are removed. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "io/out_internal.h"
+
+/* a growing list of distinct steps */
+typedef struct StepList {
+  long* step;
+  size_t n, cap;
+} StepList;
+
+static int steps_add(StepList* l, long s) {
+  if (!l || (l->n && l->step[l->n - 1] == s)) return 0;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 256;
+    long* p = cm_realloc(l->step, cap * sizeof *p);
+    if (!p) return -1;
+    l->step = p;
+    l->cap = cap;
+  }
+  l->step[l->n++] = s;
+  return 0;
+}
+
+/* Scan a CSV written by comply: check the header, find the byte offset *cut just after the last
+ * complete row with step <= last, and list the distinct steps kept and cut off (either list may
+ * be NULL). *cut is 0 for a file without a complete header line. */
+static cmStatus scan(const char* path, const char* header, long last, long* cut, StepList* kept,
+                     StepList* dropped, char* err, size_t errsz) {
+  *cut = 0;
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    if (errno == ENOENT) return CM_OK;
+    return cm_error(err, errsz, CM_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  }
+  size_t hlen = strlen(header); /* newline included */
+  unsigned char buf[65536];
+  size_t got, hi = 0;
+  long pos = 0, line = 1, step = 0;
+  int in_header = 1, ndig = 0, have_step = 0;
+  cmStatus st = CM_OK;
+  while (st == CM_OK && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+    for (size_t i = 0; i < got && st == CM_OK; i++, pos++) {
+      unsigned char c = buf[i];
+      if (in_header) {
+        if (hi < hlen && (unsigned char)header[hi] == c) {
+          hi++;
+        } else {
+          st = cm_error(err, errsz, CM_ERR_PARSE,
+                        "'%s' line 1: not the header of a comply output file (expected %.*s)", path,
+                        (int)hlen - 1, header);
+          break;
+        }
+        if (c == '\n') {
+          in_header = 0;
+          *cut = pos + 1;
+          line = 2;
+        }
+        continue;
+      }
+      /* a row: digits, a comma, the rest up to the newline */
+      if (!have_step) {
+        if (c >= '0' && c <= '9' && ndig < 18) {
+          step = 10 * step + (c - '0');
+          ndig++;
+          continue;
+        }
+        if (c != ',' || ndig == 0) {
+          st = cm_error(err, errsz, CM_ERR_PARSE,
+                        "'%s' line %ld: the row does not start with a step number", path, line);
+          break;
+        }
+        have_step = 1;
+      }
+      if (c != '\n') continue;
+      if (step <= last) {
+        *cut = pos + 1;
+        if (steps_add(kept, step) != 0) st = CM_ERR_NOMEM;
+      } else if (steps_add(dropped, step) != 0) {
+        st = CM_ERR_NOMEM;
+      }
+      line++;
+      step = 0;
+      ndig = 0;
+      have_step = 0;
+    }
+  }
+  if (st == CM_OK && ferror(f))
+    st = cm_error(err, errsz, CM_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  fclose(f);
+  if (st == CM_ERR_NOMEM) return cm_error(err, errsz, st, "out of memory reading '%s'", path);
+  return st;
+}
+
+/* cut the file at `cut` (writing the header if there is none) and open it for appending */
+static cmStatus reopen(const char* path, const char* header, long cut, FILE** out, char* err,
+                       size_t errsz) {
+  FILE* f = NULL;
+  if (cut == 0) {
+    f = fopen(path, "w");
+    if (f && (fputs(header, f) == EOF || fflush(f) != 0)) {
+      fclose(f);
+      return cm_error(err, errsz, CM_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    }
+  } else {
+    if (truncate(path, (off_t)cut) != 0)
+      return cm_error(err, errsz, CM_ERR_IO, "cannot truncate '%s': %s", path, strerror(errno));
+    f = fopen(path, "a");
+  }
+  if (!f)
+    return cm_error(err, errsz, CM_ERR_IO, "cannot open '%s' for appending: %s", path,
+                    strerror(errno));
+  *out = f;
+  return CM_OK;
+}
+
+/* pvd entries of the kept frames; the .vtu files of the dropped ones removed */
+static cmStatus resume_vtk(cmOutput* o, const cmModel* m, const StepList* kept,
+                           const StepList* dropped, char* err, size_t errsz) {
+  for (size_t i = 0; i < kept->n; i++)
+    if (cm_output_pvd_add(o, m, kept->step[i], m->opt.timestep * (double)kept->step[i]) != CM_OK)
+      return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  char* vdir = cm_output_path(o->dir, "vtk");
+  if (!vdir) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < dropped->n; i++) {
+    for (int b = 0; b < m->nbody; b++) {
+      char* name = cm_vtk_file_name(m, b, dropped->step[i]);
+      char* path = name ? cm_output_path(vdir, name) : NULL;
+      if (path) remove(path); /* a plane body or a missing frame: nothing there */
+      cm_free(name);
+      cm_free(path);
+    }
+  }
+  cm_free(vdir);
+  if (cm_output_pvd_write(o) != CM_OK)
+    return cm_error(err, errsz, CM_ERR_IO, "cannot write '%s/scene.pvd': %s", o->dir,
+                    strerror(errno));
+  return CM_OK;
+}
+
+cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmOutput** out,
+                          char* err, size_t errsz) {
+  CM_ASSERT(out);
+  *out = NULL;
+  cmOutput* o = NULL;
+  cmStatus st = cm_output_init(m, dir, &o, err, errsz);
+  if (st != CM_OK) return st;
+  StepList kept = {NULL, 0, 0}, dropped = {NULL, 0, 0};
+  long cut_b = 0, cut_c = 0;
+  st = scan(o->bodies_path, CM_BODIES_HEADER, last_step, &cut_b, &kept, &dropped, err, errsz);
+  if (st == CM_OK)
+    st = scan(o->contacts_path, CM_CONTACTS_HEADER, last_step, &cut_c, NULL, NULL, err, errsz);
+  if (st == CM_OK) st = reopen(o->bodies_path, CM_BODIES_HEADER, cut_b, &o->bodies, err, errsz);
+  if (st == CM_OK)
+    st = reopen(o->contacts_path, CM_CONTACTS_HEADER, cut_c, &o->contacts, err, errsz);
+  if (st == CM_OK && o->vtk) st = resume_vtk(o, m, &kept, &dropped, err, errsz);
+  cm_free(kept.step);
+  cm_free(dropped.step);
+  if (st != CM_OK) {
+    cm_output_close(o);
+    return st;
+  }
+  *out = o;
+  return CM_OK;
+}

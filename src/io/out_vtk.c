@@ -1,0 +1,334 @@
+/* Output files, VTK part (SPEC 9): vtk/NAME_STEP.vtu per mesh body and written frame, and the
+ * time series scene.pvd (docs/outputs.md).
+ *
+ * A .vtu file is a VTK XML UnstructuredGrid (version 1.0, byte_order LittleEndian, header_type
+ * UInt64) with one Piece:
+ *   Points     Float64 x 3   the body's mesh vertices in world coordinates, x + R(q) v
+ *   Cells      connectivity Int64 (3 per triangle, vertex indices of the geometry), offsets
+ *              Int64 (3, 6, ...), types UInt8 (5 = VTK_TRIANGLE)
+ *   PointData  pressure Float64 (Pa) and penetration Float64 (m) of cm_data_vertex_pressure
+ *   FieldData  TimeValue Float64 (s, ascii)
+ * Every binary array is inline base64 (format="binary"): the base64 of one UInt64 byte count
+ * followed by the array's bytes, all little-endian, so the file is plain XML that any XML parser
+ * reads. Bodies without a mesh (planes) get no file.
+ *
+ * scene.pvd is a VTK Collection with one DataSet per mesh body and frame:
+ *   <DataSet timestep="TIME" group="" part="BODY" file="vtk/NAME_STEP.vtu"/>
+ * in frame order (part is the body index). Its lines are kept in memory and the file is
+ * rewritten after every frame through scene.pvd.tmp and a rename, so an interrupted run always
+ * leaves a complete collection listing only files that exist (each .vtu is itself written through
+ * a .tmp file and renamed before the pvd names it). Neither is fsync'ed: the rename makes them
+ * safe against an interrupted process, checkpoints (which are fsync'ed) against a crash. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/cm_math.h"
+#include "core/hash.h"
+#include "core/internal.h"
+#include "io/out_internal.h"
+
+static int has_mesh(const cmModel* m, int body) {
+  int g = m->body_geom[body];
+  return m->geom_type[g] != CM_GEOM_PLANE && m->geom_nvert[g] > 0 && m->geom_nface[g] > 0;
+}
+
+/* bytes of scratch for the largest encoded array of the model's meshes */
+static size_t bytes_needed(const cmModel* m, int* maxvert) {
+  int nv = 0, nf = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (!has_mesh(m, b)) continue;
+    int g = m->body_geom[b];
+    if (m->geom_nvert[g] > nv) nv = m->geom_nvert[g];
+    if (m->geom_nface[g] > nf) nf = m->geom_nface[g];
+  }
+  *maxvert = nv;
+  return 8 + 24 * (size_t)(nv > nf ? nv : nf);
+}
+
+/* ---- encoding ---- */
+
+static void put_u64(unsigned char* p, uint64_t x) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (unsigned char)(x >> (8 * i));
+}
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* base64 of n bytes (RFC 4648, with padding) */
+static void put_base64(FILE* f, const unsigned char* p, size_t n) {
+  char chunk[4096];
+  size_t k = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    unsigned a = p[i], b = i + 1 < n ? p[i + 1] : 0, c = i + 2 < n ? p[i + 2] : 0;
+    unsigned v = (a << 16) | (b << 8) | c;
+    chunk[k++] = B64[(v >> 18) & 63];
+    chunk[k++] = B64[(v >> 12) & 63];
+    chunk[k++] = i + 1 < n ? B64[(v >> 6) & 63] : '=';
+    chunk[k++] = i + 2 < n ? B64[v & 63] : '=';
+    if (k == sizeof chunk) {
+      fwrite(chunk, 1, k, f);
+      k = 0;
+    }
+  }
+  fwrite(chunk, 1, k, f);
+}
+
+/* one DataArray element with its inline base64 content: bytes[0..8) get the byte count of the
+ * nbytes data bytes that follow them */
+static void put_array(FILE* f, const char* attrs, unsigned char* bytes, size_t nbytes) {
+  put_u64(bytes, (uint64_t)nbytes);
+  fprintf(f, "        <DataArray %s format=\"binary\">\n          ", attrs);
+  put_base64(f, bytes, nbytes + 8);
+  fputs("\n        </DataArray>\n", f);
+}
+
+static size_t pack_doubles(unsigned char* bytes, const double* x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    put_u64(bytes + 8 + 8 * i, cm_double_bits(x[i]));
+  return 8 * n;
+}
+
+/* the .vtu of one mesh body; scalar has room for 2 x nvert doubles, bytes for
+ * 8 + 24 x max(nvert, nface) */
+static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, double* scalar,
+                      unsigned char* bytes) {
+  int g = m->body_geom[body];
+  int nv = m->geom_nvert[g], nf = m->geom_nface[g];
+  const double* vert = m->mesh_vert + 3 * (size_t)m->geom_vertadr[g];
+  const int* face = m->mesh_face + 3 * (size_t)m->geom_faceadr[g];
+  const double* x = d->body_xpos + 3 * body;
+  const double* q = d->body_xquat + 4 * body;
+  double* pressure = scalar;
+  double* penetration = scalar + nv;
+  cm_data_vertex_pressure(m, d, body, pressure, penetration);
+
+  fputs("<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+        "header_type=\"UInt64\">\n"
+        "  <UnstructuredGrid>\n"
+        "    <FieldData>\n"
+        "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+        "format=\"ascii\">",
+        f);
+  fprintf(f, "%.17g</DataArray>\n    </FieldData>\n", d->time);
+  fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nv, nf);
+
+  /* point data */
+  fputs("      <PointData Scalars=\"pressure\">\n", f);
+  put_array(f, "type=\"Float64\" Name=\"pressure\"", bytes,
+            pack_doubles(bytes, pressure, (size_t)nv));
+  put_array(f, "type=\"Float64\" Name=\"penetration\"", bytes,
+            pack_doubles(bytes, penetration, (size_t)nv));
+  fputs("      </PointData>\n", f);
+
+  /* points: x + R v */
+  for (int i = 0; i < nv; i++) {
+    double w[3];
+    cm_quat_rotate(w, q, vert + 3 * i);
+    for (int k = 0; k < 3; k++)
+      put_u64(bytes + 8 + 24 * (size_t)i + 8 * k, cm_double_bits(x[k] + w[k]));
+  }
+  fputs("      <Points>\n", f);
+  put_array(f, "type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"", bytes, 24 * (size_t)nv);
+  fputs("      </Points>\n", f);
+
+  /* triangles */
+  fputs("      <Cells>\n", f);
+  for (int i = 0; i < 3 * nf; i++)
+    put_u64(bytes + 8 + 8 * (size_t)i, (uint64_t)(int64_t)face[i]);
+  put_array(f, "type=\"Int64\" Name=\"connectivity\"", bytes, 24 * (size_t)nf);
+  for (int i = 0; i < nf; i++)
+    put_u64(bytes + 8 + 8 * (size_t)i, (uint64_t)(3 * (int64_t)(i + 1)));
+  put_array(f, "type=\"Int64\" Name=\"offsets\"", bytes, 8 * (size_t)nf);
+  memset(bytes + 8, 5, (size_t)nf); /* VTK_TRIANGLE */
+  put_array(f, "type=\"UInt8\" Name=\"types\"", bytes, (size_t)nf);
+  fputs("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", f);
+}
+
+/* write through path.tmp and rename; CM_ERR_IO with errno kept */
+static cmStatus write_vtu_file(const cmModel* m, const cmData* d, int body, const char* path,
+                               double* scalar, unsigned char* bytes) {
+  size_t n = strlen(path);
+  char* tmp = cm_malloc(n + 5);
+  if (!tmp) return CM_ERR_NOMEM;
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".tmp", 5);
+  cmStatus st = CM_OK;
+  FILE* f = fopen(tmp, "wb");
+  if (!f) {
+    st = CM_ERR_IO;
+  } else {
+    write_vtu(f, m, d, body, scalar, bytes);
+    int bad = fflush(f) != 0 || ferror(f);
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+      bad = 1;
+      e = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+      bad = 1;
+      e = errno;
+    }
+    if (bad) {
+      remove(tmp);
+      errno = e ? e : EIO;
+      st = CM_ERR_IO;
+    }
+  }
+  cm_free(tmp);
+  return st;
+}
+
+cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const char* path, char* err,
+                           size_t errsz) {
+  CM_ASSERT(m && d && path);
+  if (body < 0 || body >= m->nbody)
+    return cm_error(err, errsz, CM_ERR_ARG, "VTK file '%s': no body %d", path, body);
+  if (!has_mesh(m, body))
+    return cm_error(err, errsz, CM_ERR_ARG, "VTK file '%s': body '%s' has no mesh", path,
+                    m->body_name[body]);
+  int g = m->body_geom[body], nf = m->geom_nface[g], nv = m->geom_nvert[g];
+  double* scalar = cm_malloc(2 * (size_t)nv * sizeof(double));
+  unsigned char* bytes = cm_malloc(8 + 24 * (size_t)(nv > nf ? nv : nf));
+  cmStatus st = CM_ERR_NOMEM;
+  if (scalar && bytes) st = write_vtu_file(m, d, body, path, scalar, bytes);
+  cm_free(scalar);
+  cm_free(bytes);
+  if (st == CM_ERR_NOMEM) return cm_error(err, errsz, st, "VTK file '%s': out of memory", path);
+  if (st != CM_OK)
+    return cm_error(err, errsz, st, "cannot write VTK file '%s': %s", path, strerror(errno));
+  return CM_OK;
+}
+
+/* ---- the series of a cmOutput ---- */
+
+cmStatus cm_output_vtk_init(cmOutput* out, const cmModel* m, char* err, size_t errsz) {
+  out->vtk = 1;
+  char* vdir = cm_output_path(out->dir, "vtk");
+  if (!vdir) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  struct stat sb;
+  cmStatus st = CM_OK;
+  if (mkdir(vdir, 0777) != 0 && !(errno == EEXIST && stat(vdir, &sb) == 0 && S_ISDIR(sb.st_mode)))
+    st = cm_error(err, errsz, CM_ERR_IO, "cannot create the VTK directory '%s': %s", vdir,
+                  strerror(errno ? errno : ENOTDIR));
+  cm_free(vdir);
+  if (st != CM_OK) return st;
+  int nv = 0;
+  size_t nb = bytes_needed(m, &nv);
+  out->vtk_scalar = cm_malloc(2 * (size_t)(nv ? nv : 1) * sizeof(double));
+  out->vtk_bytes = cm_malloc(nb);
+  if (!out->vtk_scalar || !out->vtk_bytes)
+    return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  return CM_OK;
+}
+
+void cm_output_vtk_free(cmOutput* out) {
+  cm_free(out->vtk_scalar);
+  cm_free(out->vtk_bytes);
+  cm_free(out->pvd);
+  out->vtk_scalar = NULL;
+  out->vtk_bytes = NULL;
+  out->pvd = NULL;
+}
+
+char* cm_vtk_file_name(const cmModel* m, int body, long step) {
+  const char* name = m->body_name[body] ? m->body_name[body] : "body";
+  size_t n = strlen(name);
+  char* s = cm_malloc(n + 32);
+  if (!s) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    char c = name[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '.' || c == '_' || c == '-';
+    s[i] = ok ? c : '_';
+  }
+  snprintf(s + n, 32, "_%ld.vtu", step);
+  return s;
+}
+
+cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double time) {
+  for (int b = 0; b < m->nbody; b++) {
+    if (!has_mesh(m, b)) continue;
+    char* name = cm_vtk_file_name(m, b, step);
+    if (!name) return CM_ERR_NOMEM;
+    char line[128];
+    int k = snprintf(line, sizeof line,
+                     "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"vtk/", time, b);
+    size_t need = (size_t)k + strlen(name) + 5;
+    if (out->pvd_len + need + 1 > out->pvd_cap) {
+      size_t cap = out->pvd_cap ? out->pvd_cap : 4096;
+      while (cap < out->pvd_len + need + 1)
+        cap *= 2;
+      char* p = cm_realloc(out->pvd, cap);
+      if (!p) {
+        cm_free(name);
+        return CM_ERR_NOMEM;
+      }
+      out->pvd = p;
+      out->pvd_cap = cap;
+    }
+    out->pvd_len += (size_t)sprintf(out->pvd + out->pvd_len, "%s%s\"/>\n", line, name);
+    cm_free(name);
+  }
+  return CM_OK;
+}
+
+cmStatus cm_output_pvd_write(cmOutput* out) {
+  char* path = cm_output_path(out->dir, "scene.pvd");
+  char* tmp = cm_output_path(out->dir, "scene.pvd.tmp");
+  cmStatus st = CM_OK;
+  FILE* f = path && tmp ? fopen(tmp, "w") : NULL;
+  if (!path || !tmp) {
+    st = CM_ERR_NOMEM;
+  } else if (!f) {
+    st = CM_ERR_IO;
+  } else {
+    fputs("<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+          "  <Collection>\n",
+          f);
+    if (out->pvd_len) fwrite(out->pvd, 1, out->pvd_len, f);
+    fputs("  </Collection>\n</VTKFile>\n", f);
+    int bad = fflush(f) != 0 || ferror(f);
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+      bad = 1;
+      e = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+      bad = 1;
+      e = errno;
+    }
+    if (bad) {
+      remove(tmp);
+      errno = e ? e : EIO;
+      st = CM_ERR_IO;
+    }
+  }
+  cm_free(path);
+  cm_free(tmp);
+  return st;
+}
+
+cmStatus cm_output_vtk_frame(cmOutput* out, const cmModel* m, const cmData* d) {
+  char* vdir = cm_output_path(out->dir, "vtk");
+  if (!vdir) return CM_ERR_NOMEM;
+  cmStatus st = CM_OK;
+  for (int b = 0; b < m->nbody && st == CM_OK; b++) {
+    if (!has_mesh(m, b)) continue;
+    char* name = cm_vtk_file_name(m, b, d->step);
+    char* path = name ? cm_output_path(vdir, name) : NULL;
+    st = path ? write_vtu_file(m, d, b, path, out->vtk_scalar, out->vtk_bytes) : CM_ERR_NOMEM;
+    cm_free(name);
+    cm_free(path);
+  }
+  cm_free(vdir);
+  if (st == CM_OK) st = cm_output_pvd_add(out, m, d->step, d->time);
+  if (st == CM_OK) st = cm_output_pvd_write(out);
+  return st;
+}

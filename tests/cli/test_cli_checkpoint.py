@@ -1,0 +1,180 @@
+"""comply run --checkpoint-every N and --restart FILE: an interrupted run continued from its
+checkpoint produces output files byte for byte identical to the run that was never interrupted
+(docs/outputs.md, "Checkpoints and restart").
+
+The scene is examples/falling_boxes.yaml (three boxes landing on a plane with friction, both
+contact laws). Interruptions: SIGINT (the run writes a final checkpoint at the step it stops,
+usually not a frame step, whose extra frame the restart removes), SIGKILL (nothing written at the
+end: the restart continues from the last periodic checkpoint and cuts the frames written after
+it), and a clean end with a final checkpoint continued to more steps (with the VTK series,
+whose scene.pvd and .vtu files must also come out identical).
+"""
+import filecmp
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import Suite, check, expect_exit, read_bodies, read_summary  # noqa: E402
+
+REF_STEPS = 20000  # the uninterrupted run
+LONG = 10 ** 7     # the run that gets interrupted (never finishes)
+
+
+def scene(s, vtk=False, every=None):
+    src = os.path.join(s.src, "examples", "falling_boxes.yaml")
+    with open(src) as f:
+        text = f.read()
+    if every:
+        text = text.replace("  every: 10", "  every: %d" % every)
+    if vtk:
+        text = text.replace("output:\n", "output:\n  vtk: true\n")
+    return s.write("boxes%s.yaml" % ("_vtk" if vtk else ""), text)
+
+
+def reference(s):
+    out = s.path("ref")
+    if not os.path.exists(os.path.join(out, "summary.json")):
+        r = s.run("run", scene(s), "-o", out, "--steps", REF_STEPS, "-q")
+        expect_exit(r, 0, "uninterrupted run")
+    return out
+
+
+def last_step(path):
+    """the step of the last complete row of bodies.csv, -1 if none"""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            n = f.tell()
+            f.seek(max(0, n - 4096))
+            lines = f.read().split(b"\n")[:-1]
+    except OSError:
+        return -1
+    for ln in reversed(lines):
+        head = ln.split(b",")[0]
+        if head.isdigit():
+            return int(head)
+    return -1
+
+
+def start_and_stop(s, out, sig, extra=(), at=2000):
+    """start a long run, wait until bodies.csv reaches step `at`, send sig; returns the exit code"""
+    p = subprocess.Popen([s.comply, "run", scene(s), "-o", out, "--steps", str(LONG), "-q"] + list(extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while last_step(os.path.join(out, "bodies.csv")) < at and p.poll() is None and time.time() < deadline:
+        time.sleep(0.005)
+    if p.poll() is not None:
+        check(False, "the run ended before it could be interrupted: %r" % (p.communicate(),))
+    p.send_signal(sig)
+    stdout, stderr = p.communicate(timeout=60)
+    return p.returncode, stderr
+
+
+def restart_and_compare(s, out, ckpt):
+    ref = reference(s)
+    r = s.run("run", scene(s), "-o", out, "--steps", REF_STEPS, "--restart", ckpt, "-q")
+    expect_exit(r, 0, "restarted run")
+    for name in ("bodies.csv", "contacts.csv"):
+        a, b = os.path.join(ref, name), os.path.join(out, name)
+        if not filecmp.cmp(a, b, shallow=False):
+            ra, rb = open(a).read().split("\n"), open(b).read().split("\n")
+            first = next((i for i, (x, y) in enumerate(zip(ra, rb)) if x != y), min(len(ra), len(rb)))
+            raise AssertionError("%s differs from the uninterrupted run at line %d:\n  %r\n  %r (%d vs %d lines)"
+                                 % (name, first + 1, ra[first] if first < len(ra) else None,
+                                    rb[first] if first < len(rb) else None, len(ra), len(rb)))
+    summ = read_summary(os.path.join(out, "summary.json"))
+    check(summ["steps"] == REF_STEPS and not summ["interrupted"], "summary %r" % summ)
+    ref_summ = read_summary(os.path.join(ref, "summary.json"))
+    for k in ("kinetic_energy", "potential_energy", "warnings", "solver"):
+        check(summ[k] == ref_summ[k], "summary %s: %r, uninterrupted %r" % (k, summ[k], ref_summ[k]))
+
+
+def test_sigint_restart(s):
+    out = s.path("sigint")
+    code, stderr = start_and_stop(s, out, signal.SIGINT)
+    check(code == 130, "exit %d after SIGINT: %s" % (code, stderr))
+    ckpt = os.path.join(out, "checkpoint.bin")
+    check(os.path.exists(ckpt) and not os.path.exists(ckpt + ".tmp"), "no checkpoint after SIGINT: %r" % os.listdir(out))
+    summ = read_summary(os.path.join(out, "summary.json"))
+    check(summ["interrupted"] is True, "summary %r" % summ)
+    stopped = summ["steps"]
+    check(0 < stopped < REF_STEPS, "stopped at step %d: too late for the comparison" % stopped)
+    check(last_step(os.path.join(out, "bodies.csv")) == stopped, "the last frame is not the stop step")
+    read_bodies(os.path.join(out, "bodies.csv"))  # complete and parseable
+    restart_and_compare(s, out, ckpt)
+
+
+def test_sigkill_restart_from_periodic_checkpoint(s):
+    out = s.path("sigkill")
+    code, _ = start_and_stop(s, out, signal.SIGKILL, ["--checkpoint-every", "700"], at=3000)
+    check(code == -signal.SIGKILL, "exit %d" % code)
+    ckpt = os.path.join(out, "checkpoint.bin")
+    check(os.path.exists(ckpt), "no periodic checkpoint: %r" % os.listdir(out))
+    # copy it away: the restarted run writes its own checkpoints into the directory
+    saved = s.path("sigkill.ckpt")
+    shutil.copy(ckpt, saved)
+    check(last_step(os.path.join(out, "bodies.csv")) >= 3000, "frames written")
+    restart_and_compare(s, out, saved)
+
+
+def test_restart_extends_run_with_vtk(s):
+    sc = scene(s, vtk=True, every=50)
+    full, part = s.path("vtk_full"), s.path("vtk_part")
+    expect_exit(s.run("run", sc, "-o", full, "--steps", 3000, "-q"), 0, "uninterrupted vtk run")
+    expect_exit(s.run("run", sc, "-o", part, "--steps", 1234, "--checkpoint-every", 400, "-q"), 0, "first part")
+    check(os.path.exists(os.path.join(part, "vtk", "box1_1234.vtu")), "last frame of the first part")
+    r = s.run("run", sc, "-o", part, "--steps", 3000, "--restart", os.path.join(part, "checkpoint.bin"), "-q")
+    expect_exit(r, 0, "restart to 3000 steps")
+    for name in ("bodies.csv", "contacts.csv", "scene.pvd"):
+        check(filecmp.cmp(os.path.join(full, name), os.path.join(part, name), shallow=False),
+              "%s differs from the uninterrupted run" % name)
+    fa, fb = sorted(os.listdir(os.path.join(full, "vtk"))), sorted(os.listdir(os.path.join(part, "vtk")))
+    check(fa == fb, "vtk files differ: %r" % sorted(set(fa) ^ set(fb)))
+    for f in fa:
+        check(filecmp.cmp(os.path.join(full, "vtk", f), os.path.join(part, "vtk", f), shallow=False), "vtk/%s differs" % f)
+
+
+def test_rejected_checkpoints(s):
+    out = s.path("rej")
+    expect_exit(s.run("run", scene(s), "-o", out, "--steps", 100, "--checkpoint-every", 50, "-q"), 0, "run")
+    ckpt = os.path.join(out, "checkpoint.bin")
+    data = open(ckpt, "rb").read()
+    # another scene
+    other = s.write("other.yaml", "scene: {timestep: 1.0e-3, steps: 10}\nbodies:\n"
+                    "  - name: ball\n    geometry: {sphere: {radius: 0.1, refine: 1}}\n")
+    r = s.run("run", other, "-o", s.path("rej2"), "--restart", ckpt)
+    expect_exit(r, 2, "restart with another scene")
+    check(ckpt in r.stderr and "another scene" in r.stderr, "message %r" % r.stderr)
+    # damaged files
+    cases = {"truncated.bin": data[:-5], "flipped.bin": data[:100] + bytes([data[100] ^ 1]) + data[101:],
+             "magic.bin": b"XX" + data[2:], "empty.bin": b""}
+    words = {"truncated.bin": "truncated", "flipped.bin": "checksum", "magic.bin": "not a comply checkpoint",
+             "empty.bin": "not a comply checkpoint"}
+    for name, content in cases.items():
+        p = s.path(name)
+        with open(p, "wb") as f:
+            f.write(content)
+        r = s.run("run", scene(s), "-o", out, "--steps", 200, "--restart", p)
+        expect_exit(r, 2, "restart from " + name)
+        check(p in r.stderr and words[name] in r.stderr, "%s: message %r" % (name, r.stderr))
+    r = s.run("run", scene(s), "-o", out, "--restart", s.path("missing.bin"))
+    expect_exit(r, 2, "restart from a missing file")
+    check("missing.bin" in r.stderr, "message %r" % r.stderr)
+    # the outputs were not touched by the rejected restarts
+    check(read_bodies(os.path.join(out, "bodies.csv"))[-1]["step"] == 100, "bodies.csv changed")
+    # usage errors
+    for bad in (["--checkpoint-every", "0"], ["--checkpoint-every", "x"], ["--restart"], ["--restart", ""]):
+        expect_exit(s.run("run", scene(s), "-o", out, *bad), 2, "comply run " + " ".join(bad))
+
+
+if __name__ == "__main__":
+    s = Suite()
+    s.test(test_sigint_restart)
+    s.test(test_sigkill_restart_from_periodic_checkpoint)
+    s.test(test_restart_extends_run_with_vtk)
+    s.test(test_rejected_checkpoints)
+    s.finish()

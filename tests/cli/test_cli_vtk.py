@@ -1,0 +1,178 @@
+"""comply run with `output: vtk: true`: the .vtu files and scene.pvd read back with an independent
+parser (xml.etree, base64, struct) and their values checked against the physics.
+
+A 0.1 x 0.1 x 0.05 m box of density 1000 (0.5 kg, weight W = 4.905 N) rests on a fixed plane with
+the area_compliant law, ka = 5e10 N/m^3: at rest the pressure is uniform, W / A = 490.5 Pa over the
+bottom face (A = 0.01 m^2), and the penetration is W / (ka A) = 9.81e-9 m (SPEC 6, P3; see
+tests/physics/test_area_compliant.c). Every bottom vertex must carry those values, every other
+vertex 0; the points must be the box's vertices at the pose of bodies.csv.
+"""
+import base64
+import math
+import os
+import struct
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import Suite, check, expect_exit, frames, read_bodies, read_summary  # noqa: E402
+
+H = 1e-3
+STEPS = 300
+EVERY = 50
+DIV = 4
+SX, SY, SZ = 0.1, 0.1, 0.05
+W = SX * SY * SZ * 1000 * 9.81
+KA = 5e10
+PRESSURE = W / (SX * SY)
+PENETRATION = W / (KA * SX * SY)
+
+SCENE = f"""scene:
+  name: resting-box
+  timestep: {H}
+  steps: {STEPS}
+  gravity: [0, 0, -9.81]
+output:
+  every: {EVERY}
+  vtk: true
+bodies:
+  - name: ground
+    geometry: {{plane: {{normal: [0, 0, 1]}}}}
+    motion: fixed
+  - name: box
+    geometry: {{box: {{size: [{SX}, {SY}, {SZ}], divisions: {DIV}}}}}
+    density: 1000
+    position: [0, 0, {SZ / 2}]
+interactions:
+  - pair: ["*", "*"]
+    law: area_compliant
+    ka: {KA}
+    step_damping: 1.0
+"""
+
+
+def decode(arr, fmt):
+    """a DataArray with format="binary", header_type UInt64: base64 of (byte count, data)"""
+    check(arr.get("format") == "binary", "array %s: format %r" % (arr.get("Name"), arr.get("format")))
+    raw = base64.b64decode("".join(arr.text.split()), validate=True)
+    (n,) = struct.unpack_from("<Q", raw, 0)
+    check(n == len(raw) - 8, "array %s: header says %d bytes, %d present" % (arr.get("Name"), n, len(raw) - 8))
+    size = struct.calcsize("<" + fmt)
+    check(n % size == 0, "array %s: %d bytes is not a multiple of %d" % (arr.get("Name"), n, size))
+    return list(struct.unpack_from("<%d%s" % (n // size, fmt), raw, 8))
+
+
+def rotate_inv(q, v):
+    """R(q)^T v for a unit quaternion w x y z"""
+    w, x, y, z = q
+    R = [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+    return [sum(R[i][j] * v[i] for i in range(3)) for j in range(3)]
+
+
+def read_vtu(path):
+    root = ET.parse(path).getroot()
+    check(root.tag == "VTKFile" and root.get("type") == "UnstructuredGrid", "%s: root %r" % (path, root.attrib))
+    check(root.get("header_type") == "UInt64" and root.get("byte_order") == "LittleEndian",
+          "%s: %r" % (path, root.attrib))
+    piece = root.find("UnstructuredGrid/Piece")
+    np_, nc = int(piece.get("NumberOfPoints")), int(piece.get("NumberOfCells"))
+    pd = {a.get("Name"): a for a in piece.find("PointData")}
+    check(set(pd) == {"pressure", "penetration"}, "%s: point data %r" % (path, sorted(pd)))
+    cells = {a.get("Name"): a for a in piece.find("Cells")}
+    tv = root.find("UnstructuredGrid/FieldData/DataArray")
+    return {
+        "npoints": np_, "ncells": nc,
+        "time": float(tv.text) if tv is not None else None,
+        "points": decode(piece.find("Points/DataArray"), "d"),
+        "pressure": decode(pd["pressure"], "d"),
+        "penetration": decode(pd["penetration"], "d"),
+        "connectivity": decode(cells["connectivity"], "q"),
+        "offsets": decode(cells["offsets"], "q"),
+        "types": decode(cells["types"], "B"),
+    }
+
+
+def test_vtk_series(s):
+    scene = s.write("rest.yaml", SCENE)
+    out = s.path("out")
+    r = s.run("run", scene, "-o", out, "-q")
+    expect_exit(r, 0, "comply run (vtk)")
+    summ = read_summary(os.path.join(out, "summary.json"))
+    check("scene.pvd" in summ["files"], "summary files %r" % summ["files"])
+    fr = frames(read_bodies(os.path.join(out, "bodies.csv")))
+    steps = [st for st, _ in fr]
+    check(steps == list(range(0, STEPS + 1, EVERY)), "frames %r" % steps)
+
+    # the collection: one DataSet per mesh body and frame, increasing times, every file there
+    pvd = ET.parse(os.path.join(out, "scene.pvd")).getroot()
+    check(pvd.tag == "VTKFile" and pvd.get("type") == "Collection", "pvd root %r" % pvd.attrib)
+    ds = pvd.findall("Collection/DataSet")
+    check(len(ds) == len(steps), "pvd has %d datasets for %d frames" % (len(ds), len(steps)))
+    times = [float(d.get("timestep")) for d in ds]
+    check(all(b > a for a, b in zip(times, times[1:])), "pvd times not increasing: %r" % times)
+    listed = [d.get("file") for d in ds]
+    check(listed == ["vtk/box_%d.vtu" % st for st in steps], "pvd files %r" % listed)
+    check(all(d.get("part") == "1" for d in ds), "parts %r" % [d.get("part") for d in ds])
+    on_disk = sorted("vtk/" + f for f in os.listdir(os.path.join(out, "vtk")))
+    check(on_disk == sorted(listed), "vtk/ holds %r, the pvd lists %r" % (on_disk, listed))
+
+    nv = 6 * DIV * DIV + 2  # a box with DIV x DIV squares per face
+    nf = 12 * DIV * DIV
+    for (step, rows), t, f in zip(fr, times, listed):
+        where = "%s (step %d)" % (f, step)
+        v = read_vtu(os.path.join(out, f))
+        check(abs(t - step * H) <= 1e-12 and v["time"] == t, "%s: time %r / %r" % (where, t, v["time"]))
+        check(v["npoints"] == nv and v["ncells"] == nf, "%s: %d points %d cells" % (where, v["npoints"], v["ncells"]))
+        check(len(v["points"]) == 3 * nv and len(v["pressure"]) == nv and len(v["penetration"]) == nv,
+              "%s: array lengths" % where)
+        check(v["types"] == [5] * nf, "%s: cell types" % where)
+        check(v["offsets"] == [3 * (i + 1) for i in range(nf)], "%s: offsets" % where)
+        check(len(v["connectivity"]) == 3 * nf and all(0 <= i < nv for i in v["connectivity"]),
+              "%s: connectivity" % where)
+        check(len(set(v["connectivity"])) == nv, "%s: unused vertices" % where)
+
+        # the points are the box's vertices at the pose of bodies.csv
+        b = [r for r in rows if r["body"] == "box"][0]
+        x = (b["x"], b["y"], b["z"])
+        q = (b["qw"], b["qx"], b["qy"], b["qz"])
+        bottom = []
+        for i in range(nv):
+            p = v["points"][3 * i:3 * i + 3]
+            pb = rotate_inv(q, [p[k] - x[k] for k in range(3)])
+            half = (SX / 2, SY / 2, SZ / 2)
+            check(all(abs(pb[k]) <= half[k] + 1e-12 for k in range(3)), "%s: point %d %r outside the box" % (where, i, pb))
+            check(any(abs(abs(pb[k]) - half[k]) <= 1e-12 for k in range(3)), "%s: point %d %r not on the surface" % (where, i, pb))
+            for k in range(3):  # on the grid of the divisions
+                g = (pb[k] + half[k]) / (2 * half[k]) * DIV
+                check(abs(g - round(g)) <= 1e-9, "%s: point %d %r off the grid" % (where, i, pb))
+            if abs(pb[2] + SZ / 2) <= 1e-12:
+                bottom.append(i)
+        check(len(bottom) == (DIV + 1) ** 2, "%s: %d bottom vertices" % (where, len(bottom)))
+
+        # values: zero before the first step (no contacts yet), then the resting solution
+        for i in range(nv):
+            pr, pe = v["pressure"][i], v["penetration"][i]
+            check(math.isfinite(pr) and math.isfinite(pe), "%s: vertex %d not finite" % (where, i))
+            if step == 0 or i not in bottom:
+                check(pr == 0 and pe == 0, "%s: vertex %d pressure %r penetration %r, expected 0" % (where, i, pr, pe))
+            else:
+                check(abs(pr - PRESSURE) <= 0.01 * PRESSURE, "%s: vertex %d pressure %r, expected %r" % (where, i, pr, PRESSURE))
+                check(abs(pe - PENETRATION) <= 0.01 * PENETRATION,
+                      "%s: vertex %d penetration %r, expected %r" % (where, i, pe, PENETRATION))
+
+
+def test_no_vtk_by_default(s):
+    scene = s.write("novtk.yaml", SCENE.replace("vtk: true", "vtk: false"))
+    out = s.path("novtk")
+    expect_exit(s.run("run", scene, "-o", out, "-q"), 0, "comply run (no vtk)")
+    check(not os.path.exists(os.path.join(out, "vtk")) and not os.path.exists(os.path.join(out, "scene.pvd")),
+          "VTK files written without vtk: true: %r" % os.listdir(out))
+
+
+if __name__ == "__main__":
+    s = Suite()
+    s.test(test_vtk_series)
+    s.test(test_no_vtk_by_default)
+    s.finish()

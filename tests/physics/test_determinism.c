@@ -1,0 +1,179 @@
+/* Determinism (issue 6): the state hash cm_data_hash of a reference scene with contacts after
+ * 500 steps is the same run twice, with 1 and 2 OpenMP threads, across a checkpoint and restart,
+ * and at -O0 and -O2.
+ *
+ * The reference scene: three boxes and three spheres dropped onto a fixed plane, the boxes with
+ * the area_compliant law, the spheres on the boxes and each other with contact_time, friction
+ * everywhere; enough vertices near the plane (> 2048 queries per step) that the narrowphase runs
+ * in parallel when OpenMP is on.
+ *
+ * -O0 vs -O2: tests/CMakeLists.txt builds this file a second time (physics_test_determinism_O0,
+ * CM_OPT_LABEL "O0") against an unoptimised copy of the library. Each build writes its hash to
+ * determinism_hash_LABEL.txt in its working directory; the O0 build runs after the optimised one
+ * (a CTest fixture) and compares its hash with determinism_hash_O2.txt. */
+#include <stdint.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "comply/comply.h"
+#include "test.h"
+
+#ifndef CM_OPT_LABEL
+#define CM_OPT_LABEL "O2"
+#endif
+
+static char err[1024];
+enum { STEPS = 500 };
+
+static cmModel* reference(void) {
+  cmScene* s = cm_scene_new("determinism");
+  s->opt.timestep = 1e-3;
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  CHECK(cm_scene_add_body(s, &g, err, sizeof err) >= 0);
+  static const char* boxes[3] = {"box1", "box2", "box3"};
+  static const char* balls[3] = {"ball1", "ball2", "ball3"};
+  for (int i = 0; i < 3; i++) {
+    cmBodyDef b = cm_body_def_default();
+    b.name = boxes[i];
+    b.alias = "box";
+    b.geom.type = CM_GEOM_BOX;
+    b.geom.size[0] = 0.1 + 0.02 * i;
+    b.geom.size[1] = 0.1;
+    b.geom.size[2] = 0.06;
+    b.geom.divisions = 8;
+    b.density = 500;
+    b.position[0] = 0.25 * i;
+    b.position[2] = 0.04 + 0.01 * i;
+    b.angular_velocity[0] = 0.3 * i;
+    b.angular_velocity[2] = 1.0;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
+    cmBodyDef c = cm_body_def_default();
+    c.name = balls[i];
+    c.alias = "ball";
+    c.geom.type = CM_GEOM_SPHERE;
+    c.geom.radius = 0.04;
+    c.geom.refine = 3;
+    c.density = 800;
+    c.position[0] = 0.25 * i + 0.01;
+    c.position[1] = i == 2 ? 0.3 : 0.0;
+    c.position[2] = i == 2 ? 0.045 : 0.12;
+    c.velocity[1] = i == 2 ? -0.5 : 0.0;
+    CHECK(cm_scene_add_body(s, &c, err, sizeof err) >= 0);
+  }
+  cmRuleDef r = cm_rule_def_default(); /* every pair: contact_time */
+  r.law = CM_LAW_CONTACT_TIME;
+  r.friction = 0.3;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  r = cm_rule_def_default();
+  r.pair[0] = "box";
+  r.pair[1] = "ground";
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = 5e10;
+  r.friction = 0.3;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  r.pair[0] = "ball";
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  cmModel* m = NULL;
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  cm_scene_free(s);
+  return m;
+}
+
+/* steps from d's state; the most contacts and pairs seen */
+static void advance(const cmModel* m, cmData* d, long to, int* maxc, int* maxp) {
+  while (d->step < to) {
+    CHECK(cm_step(m, d) == CM_OK);
+    if (maxc && d->ncontact > *maxc) *maxc = d->ncontact;
+    if (maxp && d->npair > *maxp) *maxp = d->npair;
+  }
+}
+
+static uint64_t run(const cmModel* m, int* maxc, int* maxp) {
+  cmData* d = cm_data_new(m);
+  advance(m, d, STEPS, maxc, maxp);
+  uint64_t h = cm_data_hash(m, d);
+  cm_data_free(d);
+  return h;
+}
+
+static cmModel* g_m;
+static uint64_t g_hash;
+
+static void test_repeat(void) {
+  int maxc = 0, maxp = 0;
+  g_hash = run(g_m, &maxc, &maxp);
+  uint64_t again = run(g_m, NULL, NULL);
+  printf("  hash after %d steps (%s): %016llx; up to %d contacts in %d pairs\n", STEPS,
+         CM_OPT_LABEL, (unsigned long long)g_hash, maxc, maxp);
+  CHECK(again == g_hash);
+  CHECK(maxc > 2048 / 8); /* a scene with real contact work */
+  CHECK(maxp >= 4);
+}
+
+static void test_threads(void) {
+#ifdef _OPENMP
+  int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  uint64_t h1 = run(g_m, NULL, NULL);
+  omp_set_num_threads(2);
+  uint64_t h2 = run(g_m, NULL, NULL);
+  omp_set_num_threads(before);
+  printf("  1 thread %016llx, 2 threads %016llx\n", (unsigned long long)h1, (unsigned long long)h2);
+  CHECK(h1 == g_hash);
+  CHECK(h2 == g_hash);
+#else
+  printf("  built without OpenMP: one thread only\n");
+#endif
+}
+
+static void test_restart(void) {
+  const char* path = "test_determinism_" CM_OPT_LABEL ".ckpt";
+  cmData* d = cm_data_new(g_m);
+  advance(g_m, d, 237, NULL, NULL);
+  CHECK(cm_checkpoint_write(g_m, d, path, err, sizeof err) == CM_OK);
+  cm_data_free(d);
+  cmData* e = cm_data_new(g_m);
+  CHECK(cm_checkpoint_read(g_m, e, path, err, sizeof err) == CM_OK);
+  CHECK(e->step == 237);
+  advance(g_m, e, STEPS, NULL, NULL);
+  CHECK(cm_data_hash(g_m, e) == g_hash);
+  cm_data_free(e);
+  remove(path);
+}
+
+/* write this build's hash; the O0 build compares with the O2 build's */
+static void test_optimisation_levels(void) {
+  FILE* f = fopen("determinism_hash_" CM_OPT_LABEL ".txt", "w");
+  CHECK(f != NULL);
+  if (f) {
+    fprintf(f, "%016llx\n", (unsigned long long)g_hash);
+    fclose(f);
+  }
+  if (strcmp(CM_OPT_LABEL, "O2") == 0) return;
+  FILE* o = fopen("determinism_hash_O2.txt", "r");
+  unsigned long long other = 0;
+  CHECK(o != NULL); /* the fixture runs physics/test_determinism first */
+  if (!o) return;
+  CHECK(fscanf(o, "%llx", &other) == 1);
+  fclose(o);
+  printf("  %s %016llx, O2 %016llx\n", CM_OPT_LABEL, (unsigned long long)g_hash, other);
+  CHECK(other == g_hash);
+}
+
+int main(void) {
+  g_m = reference();
+  if (!g_m) return 1;
+  RUN(test_repeat);
+  if (strcmp(CM_OPT_LABEL, "O2") == 0) { /* the slow unoptimised build only compares */
+    RUN(test_threads);
+    RUN(test_restart);
+  }
+  RUN(test_optimisation_levels);
+  cm_model_free(g_m);
+  return test_report();
+}

@@ -1,0 +1,242 @@
+/* Checkpoints (src/io/checkpoint.c) and the state hash (src/model/data_hash.c): a round trip
+ * restores the state bit for bit, a run continued from a checkpoint is identical to the run that
+ * never stopped, and every damaged or foreign file is rejected with a message naming it. */
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comply/comply.h"
+#include "core/cm_math.h"
+#include "test.h"
+
+static char err[1024];
+static const char* PATH = "test_checkpoint.bin";
+static const char* BAD = "test_checkpoint_bad.bin";
+
+/* a box dropped onto a plane and a sphere falling onto the box: contacts from step ~60 on */
+static cmModel* scene(int nbox, double h) {
+  cmScene* s = cm_scene_new("checkpoint-test");
+  s->opt.timestep = h;
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  CHECK(cm_scene_add_body(s, &g, err, sizeof err) >= 0);
+  for (int i = 0; i < nbox; i++) {
+    cmBodyDef b = cm_body_def_default();
+    b.name = i == 0 ? "box" : "box2";
+    b.geom.type = CM_GEOM_BOX;
+    b.geom.size[0] = b.geom.size[1] = 0.1;
+    b.geom.size[2] = 0.05;
+    b.geom.divisions = 3;
+    b.position[0] = 0.3 * i;
+    b.position[2] = 0.045;
+    b.angular_velocity[2] = 0.5;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
+  }
+  cmBodyDef ball = cm_body_def_default();
+  ball.name = "ball";
+  ball.geom.type = CM_GEOM_SPHERE;
+  ball.geom.radius = 0.03;
+  ball.geom.refine = 2;
+  ball.position[2] = 0.2;
+  ball.velocity[0] = 0.01;
+  CHECK(cm_scene_add_body(s, &ball, err, sizeof err) >= 0);
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.friction = 0.3;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  cmModel* m = NULL;
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  cm_scene_free(s);
+  return m;
+}
+
+static void steps(const cmModel* m, cmData* d, int n) {
+  for (int i = 0; i < n; i++)
+    CHECK(cm_step(m, d) == CM_OK);
+}
+
+/* the file's bytes in a static buffer */
+static unsigned char file[1 << 16];
+static size_t load(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t n = fread(file, 1, sizeof file, f);
+  fclose(f);
+  return n;
+}
+static void save(const char* path, const unsigned char* p, size_t n) {
+  FILE* f = fopen(path, "wb");
+  fwrite(p, 1, n, f);
+  fclose(f);
+}
+
+static void test_hash(void) {
+  cmModel* m = scene(1, 1e-3);
+  if (!m) return;
+  cmData* a = cm_data_new(m);
+  cmData* b = cm_data_new(m);
+  CHECK(cm_data_hash(m, a) == cm_data_hash(m, b));
+  steps(m, a, 1);
+  CHECK(cm_data_hash(m, a) != cm_data_hash(m, b));
+  steps(m, b, 1);
+  CHECK(cm_data_hash(m, a) == cm_data_hash(m, b));
+  /* the sign of a zero counts: the hash is over bit patterns */
+  double keep = b->body_cvel[3];
+  b->body_cvel[3] = keep == 0 ? -0.0 : -keep;
+  CHECK(cm_data_hash(m, a) != cm_data_hash(m, b));
+  b->body_cvel[3] = keep;
+  /* the derived fields and the time do not count */
+  b->body_xpos[3] += 1;
+  b->time += 1;
+  CHECK(cm_data_hash(m, a) == cm_data_hash(m, b));
+  cm_data_free(a);
+  cm_data_free(b);
+  cm_model_free(m);
+}
+
+static void test_round_trip_and_continue(void) {
+  cmModel* m = scene(1, 1e-3);
+  if (!m) return;
+  cmData* ref = cm_data_new(m);
+  steps(m, ref, 150);
+  CHECK(ref->ncontact > 0);
+  ref->warning[CM_WARN_SOLVER] = 7; /* counters travel too */
+  CHECK(cm_checkpoint_write(m, ref, PATH, err, sizeof err) == CM_OK);
+  char tmp[256];
+  snprintf(tmp, sizeof tmp, "%s.tmp", PATH);
+  CHECK(access(tmp, F_OK) != 0); /* renamed away */
+
+  cmData* d = cm_data_new(m);
+  CHECK(cm_checkpoint_read(m, d, PATH, err, sizeof err) == CM_OK);
+  CHECK(cm_data_hash(m, d) == cm_data_hash(m, ref));
+  CHECK(d->step == 150 && d->time == ref->time);
+  CHECK(d->warning[CM_WARN_SOLVER] == 7);
+  CHECK(d->solver_max_iter == ref->solver_max_iter);
+  CHECK(d->solver_max_residual == ref->solver_max_residual);
+  CHECK(memcmp(d->body_xpos, ref->body_xpos, 3 * (size_t)m->nbody * sizeof(double)) == 0);
+  CHECK(memcmp(d->body_xvel, ref->body_xvel, 3 * (size_t)m->nbody * sizeof(double)) == 0);
+  CHECK(memcmp(d->body_aabb + 6, ref->body_aabb + 6, 6 * (size_t)(m->nbody - 1) * sizeof(double)) ==
+        0);
+
+  /* continued: identical to the run that never stopped, step after step */
+  int same = 1;
+  for (int i = 0; i < 200; i++) {
+    CHECK(cm_step(m, ref) == CM_OK);
+    CHECK(cm_step(m, d) == CM_OK);
+    same = same && cm_data_hash(m, d) == cm_data_hash(m, ref) && d->ncontact == ref->ncontact;
+  }
+  CHECK(same);
+  printf("  hash after 350 steps: %016llx\n", (unsigned long long)cm_data_hash(m, d));
+  cm_data_free(ref);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+/* read BAD into a data that has moved: the status, a message naming the file and the problem,
+ * and the data untouched */
+static void expect_reject(const cmModel* m, const char* path, cmStatus want, const char* what) {
+  cmData* d = cm_data_new(m);
+  steps(m, d, 3);
+  uint64_t h = cm_data_hash(m, d);
+  err[0] = '\0';
+  cmStatus st = cm_checkpoint_read(m, d, path, err, sizeof err);
+  CHECK(st == want);
+  CHECK(strstr(err, path) != NULL);
+  CHECK(strstr(err, what) != NULL);
+  if (st != want || !strstr(err, what)) fprintf(stderr, "  got %d: %s\n", (int)st, err);
+  CHECK(cm_data_hash(m, d) == h && d->step == 3);
+  cm_data_free(d);
+}
+
+static void test_rejects(void) {
+  cmModel* m = scene(1, 1e-3);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  steps(m, d, 20);
+  CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
+  size_t n = load(PATH);
+  CHECK(n > 64 && n < sizeof file);
+  unsigned char good[1 << 16];
+  memcpy(good, file, n);
+
+  /* truncated: by one byte, inside the header, empty */
+  save(BAD, good, n - 1);
+  expect_reject(m, BAD, CM_ERR_PARSE, "truncated");
+  save(BAD, good, 40);
+  expect_reject(m, BAD, CM_ERR_PARSE, "truncated");
+  save(BAD, good, 0);
+  expect_reject(m, BAD, CM_ERR_PARSE, "not a comply checkpoint");
+  /* a byte too many */
+  memcpy(file, good, n);
+  file[n] = 0;
+  save(BAD, file, n + 1);
+  expect_reject(m, BAD, CM_ERR_PARSE, "too long");
+  /* one flipped bit anywhere in the state or the checksum */
+  size_t where[4] = {64, n / 2, n - 9, n - 1};
+  for (int k = 0; k < 4; k++) {
+    memcpy(file, good, n);
+    file[where[k]] ^= 0x10;
+    save(BAD, file, n);
+    expect_reject(m, BAD, CM_ERR_PARSE, "checksum");
+  }
+  /* wrong magic, another format version */
+  memcpy(file, good, n);
+  file[0] = 'X';
+  save(BAD, file, n);
+  expect_reject(m, BAD, CM_ERR_PARSE, "not a comply checkpoint");
+  memcpy(file, good, n);
+  file[8] = 99;
+  save(BAD, file, n);
+  expect_reject(m, BAD, CM_ERR_PARSE, "format version 99");
+  /* no such file */
+  expect_reject(m, "no-such-checkpoint.bin", CM_ERR_IO, "cannot open");
+
+  /* another scene: other bodies; same bodies with another timestep */
+  cmModel* m2 = scene(2, 1e-3);
+  cmModel* m3 = scene(1, 5e-4);
+  if (m2 && m3) {
+    expect_reject(m2, PATH, CM_ERR_ARG, "another scene");
+    expect_reject(m3, PATH, CM_ERR_ARG, "another scene");
+    CHECK(cm_model_fingerprint(m2) != cm_model_fingerprint(m));
+    CHECK(cm_model_fingerprint(m3) != cm_model_fingerprint(m));
+  }
+  /* the good file still reads */
+  cmData* e = cm_data_new(m);
+  CHECK(cm_checkpoint_read(m, e, PATH, err, sizeof err) == CM_OK);
+  CHECK(cm_data_hash(m, e) == cm_data_hash(m, d));
+  /* an unwritable place: a message naming the path */
+  CHECK(cm_checkpoint_write(m, d, "no-such-dir/x.bin", err, sizeof err) == CM_ERR_IO);
+  CHECK(strstr(err, "no-such-dir/x.bin") != NULL);
+  cm_data_free(e);
+  cm_model_free(m2);
+  cm_model_free(m3);
+  cm_data_free(d);
+  cm_model_free(m);
+  remove(BAD);
+  remove(PATH);
+}
+
+static void test_vtk_body_errors(void) {
+  cmModel* m = scene(1, 1e-3);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_vtk_write_body(m, d, 0, "plane.vtu", err, sizeof err) == CM_ERR_ARG);
+  CHECK(strstr(err, "ground") != NULL);
+  CHECK(cm_vtk_write_body(m, d, 1, "no-such-dir/box.vtu", err, sizeof err) == CM_ERR_IO);
+  CHECK(strstr(err, "no-such-dir/box.vtu") != NULL);
+  CHECK(cm_vtk_write_body(m, d, 1, "test_checkpoint_box.vtu", err, sizeof err) == CM_OK);
+  CHECK(access("test_checkpoint_box.vtu", F_OK) == 0);
+  remove("test_checkpoint_box.vtu");
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+int main(void) {
+  RUN(test_hash);
+  RUN(test_round_trip_and_continue);
+  RUN(test_rejects);
+  RUN(test_vtk_body_errors);
+  return test_report();
+}
