@@ -1,13 +1,15 @@
 # comply: the two set-up commands of the README.
 #   make demo   install missing Debian packages, build, run the built-in demo scene
 #   make test   build and run the whole test suite, plus an ASan+UBSan build of the tests
+#   make fuzz   build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (fuzz/README.md)
+#   make test-extended   make test, then make fuzz with 45 s per parser
 # Builds go to build/ (RelWithDebInfo, warnings as errors) and build-asan/ (sanitizers).
 
 DEBS := cmake gcc make pkg-config libyaml-dev python3
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test test-fast test-asan bench clean format
+.PHONY: all deps build demo test test-fast test-asan test-extended fuzz bench clean format
 
 all: build
 
@@ -36,6 +38,34 @@ test-asan: deps
 	  ctest --output-on-failure -j $(JOBS) -LE slow
 
 test: test-fast test-asan
+
+# libFuzzer needs clang; a separate build with ASan+UBSan and coverage instrumentation. The
+# harnesses run one after the other (one core); new inputs go to $(FUZZ_BUILD)/corpus/, crashes
+# to $(FUZZ_BUILD)/artifacts/ and stop the run. FUZZ_FLAGS adds libFuzzer options.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= build-fuzz
+FUZZ_PARSERS := scene obj stl ply
+fuzz:
+	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) clang libclang-rt-14-dev"
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMPLY_FUZZ=ON \
+	  -DCOMPLY_TESTS=OFF -DCOMPLY_BENCH=OFF >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_PARSERS))
+	@mkdir -p $(FUZZ_BUILD)/artifacts; \
+	for p in $(FUZZ_PARSERS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$p; log=$(FUZZ_BUILD)/fuzz-$$p.log; \
+	  echo "fuzz_$$p: $(FUZZ_SECONDS) s, log in $$log"; \
+	  if ! ./$(FUZZ_BUILD)/fuzz/fuzz_$$p -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/$$p.dict \
+	      -max_len=8192 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+	      -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$p- $(FUZZ_FLAGS) \
+	      $(FUZZ_BUILD)/corpus/$$p fuzz/corpus/$$p >$$log 2>&1; then \
+	    tail -n 60 $$log; echo "fuzz_$$p: FAILED (see fuzz/README.md to minimise and keep it)"; \
+	    exit 1; \
+	  fi; \
+	  grep -E '^#[0-9]+[[:space:]]+DONE|average_exec_per_sec' $$log; \
+	done
+
+test-extended: test
+	$(MAKE) fuzz FUZZ_SECONDS=45
 
 bench: build
 	./build/bench/comply_bench

@@ -16,6 +16,13 @@
  *   broadphase_1e4   and orientations, at constant density (mean spacing twice the box size);
  *   broadphase_1e5   seconds per broadphase call and per body, candidate pairs, and the whole
  *                    cm_collide (kinematics + broadphase + narrowphase) with its contacts
+ *   method_vertex    the cost of each collision method (rule `method:`) per cm_collide call, one
+ *   method_two_way   thread, on a box pile (27 boxes of divisions 2 in a 3 x 3 x 3 stack, 1 mm
+ *   method_vertex_edge  interpenetrating) and on two perturbed icospheres of 20,480 faces each
+ *   method_contour   overlapping by 5 % of their radius (--quick: 1,280 faces)
+ *   pile             seconds per cm_step of one large island (pyramids of 55 and 91 boxes,
+ *                    friction) with the dense and the block-sparse Newton factorisation, side by
+ *                    side on the same steps, and their ratio
  *
  * The target mesh of vertex_query is a "bumpy sphere": cm_mesh_box(2, 2, 2; divisions 91) has
  * 6 * 2 * 91^2 = 99,372 faces; every vertex is projected radially to the radius
@@ -53,6 +60,7 @@
 #include "core/arena.h"
 #include "geom/bvh.h"
 #include "model/data_internal.h"
+#include "solve/block_cholesky.h"
 #include "solve/stages.h"
 
 #ifndef CM_SOURCE_DIR
@@ -743,10 +751,216 @@ static int write_csv(const Options* o) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * method_<name>: the cost of each collision method (SPEC 4) per cm_collide call */
+
+/* an icosphere of radius 1 with a smooth radial perturbation of 1 % (valid, no flat faces) */
+static cmMesh* perturbed_icosphere(int refine, double phase) {
+  cmMesh* me = cm_mesh_icosphere(1.0, refine);
+  for (int i = 0; me && i < me->nvert; i++) {
+    double* v = me->vert + 3 * i;
+    double r = 1 + 0.01 * sin(5 * v[0] + phase) * sin(4 * v[1] + 2 * phase) * sin(3 * v[2]);
+    for (int k = 0; k < 3; k++)
+      v[k] *= r;
+  }
+  return me;
+}
+
+/* scene 0: 27 boxes (0.1 m, divisions 2) in a 3 x 3 x 3 stack, 1 mm interpenetrating, turned by
+ * up to 0.02 rad; scene 1: two perturbed icospheres (refine 5, 20,480 faces each; --quick:
+ * refine 3) overlapping by 0.05 of their radius */
+static cmModel* method_scene(const Options* o, int which, cmMethod method, long* size, char* err,
+                             size_t errsz) {
+  cmScene* s = cm_scene_new("bench_method");
+  cmMesh* mesh[2] = {NULL, NULL};
+  cmModel* m = NULL;
+  if (!s) return NULL;
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.method = method;
+  if (which == 0) {
+    for (int i = 0; i < 27; i++) {
+      char name[16];
+      snprintf(name, sizeof name, "box%d", i);
+      cmBodyDef b = cm_body_def_default();
+      b.name = name;
+      b.alias = "box";
+      b.geom.type = CM_GEOM_BOX;
+      b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 0.1;
+      b.geom.divisions = 2;
+      b.position[0] = 0.099 * (i % 3);
+      b.position[1] = 0.099 * (i / 3 % 3);
+      b.position[2] = 0.099 * (i / 9);
+      axis_angle(b.orientation, rnd() - 0.5, rnd() - 0.5, rnd() - 0.5, 0.02 * rnd());
+      if (cm_scene_add_body(s, &b, err, errsz) < 0) goto done;
+    }
+    *size = 27;
+  } else {
+    int refine = o->quick ? 3 : 5;
+    for (int k = 0; k < 2; k++) {
+      mesh[k] = perturbed_icosphere(refine, 0.7 * k);
+      if (!mesh[k]) goto done;
+      cmBodyDef b = cm_body_def_default();
+      b.name = k ? "b" : "a";
+      b.geom.type = CM_GEOM_MESH;
+      b.geom.mesh = mesh[k];
+      b.position[0] = k * 1.95;
+      axis_angle(b.orientation, 1, 2, 3, 0.3 * k);
+      if (cm_scene_add_body(s, &b, err, errsz) < 0) goto done;
+    }
+    *size = mesh[0]->nface;
+  }
+  if (cm_scene_add_rule(s, &r, err, errsz) < 0) goto done;
+  if (cm_model_compile(s, &m, err, errsz) != CM_OK) m = NULL;
+done:
+  cm_mesh_free(mesh[0]);
+  cm_mesh_free(mesh[1]);
+  cm_scene_free(s);
+  return m;
+}
+
+static int bench_method(const Options* o, const char* name, cmMethod method) {
+  const char* what[2] = {"box pile (27 boxes)", "two 20k-face meshes"};
+  for (int which = 0; which < 2; which++) {
+    char err[512] = "", bench[48];
+    long size = 0;
+    cmModel* m = method_scene(o, which, method, &size, err, sizeof err);
+    cmData* d = m ? cm_data_new(m) : NULL;
+    if (!d) {
+      fprintf(stderr, "comply_bench: %s: setup failed: %s\n", name, err);
+      cm_model_free(m);
+      return 0;
+    }
+    set_threads(1);
+    CollideCtx c = {m, d};
+    Timing t = time_best(collide_call, &c, o->budget);
+    printf("%s: %s, %d contacts in %d pairs\n", name, what[which], d->ncontact, d->npair);
+    snprintf(bench, sizeof bench, "%s_%s", name, which ? "meshes" : "pile");
+    result(bench, 1, size, t.wall, "s/call");
+    result(bench, 1, size, d->ncontact, "contacts");
+    check_share(bench, t, 1);
+    set_threads(o->threads);
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * pile: the implicit solve of one large island, dense versus block-sparse Cholesky */
+
+/* a square pyramid of `layers` layers of 0.1 m cubes (divisions 4) on a fixed plane: layer j
+ * holds (layers - j)^2 boxes on a 0.102 m pitch, offset by half a pitch from the layer below so
+ * that each box rests on four (one island, a 3D grid graph); interfaces 1e-7 m interpenetrating,
+ * area_compliant ka 5e10, friction 0.5, h = 1 ms (tests/physics/test_pile.c) */
+static cmModel* pile_scene(int layers, char* err, size_t errsz) {
+  cmScene* s = cm_scene_new("bench_pile");
+  cmModel* m = NULL;
+  if (!s) return NULL;
+  s->opt.timestep = 1e-3;
+  s->opt.gravity[0] = s->opt.gravity[1] = 0;
+  s->opt.gravity[2] = -9.81;
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  if (cm_scene_add_body(s, &g, err, errsz) < 0) goto done;
+  for (int j = 0; j < layers; j++) {
+    int k = layers - j;
+    for (int i = 0; i < k * k; i++) {
+      char name[32];
+      snprintf(name, sizeof name, "box_%d_%d", j, i);
+      cmBodyDef b = cm_body_def_default();
+      b.name = name;
+      b.geom.type = CM_GEOM_BOX;
+      b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 0.1;
+      b.geom.divisions = 4;
+      b.position[0] = (i % k - 0.5 * (k - 1)) * 0.102;
+      b.position[1] = (i / k - 0.5 * (k - 1)) * 0.102;
+      b.position[2] = j * (0.1 - 1e-7) - 1e-7 + 0.05;
+      if (cm_scene_add_body(s, &b, err, errsz) < 0) goto done;
+    }
+  }
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = 5e10;
+  r.friction = 0.5;
+  if (cm_scene_add_rule(s, &r, err, errsz) < 0) goto done;
+  if (cm_model_compile(s, &m, err, errsz) != CM_OK) m = NULL;
+done:
+  cm_scene_free(s);
+  return m;
+}
+
+/* seconds per cm_step of pyramids of 5 and 6 layers (55 and 91 boxes; --quick: 3 layers, 14
+ * boxes) with the dense Cholesky (the solver before the block-sparse one) and the block-sparse
+ * one, measured side by side in one run, and their ratio. Both paths run the same steps (from
+ * the initial state, 2 warm-up steps, then a fixed count timed), since the Newton iterations per
+ * step fall as the pile settles; the ratio per Newton iteration is printed too. */
+static int bench_pile(const Options* o) {
+  int sizes[2] = {5, 6}, nsteps[2] = {20, 8}, nsize = o->quick ? 1 : 2;
+  if (o->quick) sizes[0] = 3, nsteps[0] = 5;
+  set_threads(1);
+  int saved = cm_bchol_dense_max;
+  for (int q = 0; q < nsize; q++) {
+    char err[512] = "", bench[48];
+    cmModel* m = pile_scene(sizes[q], err, sizeof err);
+    if (!m) {
+      fprintf(stderr, "comply_bench: pile: setup failed: %s\n", err);
+      set_threads(o->threads);
+      return 0;
+    }
+    Timing t[2];
+    long iters[2] = {0, 0};
+    int warn[2] = {0, 0}, ncontact = 0, npair = 0;
+    for (int k = 0; k < 2; k++) {
+      cm_bchol_dense_max = k == 0 ? 1 << 30 : saved; /* dense, then the default (sparse) */
+      cmData* d = cm_data_new(m);
+      if (!d) {
+        cm_model_free(m);
+        cm_bchol_dense_max = saved;
+        set_threads(o->threads);
+        return 0;
+      }
+      for (int i = 0; i < 2; i++) /* arena growth, the first contacts */
+        cm_step(m, d);
+      double t0 = now(), c0 = cpu_now();
+      for (int i = 0; i < nsteps[q]; i++) {
+        cm_step(m, d);
+        iters[k] += d->solver_iter;
+      }
+      t[k].wall = (now() - t0) / nsteps[q];
+      t[k].cpu = (cpu_now() - c0) / nsteps[q];
+      warn[k] = d->warning[CM_WARN_SOLVER];
+      ncontact = d->ncontact;
+      npair = d->npair;
+      cm_data_free(d);
+    }
+    cm_bchol_dense_max = saved;
+    long n = m->nbody - 1;
+    printf("pile: %ld boxes, %d contacts in %d pairs, %d steps timed; Newton iterations per step "
+           "dense %.1f, sparse %.1f; solver warnings dense %d, sparse %d; dense/sparse per Newton "
+           "iteration %.3g\n",
+           n, ncontact, npair, nsteps[q], (double)iters[0] / nsteps[q],
+           (double)iters[1] / nsteps[q], warn[0], warn[1],
+           t[0].wall / (double)iters[0] / (t[1].wall / (double)iters[1]));
+    snprintf(bench, sizeof bench, "pile_%ld", n);
+    result(bench, 1, n, t[0].wall, "dense_s/step");
+    result(bench, 1, n, t[1].wall, "sparse_s/step");
+    result(bench, 1, n, t[0].wall / t[1].wall, "dense/sparse");
+    result(bench, 1, n, t[0].cpu / t[1].cpu, "cpu_dense/sparse");
+    check_share(bench, t[1], 1);
+    cm_model_free(m);
+  }
+  set_threads(o->threads);
+  return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * the CLI */
 
-static const char* const scenes[] = {"vertex_query", "vertex_collide", "broadphase_1e3",
-                                     "broadphase_1e4", "broadphase_1e5"};
+static const char* const scenes[] = {
+    "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
+    "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -755,6 +969,13 @@ static int run_scene(const Options* o, int k) {
     return bench_vertex_query(o);
   case 1:
     return bench_vertex_collide(o);
+  case 5:
+  case 6:
+  case 7:
+  case 8:
+    return bench_method(o, scenes[k], (cmMethod)(CM_METHOD_VERTEX + (k - 5)));
+  case 9:
+    return bench_pile(o);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;

@@ -41,7 +41,7 @@ cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, s
 /* what cm_mesh_check found; counts are 0 for a valid mesh */
 typedef struct cmMeshReport {
   int nvert, nface, nedge;
-  int nonfinite_vert;     /* vertices with a NaN or infinite coordinate */
+  int nonfinite_vert;     /* vertices with a NaN, infinite or beyond +-1e50 coordinate */
   int bad_index_face;     /* faces referencing a vertex out of range or twice */
   int degenerate_face;    /* faces of zero area (relative to the mesh size) */
   int boundary_edge;      /* edges with one face: the mesh is not closed */

@@ -96,7 +96,7 @@ void cm_mesh_ref_point(const cmMesh* mesh, double r[3]) {
   long n = 0;
   for (int v = 0; v < mesh->nvert; v++) {
     const double* p = mesh->vert + 3 * (size_t)v;
-    if (!cm_v3_isfinite(p)) continue;
+    if (!cm_mesh_coord_ok(p)) continue;
     cm_v3_add(s, s, p);
     n++;
   }

@@ -42,7 +42,7 @@ static void check_vertices(const cmMesh* m, cmMeshReport* r, Offender* o, double
   int any = 0;
   for (int v = 0; v < m->nvert; v++) {
     const double* p = m->vert + 3 * (size_t)v;
-    if (!cm_v3_isfinite(p)) {
+    if (!cm_mesh_coord_ok(p)) {
       if (r->nonfinite_vert++ == 0) o->nonfinite_vert = v;
       continue;
     }
@@ -89,7 +89,7 @@ static void check_faces(const cmMesh* m, double diag2, unsigned char* used, cmMe
     const double* p0 = m->vert + 3 * (size_t)t[0];
     const double* p1 = m->vert + 3 * (size_t)t[1];
     const double* p2 = m->vert + 3 * (size_t)t[2];
-    if (!cm_v3_isfinite(p0) || !cm_v3_isfinite(p1) || !cm_v3_isfinite(p2)) continue;
+    if (!cm_mesh_coord_ok(p0) || !cm_mesh_coord_ok(p1) || !cm_mesh_coord_ok(p2)) continue;
 
     /* area from the edge cross product, volume of the tetrahedron from the reference point */
     double a[3], b[3], c[3], e1[3], e2[3], cr[3], bc[3];
@@ -174,9 +174,14 @@ static cmStatus first_failure(const cmMesh* m, const char* nm, const cmMeshRepor
   if (m->nface == 0) return cm_error(err, errsz, CM_ERR_MESH, "%s: the mesh has no faces", nm);
   if (r->nonfinite_vert) {
     const double* p = m->vert + 3 * (size_t)o->nonfinite_vert;
+    if (!cm_v3_isfinite(p))
+      return cm_error(err, errsz, CM_ERR_MESH,
+                      "%s: vertex %d has a non-finite coordinate (%g, %g, %g) (%d such vertices)",
+                      nm, o->nonfinite_vert, p[0], p[1], p[2], r->nonfinite_vert);
     return cm_error(err, errsz, CM_ERR_MESH,
-                    "%s: vertex %d has a non-finite coordinate (%g, %g, %g) (%d such vertices)", nm,
-                    o->nonfinite_vert, p[0], p[1], p[2], r->nonfinite_vert);
+                    "%s: vertex %d has a coordinate beyond %g m (%g, %g, %g): area, volume and "
+                    "inertia would overflow (%d such vertices)",
+                    nm, o->nonfinite_vert, CM_MESH_COORD_MAX, p[0], p[1], p[2], r->nonfinite_vert);
   }
   if (r->bad_index_face) {
     const int* t = m->face + 3 * (size_t)o->bad_face;

@@ -32,4 +32,14 @@ int cm_mesh_indices_valid(const cmMesh* mesh);
  * volume and moment integrals accurate for meshes far from the origin */
 void cm_mesh_ref_point(const cmMesh* mesh, double r[3]);
 
+/* largest coordinate magnitude of a valid mesh, m: the mass properties multiply up to five
+ * coordinates (inertia integrals), which must stay finite in double */
+#define CM_MESH_COORD_MAX 1e50
+/* 1 if the three coordinates are finite and within CM_MESH_COORD_MAX */
+static inline int cm_mesh_coord_ok(const double p[3]) {
+  for (int k = 0; k < 3; k++)
+    if (!(p[k] >= -CM_MESH_COORD_MAX && p[k] <= CM_MESH_COORD_MAX)) return 0;
+  return 1;
+}
+
 #endif

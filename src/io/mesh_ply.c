@@ -152,7 +152,8 @@ static cmStatus parse_header(Ply* P) {
     }
   }
   return cm_error(P->err, P->errsz, CM_ERR_PARSE,
-                  "%s:%d: end of file in the header (no end_header)", P->path, lineno);
+                  "%s:%d: end of file in the header (no end_header)", P->path,
+                  lineno ? lineno : 1);
 }
 
 /* compare every element's smallest possible size with the body; enforce the count limit */

@@ -1,0 +1,406 @@
+/* Block-sparse Cholesky factorisation A = L L^T with 6x6 blocks (block_cholesky.h).
+ *
+ * The matrix. The Newton Hessian of an island, H = M + sum_k J_k^T H_k J_k, has one 6x6 block
+ * row per body; block (i, j), i != j, is structurally nonzero iff some row couples bodies i and
+ * j. Treating each block as one entry gives an ordinary sparse symmetric pattern (the body
+ * graph) over n nodes, and all of the classical sparse Cholesky theory applies to it with the
+ * scalar operations replaced by 6x6 ones (a block multiply is 216 multiply-adds, so the integer
+ * bookkeeping is amortised and no supernodes are needed).
+ *
+ * Ordering: reverse Cuthill-McKee on the body graph (George & Liu 1981). Start from an unvisited
+ * node of minimum degree (ties: lowest index), breadth-first search, the unvisited neighbours of
+ * each node appended by increasing (degree, index); repeat per connected component; reverse.
+ * Deterministic: the adjacency lists are deduplicated and sorted, so the order depends on the
+ * set of edges only. RCM keeps the factor inside a narrow envelope; it is not the fill-minimal
+ * order for 3D piles (a minimum degree or nested dissection order would fill less for
+ * thousands of bodies), but it is cheap (O(nnz)) and good for the layered graphs of stacks.
+ *
+ * Symbolic factorisation (Liu 1986; Davis, "Direct Methods for Sparse Linear Systems" 2006):
+ * the elimination tree, parent(q) = min { p > q : L_pq != 0 }, by the ancestor algorithm with
+ * path compression, and the pattern of each row p of L as the union of the tree paths from each
+ * q with A_pq != 0 up to p (the "row subtree" / ereach), sorted ascending. Column counts follow,
+ * and L is stored by block column, rows ascending (compressed sparse block columns). Unlike an
+ * envelope (skyline) store, zeros inside the envelope are neither stored nor operated on; the
+ * cost of the analysis is O(nnz(L)) integer work.
+ *
+ * Numeric factorisation: up-looking, row by row (cs_chol in blocks). For row p, the dense block
+ * workspace X holds A_pq for the q in the row pattern; for q ascending (a topological order of
+ * the tree):
+ *   L_pq = X_q L_qq^{-T}                      (6 forward substitutions, row by row)
+ *   X_r -= L_pq L_rq^T  for every L_rq already in column q (q < r < p)
+ *   D   -= L_pq L_pq^T                          (D starts as A_pp)
+ * then L_pp = chol(D) (dense 6x6), and row p is appended to the columns q. When X_r is used,
+ * every update to it from columns q < r has been applied, so X_r = A_pr - sum_{q<r} L_pq L_rq^T.
+ * Cost: 216 multiply-adds per pair of entries (L_pq, L_rq) in a column, i.e.
+ * sum_q 216 c_q (c_q + 1) / 2 for column counts c_q, plus 6x6 triangular solves; memory
+ * 36 nnz(L) doubles. For a chain this is O(n), for a k x k x k grid of boxes with RCM about
+ * n k^4 blocks at worst (the envelope), versus the dense 216 n^3 / 3.
+ *
+ * Triangular solves: forward L y = P b by columns, backward L^T x = y by columns, then the
+ * inverse permutation. Everything (including the workspaces) comes from one arena in
+ * cm_bchol_analyse; the factorisation and solves do not allocate. All loops run in a fixed order
+ * with -ffp-contract=off, so results are bit-for-bit reproducible. */
+#include "solve/block_cholesky.h"
+
+#include <math.h>
+#include <string.h>
+
+int cm_bchol_dense_max = 8;
+
+/* heapsort of long long keys ascending (no allocation; qsort may allocate) */
+static void sift(long long* a, int root, int n) {
+  for (;;) {
+    int c = 2 * root + 1;
+    if (c >= n) return;
+    if (c + 1 < n && a[c + 1] > a[c]) c++;
+    if (a[root] >= a[c]) return;
+    long long t = a[root];
+    a[root] = a[c];
+    a[c] = t;
+    root = c;
+  }
+}
+
+static void sort_ll(long long* a, int n) {
+  if (n < 2) return;
+  if (n <= 16) { /* insertion sort for the short lists that dominate */
+    for (int i = 1; i < n; i++) {
+      long long t = a[i];
+      int j = i - 1;
+      while (j >= 0 && a[j] > t) {
+        a[j + 1] = a[j];
+        j--;
+      }
+      a[j + 1] = t;
+    }
+    return;
+  }
+  for (int i = n / 2 - 1; i >= 0; i--)
+    sift(a, i, n);
+  for (int e = n - 1; e > 0; e--) {
+    long long t = a[0];
+    a[0] = a[e];
+    a[e] = t;
+    sift(a, 0, e);
+  }
+}
+
+static void sort_int(int* a, int n, long long* tmp) {
+  for (int i = 0; i < n; i++)
+    tmp[i] = a[i];
+  sort_ll(tmp, n);
+  for (int i = 0; i < n; i++)
+    a[i] = (int)tmp[i];
+}
+
+#define ALLOC(p, count)                                                                            \
+  do {                                                                                             \
+    (p) = cm_arena_alloc(arena, ((size_t)(count) + 1) * sizeof *(p));                              \
+    if (!(p)) return -1;                                                                           \
+  } while (0)
+
+int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  int *xadj, *adj, *mark, *fillp, *deg;
+  long long* key;
+  ALLOC(xadj, n + 1);
+  ALLOC(mark, n);
+  ALLOC(fillp, n);
+  ALLOC(deg, n);
+  /* raw adjacency (with duplicates), then deduplicated and sorted in place */
+  memset(xadj, 0, ((size_t)n + 1) * sizeof *xadj);
+  int nraw = 0;
+  for (int e = 0; e < nedge; e++) {
+    int i = edge[2 * e], j = edge[2 * e + 1];
+    if (i == j || i < 0 || j < 0 || i >= n || j >= n) continue;
+    xadj[i + 1]++;
+    xadj[j + 1]++;
+    nraw += 2;
+  }
+  for (int i = 0; i < n; i++)
+    xadj[i + 1] += xadj[i];
+  ALLOC(adj, nraw);
+  ALLOC(key, nraw > n ? nraw : n);
+  memcpy(fillp, xadj, (size_t)n * sizeof *fillp);
+  for (int e = 0; e < nedge; e++) {
+    int i = edge[2 * e], j = edge[2 * e + 1];
+    if (i == j || i < 0 || j < 0 || i >= n || j >= n) continue;
+    adj[fillp[i]++] = j;
+    adj[fillp[j]++] = i;
+  }
+  for (int i = 0; i < n; i++)
+    mark[i] = -1;
+  int nadj = 0;
+  for (int i = 0; i < n; i++) {
+    int s = xadj[i], e = xadj[i + 1], start = nadj;
+    for (int t = s; t < e; t++) {
+      int j = adj[t];
+      if (mark[j] == i) continue;
+      mark[j] = i;
+      adj[nadj++] = j; /* nadj <= t: compaction in place */
+    }
+    xadj[i] = start;
+    sort_int(adj + start, nadj - start, key);
+    deg[i] = nadj - start;
+  }
+  xadj[n] = nadj;
+
+  /* reverse Cuthill-McKee */
+  int *order, *perm, *iperm;
+  ALLOC(order, n);
+  ALLOC(perm, n);
+  ALLOC(iperm, n);
+  for (int i = 0; i < n; i++)
+    mark[i] = 0;
+  int norder = 0;
+  while (norder < n) {
+    int s = -1;
+    for (int i = 0; i < n; i++)
+      if (!mark[i] && (s < 0 || deg[i] < deg[s])) s = i;
+    mark[s] = 1;
+    order[norder++] = s;
+    for (int head = norder - 1; head < norder; head++) {
+      int v = order[head], nk = 0;
+      for (int t = xadj[v]; t < xadj[v + 1]; t++) {
+        int j = adj[t];
+        if (mark[j]) continue;
+        mark[j] = 1;
+        key[nk++] = (long long)deg[j] * n + j;
+      }
+      sort_ll(key, nk);
+      for (int t = 0; t < nk; t++)
+        order[norder++] = (int)(key[t] % n);
+    }
+  }
+  for (int p = 0; p < n; p++) {
+    perm[p] = order[n - 1 - p];
+    iperm[perm[p]] = p;
+  }
+  c->perm = perm;
+  c->iperm = iperm;
+
+  /* the lower pattern of the permuted matrix by row */
+  ALLOC(c->ap, n + 1);
+  ALLOC(c->acol, nadj / 2);
+  c->ap[0] = 0;
+  for (int p = 0; p < n; p++) {
+    int i = perm[p], k = c->ap[p];
+    for (int t = xadj[i]; t < xadj[i + 1]; t++)
+      if (iperm[adj[t]] < p) c->acol[k++] = iperm[adj[t]];
+    sort_int(c->acol + c->ap[p], k - c->ap[p], key);
+    c->ap[p + 1] = k;
+  }
+  int nnza = c->ap[n];
+
+  /* elimination tree (ancestor[] with path compression: reuse fillp) */
+  ALLOC(c->parent, n);
+  int* anc = fillp;
+  for (int p = 0; p < n; p++) {
+    c->parent[p] = -1;
+    anc[p] = -1;
+    for (int a = c->ap[p]; a < c->ap[p + 1]; a++) {
+      int r = c->acol[a], rnext;
+      for (; r != -1 && r < p; r = rnext) {
+        rnext = anc[r];
+        anc[r] = p;
+        if (rnext == -1) c->parent[r] = p;
+      }
+    }
+  }
+
+  /* row patterns of L: count, then fill (reusing deg[] as column counts) */
+  ALLOC(c->rp, n + 1);
+  ALLOC(c->lp, n + 1);
+  int* colcount = deg;
+  for (int p = 0; p < n; p++) {
+    mark[p] = -1;
+    colcount[p] = 0;
+  }
+  long total = 0;
+  for (int p = 0; p < n; p++) {
+    mark[p] = p;
+    for (int a = c->ap[p]; a < c->ap[p + 1]; a++)
+      for (int r = c->acol[a]; mark[r] != p; r = c->parent[r]) {
+        mark[r] = p;
+        colcount[r]++;
+        total++;
+      }
+  }
+  if (total > 0x3fffffff) return -1;
+  c->nnz_l = total;
+  ALLOC(c->rcol, total);
+  ALLOC(c->lrow, total);
+  c->lx = cm_arena_alloc(arena, ((size_t)total + 1) * 36 * sizeof(double));
+  c->ld = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  c->ad = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  c->ax = cm_arena_alloc(arena, ((size_t)nnza + 1) * 36 * sizeof(double));
+  c->work = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  ALLOC(c->lnext, n);
+  if (!c->lx || !c->ld || !c->ad || !c->ax || !c->work) return -1;
+  c->lp[0] = 0;
+  double flops = 0;
+  for (int q = 0; q < n; q++) {
+    c->lp[q + 1] = c->lp[q] + colcount[q];
+    c->lnext[q] = c->lp[q];
+    flops += 216.0 * colcount[q] * (colcount[q] + 1) / 2 + 108.0 * colcount[q] + 56;
+  }
+  c->flops = flops;
+  for (int p = 0; p < n; p++)
+    mark[p] = -1;
+  c->rp[0] = 0;
+  for (int p = 0; p < n; p++) {
+    int k = c->rp[p];
+    mark[p] = p;
+    for (int a = c->ap[p]; a < c->ap[p + 1]; a++)
+      for (int r = c->acol[a]; mark[r] != p; r = c->parent[r]) {
+        mark[r] = p;
+        c->rcol[k++] = r;
+      }
+    sort_int(c->rcol + c->rp[p], k - c->rp[p], key);
+    for (int t = c->rp[p]; t < k; t++)
+      c->lrow[c->lnext[c->rcol[t]]++] = p;
+    c->rp[p + 1] = k;
+  }
+  return 0;
+}
+
+int cm_bchol_slot(const cmBlockChol* c, int i, int j) {
+  int p = c->iperm[i], q = c->iperm[j];
+  if (p == q) return -1;
+  if (p < q) {
+    int t = p;
+    p = q;
+    q = t;
+  }
+  int lo = c->ap[p], hi = c->ap[p + 1];
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (c->acol[mid] < q)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < c->ap[p + 1] && c->acol[lo] == q ? lo : -1;
+}
+
+void cm_bchol_zero(cmBlockChol* c) {
+  memset(c->ad, 0, (size_t)c->n * 36 * sizeof(double));
+  memset(c->ax, 0, (size_t)c->ap[c->n] * 36 * sizeof(double));
+}
+
+/* X -= A B^T (6x6, row-major) */
+static void sub_abt(double* X, const double* A, const double* B) {
+  for (int a = 0; a < 6; a++)
+    for (int b = 0; b < 6; b++) {
+      const double *x = A + 6 * a, *y = B + 6 * b;
+      double s = x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+      X[6 * a + b] -= s;
+    }
+}
+
+/* X := X L^{-T} for lower triangular L (row by row forward substitution) */
+static void solve_xlt(double* X, const double* L) {
+  for (int a = 0; a < 6; a++) {
+    double* x = X + 6 * a;
+    for (int b = 0; b < 6; b++) {
+      double s = x[b];
+      for (int m = 0; m < b; m++)
+        s -= x[m] * L[6 * b + m];
+      x[b] = s / L[6 * b + b];
+    }
+  }
+}
+
+/* dense 6x6 Cholesky of D (lower triangle read) into L (upper triangle zeroed); 0 if not PD */
+static int chol6(const double* D, double* L) {
+  for (int j = 0; j < 6; j++) {
+    double s = D[6 * j + j];
+    for (int k = 0; k < j; k++)
+      s -= L[6 * j + k] * L[6 * j + k];
+    if (!(s > 0)) return 0;
+    double ljj = sqrt(s);
+    L[6 * j + j] = ljj;
+    for (int i = j + 1; i < 6; i++) {
+      double t = D[6 * i + j];
+      for (int k = 0; k < j; k++)
+        t -= L[6 * i + k] * L[6 * j + k];
+      L[6 * i + j] = t / ljj;
+      L[6 * j + i] = 0;
+    }
+  }
+  return 1;
+}
+
+int cm_bchol_factor(cmBlockChol* c) {
+  int n = c->n;
+  double* X = c->work;
+  double D[36];
+  for (int q = 0; q < n; q++)
+    c->lnext[q] = c->lp[q];
+  for (int p = 0; p < n; p++) {
+    for (int t = c->rp[p]; t < c->rp[p + 1]; t++)
+      memset(X + 36 * c->rcol[t], 0, 36 * sizeof *X);
+    for (int a = c->ap[p]; a < c->ap[p + 1]; a++)
+      memcpy(X + 36 * c->acol[a], c->ax + 36 * a, 36 * sizeof *X);
+    memcpy(D, c->ad + 36 * p, sizeof D);
+    for (int t = c->rp[p]; t < c->rp[p + 1]; t++) {
+      int q = c->rcol[t];
+      double* Xq = X + 36 * q;
+      solve_xlt(Xq, c->ld + 36 * q); /* Xq is now L_pq */
+      int end = c->lnext[q];
+      for (int e = c->lp[q]; e < end; e++)
+        sub_abt(X + 36 * c->lrow[e], Xq, c->lx + 36 * e);
+      sub_abt(D, Xq, Xq);
+      memcpy(c->lx + 36 * end, Xq, 36 * sizeof *Xq);
+      c->lnext[q] = end + 1;
+    }
+    if (!chol6(D, c->ld + 36 * p)) return 0;
+  }
+  return 1;
+}
+
+void cm_bchol_solve(cmBlockChol* c, double* x) {
+  int n = c->n;
+  double* y = c->work;
+  for (int p = 0; p < n; p++)
+    memcpy(y + 6 * p, x + 6 * c->perm[p], 6 * sizeof *y);
+  for (int p = 0; p < n; p++) {
+    double* yp = y + 6 * p;
+    const double* L = c->ld + 36 * p;
+    for (int a = 0; a < 6; a++) {
+      double s = yp[a];
+      for (int m = 0; m < a; m++)
+        s -= L[6 * a + m] * yp[m];
+      yp[a] = s / L[6 * a + a];
+    }
+    for (int e = c->lp[p]; e < c->lp[p + 1]; e++) {
+      double* yr = y + 6 * c->lrow[e];
+      const double* B = c->lx + 36 * e;
+      for (int a = 0; a < 6; a++) {
+        const double* b = B + 6 * a;
+        yr[a] -=
+            b[0] * yp[0] + b[1] * yp[1] + b[2] * yp[2] + b[3] * yp[3] + b[4] * yp[4] + b[5] * yp[5];
+      }
+    }
+  }
+  for (int p = n - 1; p >= 0; p--) {
+    double* yp = y + 6 * p;
+    for (int e = c->lp[p]; e < c->lp[p + 1]; e++) {
+      const double* yr = y + 6 * c->lrow[e];
+      const double* B = c->lx + 36 * e;
+      for (int a = 0; a < 6; a++)
+        for (int m = 0; m < 6; m++)
+          yp[m] -= B[6 * a + m] * yr[a];
+    }
+    const double* L = c->ld + 36 * p;
+    for (int a = 5; a >= 0; a--) {
+      double s = yp[a];
+      for (int m = a + 1; m < 6; m++)
+        s -= L[6 * m + a] * yp[m];
+      yp[a] = s / L[6 * a + a];
+    }
+  }
+  for (int p = 0; p < n; p++)
+    memcpy(x + 6 * c->perm[p], y + 6 * p, 6 * sizeof *y);
+}

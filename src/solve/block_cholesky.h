@@ -1,0 +1,68 @@
+/* Block-sparse Cholesky factorisation of symmetric positive definite matrices made of 6x6 blocks
+ * (the Newton Hessian of the implicit solve: one block row per body). See block_cholesky.c for
+ * the method and its cost.
+ *
+ * Use: cm_bchol_analyse once per sparsity pattern (the graph of the off-diagonal blocks), then
+ * per numeric matrix: zero the blocks (cm_bchol_zero), add into the diagonal blocks
+ * (cm_bchol_diag) and the lower off-diagonal blocks (cm_bchol_block), cm_bchol_factor,
+ * cm_bchol_solve. All memory comes from the arena given to cm_bchol_analyse; nothing allocates
+ * after it. Deterministic: the result depends only on the pattern (edge list order included only
+ * through the set of edges) and the values. */
+#ifndef CM_BLOCK_CHOLESKY_H
+#define CM_BLOCK_CHOLESKY_H
+
+#include "core/arena.h"
+
+typedef struct cmBlockChol {
+  int n;      /* block rows */
+  int* perm;  /* perm[p]: the original index of the p-th eliminated block row */
+  int* iperm; /* iperm[i]: the position of original block row i */
+  /* lower triangle of the (permuted) matrix, by block row: row p holds the off-diagonal blocks
+   * of columns acol[ap[p] .. ap[p+1]) (ascending, < p), values ax (36 each, row-major) */
+  int *ap, *acol;
+  double *ax, *ad; /* off-diagonal and diagonal (n x 36) blocks of the matrix */
+  /* the factor L by block column: column q holds rows lrow[lp[q] .. lp[q+1]) (ascending, > q)
+   * with blocks lx; ld holds the diagonal blocks (lower triangular 6x6) */
+  int *lp, *lrow;
+  double *lx, *ld;
+  /* the pattern of every row of L (rows of L by block row, columns ascending, < p) */
+  int *rp, *rcol;
+  int* parent;  /* elimination tree (-1: root) */
+  int* lnext;   /* work: next free slot per column during factorisation */
+  double* work; /* work: n x 36 (factorisation) / 6 n (solve) */
+  long nnz_l;   /* off-diagonal blocks of L */
+  double flops; /* multiply-adds of one factorisation */
+} cmBlockChol;
+
+/* the island size (block rows) at or below which cm_solve_implicit uses its dense Cholesky
+ * instead (tests and benchmarks may change it; read once per step, not thread-safe to write
+ * during a step) */
+extern int cm_bchol_dense_max;
+
+/* Symbolic analysis of the pattern with n block rows and the off-diagonal blocks (i, j) and
+ * (j, i) for every pair edge[2e], edge[2e+1] (i != j; duplicates allowed; pairs with i == j
+ * ignored). Orders by reverse Cuthill-McKee, computes the elimination tree and the pattern of L.
+ * Returns 0 on success, -1 if the arena is out of memory. */
+int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge);
+
+/* the storage slot of the off-diagonal block (i, j) in original indices, -1 if i == j or not in
+ * the pattern. The block stored is the lower one, (i, j) if iperm[i] > iperm[j], else (j, i). */
+int cm_bchol_slot(const cmBlockChol* c, int i, int j);
+
+/* zero the matrix values */
+void cm_bchol_zero(cmBlockChol* c);
+/* the diagonal block of original row i (row-major 6x6) */
+static inline double* cm_bchol_diag(cmBlockChol* c, int i) {
+  return c->ad + 36 * c->iperm[i];
+}
+/* the off-diagonal block of a slot (row-major 6x6) */
+static inline double* cm_bchol_block(cmBlockChol* c, int slot) {
+  return c->ax + 36 * slot;
+}
+
+/* numeric factorisation of the stored matrix; 0 if it is not positive definite, 1 otherwise */
+int cm_bchol_factor(cmBlockChol* c);
+/* solve A x = b in place (x: 6 n, original order) with the factor */
+void cm_bchol_solve(cmBlockChol* c, double* x);
+
+#endif

@@ -1,0 +1,305 @@
+/* The block-sparse Cholesky (src/solve/block_cholesky.c) against a dense Cholesky.
+ *
+ * Matrices: random SPD block-sparse matrices over graphs (random, chain, 2D and 3D grids, a
+ * disconnected set with isolated nodes, a star, one node). The off-diagonal block of every edge
+ * is random in [-1, 1]; the diagonal blocks are C C^T (C random) plus (1 + the absolute row sum
+ * of the off-diagonal blocks) I, so the matrix is symmetric and strictly diagonally dominant
+ * with a positive diagonal, hence SPD and well conditioned (kappa ~ 10): a solve must then meet
+ * the dense one to ~1e-14, and we ask 1e-12 in the relative residual |A x - b| / |b| and in
+ * |x - x_dense| / |x_dense|.
+ *
+ * Structure: the pattern of L contains the (permuted) pattern of A, and it is exactly the
+ * pattern of the dense factor of P A P^T: every entry of the dense factor outside the symbolic
+ * pattern is zero (no cancellation can occur with random values), and L L^T = P A P^T.
+ * Determinism: the ordering depends on the set of edges, not on their order or duplicates. */
+#include <string.h>
+
+#include "core/arena.h"
+#include "solve/block_cholesky.h"
+#include "test.h"
+
+static unsigned long long rng = 0x2545F4914F6CDD1Dull;
+static double rnd(void) { /* uniform in [-1, 1) */
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return (double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+static int dense_chol(double* A, int n) {
+  for (int j = 0; j < n; j++) {
+    double s = A[j * n + j];
+    for (int k = 0; k < j; k++)
+      s -= A[j * n + k] * A[j * n + k];
+    if (!(s > 0)) return 0;
+    A[j * n + j] = sqrt(s);
+    for (int i = j + 1; i < n; i++) {
+      double t = A[i * n + j];
+      for (int k = 0; k < j; k++)
+        t -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = t / A[j * n + j];
+    }
+    for (int i = 0; i < j; i++)
+      A[i * n + j] = 0;
+  }
+  return 1;
+}
+
+static void dense_solve(const double* L, int n, double* x) {
+  for (int i = 0; i < n; i++) {
+    double s = x[i];
+    for (int k = 0; k < i; k++)
+      s -= L[i * n + k] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double s = x[i];
+    for (int k = i + 1; k < n; k++)
+      s -= L[k * n + i] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+}
+
+static double norm(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += x[i] * x[i];
+  return sqrt(s);
+}
+
+/* is block (row p, column q), p > q, in the pattern of L? */
+static int in_l(const cmBlockChol* c, int p, int q) {
+  for (int e = c->lp[q]; e < c->lp[q + 1]; e++)
+    if (c->lrow[e] == p) return 1;
+  return 0;
+}
+
+static void check_graph(const char* name, int nb, int ne, const int* edge) {
+  int n = 6 * nb;
+  double* A = calloc((size_t)n * n, sizeof *A);
+  double* F = calloc((size_t)n * n, sizeof *F);
+  double *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x);
+  double *xd = calloc((size_t)n, sizeof *xd), *r = calloc((size_t)n, sizeof *r);
+  /* the matrix (duplicated edges add twice, as rows of a contact do) */
+  for (int e = 0; e < ne; e++) {
+    int i = edge[2 * e], j = edge[2 * e + 1];
+    for (int a = 0; a < 6; a++)
+      for (int c = 0; c < 6; c++) {
+        double v = rnd();
+        A[(6 * i + a) * n + 6 * j + c] += v;
+        A[(6 * j + c) * n + 6 * i + a] += v;
+      }
+  }
+  for (int i = 0; i < nb; i++) {
+    double C[36];
+    for (int k = 0; k < 36; k++)
+      C[k] = rnd();
+    for (int a = 0; a < 6; a++) {
+      double off = 0;
+      for (int k = 0; k < n; k++)
+        if (k / 6 != i) off += fabs(A[(6 * i + a) * n + k]);
+      for (int c = 0; c < 6; c++) {
+        double s = 0;
+        for (int k = 0; k < 6; k++)
+          s += C[6 * a + k] * C[6 * c + k];
+        A[(6 * i + a) * n + 6 * i + c] = s + (a == c ? 1 + off + 6 * 6 : 0);
+      }
+    }
+  }
+  cmArena arena;
+  cm_arena_init(&arena, 1 << 12);
+  cmBlockChol bc;
+  CHECK(cm_bchol_analyse(&bc, &arena, nb, ne, edge) == 0);
+  /* the permutation is one */
+  int* seen = calloc((size_t)nb + 1, sizeof *seen);
+  for (int p = 0; p < nb; p++) {
+    CHECK(bc.perm[p] >= 0 && bc.perm[p] < nb && !seen[bc.perm[p]]);
+    seen[bc.perm[p]] = 1;
+    CHECK(bc.iperm[bc.perm[p]] == p);
+  }
+  /* assemble through the slots */
+  cm_bchol_zero(&bc);
+  for (int i = 0; i < nb; i++) {
+    double* D = cm_bchol_diag(&bc, i);
+    for (int a = 0; a < 6; a++)
+      for (int c = 0; c < 6; c++)
+        D[6 * a + c] = A[(6 * i + a) * n + 6 * i + c];
+  }
+  int nblocks = 0, pattern_ok = 1;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) {
+      if (i == j || bc.iperm[i] < bc.iperm[j]) continue;
+      int nz = 0;
+      for (int a = 0; a < 36 && !nz; a++)
+        nz = A[(6 * i + a / 6) * n + 6 * j + a % 6] != 0;
+      int s = cm_bchol_slot(&bc, i, j);
+      CHECK(cm_bchol_slot(&bc, j, i) == s);
+      if (!nz) {
+        CHECK(s < 0);
+        continue;
+      }
+      CHECK(s >= 0);
+      if (s < 0) continue;
+      nblocks++;
+      double* B = cm_bchol_block(&bc, s);
+      for (int a = 0; a < 6; a++)
+        for (int c = 0; c < 6; c++)
+          B[6 * a + c] = A[(6 * i + a) * n + 6 * j + c];
+      /* the fill pattern contains the matrix pattern */
+      pattern_ok &= in_l(&bc, bc.iperm[i], bc.iperm[j]);
+    }
+  CHECK(pattern_ok);
+  CHECK(cm_bchol_factor(&bc) == 1);
+  for (int i = 0; i < n; i++)
+    b[i] = x[i] = xd[i] = rnd();
+  cm_bchol_solve(&bc, x);
+  /* residual */
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int k = 0; k < n; k++)
+      s += A[i * n + k] * x[k];
+    r[i] = s - b[i];
+  }
+  double res = norm(r, n) / norm(b, n);
+  /* the dense factor of A itself */
+  memcpy(F, A, (size_t)n * n * sizeof *F);
+  CHECK(dense_chol(F, n));
+  dense_solve(F, n, xd);
+  for (int i = 0; i < n; i++)
+    r[i] = x[i] - xd[i];
+  double dx = norm(r, n) / norm(xd, n);
+  CHECK(res <= 1e-12);
+  CHECK(dx <= 1e-12);
+  /* the dense factor of P A P^T: zero outside the symbolic pattern, equal to L inside */
+  for (int p = 0; p < nb; p++)
+    for (int q = 0; q < nb; q++)
+      for (int a = 0; a < 6; a++)
+        for (int c = 0; c < 6; c++)
+          F[(6 * p + a) * n + 6 * q + c] = A[(6 * bc.perm[p] + a) * n + 6 * bc.perm[q] + c];
+  CHECK(dense_chol(F, n));
+  double lerr = 0, lmax = 0;
+  int outside = 0;
+  for (int p = 0; p < nb; p++)
+    for (int q = 0; q < p; q++) {
+      const double* Lb = NULL;
+      for (int e = bc.lp[q]; e < bc.lp[q + 1]; e++)
+        if (bc.lrow[e] == p) Lb = bc.lx + 36 * e;
+      for (int a = 0; a < 36; a++) {
+        double v = F[(6 * p + a / 6) * n + 6 * q + a % 6];
+        if (!Lb) {
+          outside += v != 0;
+        } else {
+          lerr = fmax(lerr, fabs(v - Lb[a]));
+          lmax = fmax(lmax, fabs(v));
+        }
+      }
+    }
+  for (int p = 0; p < nb; p++)
+    for (int a = 0; a < 36; a++)
+      lerr = fmax(lerr, fabs(F[(6 * p + a / 6) * n + 6 * p + a % 6] - bc.ld[36 * p + a]));
+  CHECK(outside == 0);
+  CHECK(lerr <= 1e-12 * (lmax > 1 ? lmax : 1));
+  printf("  %-12s %4d bodies, %4d lower blocks of A, %5ld of L, %.3g Mflop: residual %.2g, "
+         "vs dense %.2g\n",
+         name, nb, nblocks, bc.nnz_l, bc.flops * 2e-6, res, dx);
+  cm_arena_destroy(&arena);
+  free(seen);
+  free(A);
+  free(F);
+  free(b);
+  free(x);
+  free(xd);
+  free(r);
+}
+
+static void test_graphs(void) {
+  int* e = malloc(sizeof(int) * 2 * 4000);
+  int ne, nb;
+  /* random graph, with duplicates */
+  nb = 40;
+  ne = 0;
+  for (int k = 0; k < 90; k++) {
+    int i = (int)((rnd() + 1) * 0.5 * nb), j = (int)((rnd() + 1) * 0.5 * nb);
+    if (i == j) continue;
+    e[2 * ne] = i;
+    e[2 * ne + 1] = j;
+    ne++;
+  }
+  e[2 * ne] = e[0]; /* a duplicate */
+  e[2 * ne + 1] = e[1];
+  ne++;
+  check_graph("random", nb, ne, e);
+  /* chain in a shuffled numbering */
+  nb = 60;
+  ne = 0;
+  for (int k = 0; k + 1 < nb; k++) {
+    e[2 * ne] = (7 * k) % nb;
+    e[2 * ne + 1] = (7 * (k + 1)) % nb;
+    ne++;
+  }
+  check_graph("chain", nb, ne, e);
+  /* 2D grid 8 x 6 */
+  nb = 48;
+  ne = 0;
+  for (int y = 0; y < 6; y++)
+    for (int x = 0; x < 8; x++) {
+      if (x + 1 < 8) e[2 * ne] = 8 * y + x, e[2 * ne + 1] = 8 * y + x + 1, ne++;
+      if (y + 1 < 6) e[2 * ne] = 8 * y + x, e[2 * ne + 1] = 8 * (y + 1) + x, ne++;
+    }
+  check_graph("grid 8x6", nb, ne, e);
+  /* 3D grid 4 x 4 x 4 with diagonals in each layer (boxes touching edge to edge) */
+  nb = 64;
+  ne = 0;
+  for (int z = 0; z < 4; z++)
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 4; x++) {
+        int i = 16 * z + 4 * y + x;
+        if (x + 1 < 4) e[2 * ne] = i, e[2 * ne + 1] = i + 1, ne++;
+        if (y + 1 < 4) e[2 * ne] = i, e[2 * ne + 1] = i + 4, ne++;
+        if (z + 1 < 4) e[2 * ne] = i + 16, e[2 * ne + 1] = i, ne++;
+        if (x + 1 < 4 && y + 1 < 4) e[2 * ne] = i, e[2 * ne + 1] = i + 5, ne++;
+      }
+  check_graph("grid 4x4x4", nb, ne, e);
+  /* disconnected: two chains, a triangle, isolated nodes */
+  nb = 20;
+  ne = 0;
+  int pairs[][2] = {{0, 3}, {3, 6}, {6, 9}, {1, 4}, {4, 7}, {10, 11}, {11, 12}, {12, 10}};
+  for (int k = 0; k < 8; k++)
+    e[2 * ne] = pairs[k][0], e[2 * ne + 1] = pairs[k][1], ne++;
+  check_graph("disconnected", nb, ne, e);
+  /* star: one body under many */
+  nb = 30;
+  ne = 0;
+  for (int k = 1; k < nb; k++)
+    e[2 * ne] = k, e[2 * ne + 1] = 0, ne++;
+  check_graph("star", nb, ne, e);
+  check_graph("one", 1, 0, e);
+  free(e);
+}
+
+/* the order depends on the edge set only */
+static void test_deterministic(void) {
+  int e1[] = {0, 1, 1, 2, 2, 3, 3, 0, 1, 4, 4, 5, 5, 2, 6, 0};
+  int e2[] = {5, 2, 2, 1, 0, 6, 4, 5, 0, 3, 1, 0, 2, 3, 1, 4, 4, 1, 2, 1};
+  cmArena arena;
+  cm_arena_init(&arena, 1 << 10);
+  cmBlockChol a, b;
+  CHECK(cm_bchol_analyse(&a, &arena, 7, 8, e1) == 0);
+  CHECK(cm_bchol_analyse(&b, &arena, 7, 10, e2) == 0);
+  for (int p = 0; p < 7; p++)
+    CHECK(a.perm[p] == b.perm[p]);
+  CHECK(a.nnz_l == b.nnz_l);
+  /* not positive definite: reported */
+  cm_bchol_zero(&a);
+  for (int i = 0; i < 7; i++)
+    for (int k = 0; k < 6; k++)
+      cm_bchol_diag(&a, i)[7 * k] = i == 3 && k == 2 ? -1 : 1;
+  CHECK(cm_bchol_factor(&a) == 0);
+  cm_arena_destroy(&arena);
+}
+
+int main(void) {
+  RUN(test_graphs);
+  RUN(test_deterministic);
+  return test_report();
+}
