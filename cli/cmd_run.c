@@ -346,13 +346,12 @@ int cmd_run(int argc, char** argv) {
     ckpt_failed = write_checkpoint(&r) != 0;
 
   /* summary */
-  char msg[512];
+  char msg[1024];
   cmRunInfo info = {cli_now() - t0, sig != 0, step_st != CM_OK || io_failed || ckpt_failed, NULL};
   if (step_st != CM_OK) {
-    snprintf(msg, sizeof msg,
-             "%s in step %ld (from t = %.9g s)%s; the files hold the last good state",
+    snprintf(msg, sizeof msg, "%s in step %ld (from t = %.9g s): %s; the files hold the last good state",
              cm_status_name(step_st), d->step + 1, d->time,
-             step_st == CM_ERR_NUMERIC ? ": the state became non-finite" : "");
+             d->message[0] ? d->message : "the state became non-finite");
     info.message = msg;
   } else if (io_failed) {
     snprintf(msg, sizeof msg, "cannot write the output files in '%s' at step %ld: %s", a.outdir,

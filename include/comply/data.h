@@ -100,6 +100,7 @@ typedef struct cmData {
   double solver_max_residual;/* worst over the run */
 
   int warning[CM_WARN_COUNT]; /* counts */
+  char message[512];          /* diagnosis of the last failed step ("" if none) */
   double timer[CM_TIMER_COUNT]; /* cumulative seconds per stage */
 
   void* internal; /* scratch arena and private state (do not touch) */
@@ -113,8 +114,10 @@ void cm_data_reset(const cmModel* m, cmData* d);
 /* copy the state of src into dst (both of model m) */
 cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
 
-/* Advance one step of m->opt.timestep. Returns CM_ERR_NUMERIC (state kept at the last good
- * step) if the state became non-finite. */
+/* Advance one step of m->opt.timestep. If the new state is not finite or a body exceeds
+ * m->opt.max_speed, the step is undone and CM_ERR_NUMERIC returned; if the contact points exceed
+ * m->opt.max_contacts, CM_ERR_LIMIT. Either way d keeps the last good state and d->message says
+ * which body, which contact pair and the likely cause. */
 cmStatus cm_step(const cmModel* m, cmData* d);
 
 /* Contact detection alone, at the current state (no dynamics): fills d->contact and d->pair

@@ -35,6 +35,10 @@ typedef struct cmOptions {
   cmIntegrator integrator;
   int substeps;       /* explicit sub-steps per step, >= 1 (default 1) */
   int output_every;   /* write outputs every N steps, >= 1 (default 1) */
+  double max_speed;   /* numerical guard: a body faster than this (com speed, or angular speed
+                         times the body's radius) stops the run, m/s, > 0 (default 1e4) */
+  long max_contacts;  /* resource limit: more contact points in one step stop the run, >= 1
+                         (default 10,000,000) */
   int vtk;            /* 1: write the VTK series (default 0) */
 } cmOptions;
 cmOptions cm_options_default(void);

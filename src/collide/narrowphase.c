@@ -58,7 +58,12 @@ static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rul
   return db > da ? b : a;
 }
 
-static int grow_contacts(cmData* d, int need) {
+/* room for `need` contacts; 0 (and the limit flag) beyond max_contacts or without memory */
+static int grow_contacts(const cmModel* m, cmData* d, int need) {
+  if (need > m->opt.max_contacts) {
+    cm_priv(d)->limit_hit = 1;
+    return 0;
+  }
   if (need <= d->maxcontact) return 1;
   int n = d->maxcontact ? d->maxcontact : 1024;
   while (n < need) n *= 2;
@@ -179,7 +184,7 @@ static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Jo
     for (int v = 0; v < J->nvert; v++) {
       const cmHit* H = &hits[J->hit0 - base + v];
       if (!H->inside) continue;
-      if (!grow_contacts(d, d->ncontact + 1)) {
+      if (!grow_contacts(m, d, d->ncontact + 1)) {
         d->warning[CM_WARN_CONTACT_LIMIT]++;
         return;
       }
@@ -210,6 +215,37 @@ static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Jo
   }
 }
 
+/* one contact of candidate pair k from a pair-level method (edge-edge, contour): body A = the
+ * pair's lower body index, no vertex; updates the pair summary. 0 if the list cannot grow. */
+static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, int* pair_of_cand,
+                          int flags, const double p0[3], const double p1[3], const double n[3],
+                          double dist, double area) {
+  if (!grow_contacts(m, d, d->ncontact + 1)) {
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return 0;
+  }
+  int p = open_pair(d, cand, k, pair_of_cand);
+  if (p < 0) return 0;
+  cmContact* c = &d->contact[d->ncontact++];
+  memset(c, 0, sizeof *c);
+  c->body[0] = cand[3 * k];
+  c->body[1] = cand[3 * k + 1];
+  c->pair = p;
+  c->vert = -1;
+  c->flags = flags;
+  cm_v3_copy(c->p0, p0);
+  cm_v3_copy(c->p1, p1);
+  cm_v3_copy(c->n, n);
+  c->dist = dist;
+  c->area = area;
+  if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
+  cmContactPair* P = &d->pair[p];
+  P->points++;
+  P->area += c->area;
+  if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+  return 1;
+}
+
 /* vertex_edge: the edge-edge contacts of candidate pair k (collide_edge.c), appended after the
  * pair's vertex contacts. Runs on one thread, in pair order, so the list stays deterministic.
  * Flag CM_CONTACT_EDGE, no vertex (vert = -1), area as computed (not halved). */
@@ -218,32 +254,10 @@ static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, in
   cmEdgeHit* hit;
   int nh = cm_collide_edges(m, d, a, b, &cm_priv(d)->arena, &hit);
   if (nh < 0) d->warning[CM_WARN_CONTACT_LIMIT]++;
-  for (int i = 0; i < nh; i++) {
-    const cmEdgeHit* H = &hit[i];
-    if (!grow_contacts(d, d->ncontact + 1)) {
-      d->warning[CM_WARN_CONTACT_LIMIT]++;
+  for (int i = 0; i < nh; i++)
+    if (!append_contact(m, d, cand, k, pair_of_cand, CM_CONTACT_EDGE, hit[i].p0, hit[i].p1,
+                        hit[i].n, hit[i].dist, hit[i].area))
       return;
-    }
-    int p = open_pair(d, cand, k, pair_of_cand);
-    if (p < 0) return;
-    cmContact* c = &d->contact[d->ncontact++];
-    memset(c, 0, sizeof *c);
-    c->body[0] = a;
-    c->body[1] = b;
-    c->pair = p;
-    c->vert = -1;
-    c->flags = CM_CONTACT_EDGE;
-    cm_v3_copy(c->p0, H->p0);
-    cm_v3_copy(c->p1, H->p1);
-    cm_v3_copy(c->n, H->n);
-    c->dist = H->dist;
-    c->area = H->area;
-    if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
-    cmContactPair* P = &d->pair[p];
-    P->points++;
-    P->area += c->area;
-    if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
-  }
 }
 
 /* contour: the contour-region contacts of candidate pair k (collide_contour.c), appended
@@ -253,34 +267,14 @@ static void append_contour(const cmModel* m, cmData* d, const int* cand, int k,
                            int* pair_of_cand) {
   int a = cand[3 * k], b = cand[3 * k + 1];
   cmContour ct;
-  if (cm_collide_contour(m, d, a, b, &cm_priv(d)->arena, &ct) < 0)
+  if (cm_collide_contour(m, d, a, b, &cm_priv(d)->arena, &ct) < 0) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
-  for (int i = 0; i < ct.nhit; i++) {
-    const cmContourHit* H = &ct.hit[i];
-    if (!grow_contacts(d, d->ncontact + 1)) {
-      d->warning[CM_WARN_CONTACT_LIMIT]++;
-      return;
-    }
-    int p = open_pair(d, cand, k, pair_of_cand);
-    if (p < 0) return;
-    cmContact* c = &d->contact[d->ncontact++];
-    memset(c, 0, sizeof *c);
-    c->body[0] = a;
-    c->body[1] = b;
-    c->pair = p;
-    c->vert = -1;
-    c->flags = CM_CONTACT_CONTOUR;
-    cm_v3_copy(c->p0, H->p0);
-    cm_v3_copy(c->p1, H->p1);
-    cm_v3_copy(c->n, H->n);
-    c->dist = H->dist;
-    c->area = H->area;
-    if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
-    cmContactPair* P = &d->pair[p];
-    P->points++;
-    P->area += c->area;
-    if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+    return;
   }
+  for (int i = 0; i < ct.nhit; i++)
+    if (!append_contact(m, d, cand, k, pair_of_cand, CM_CONTACT_CONTOUR, ct.hit[i].p0,
+                        ct.hit[i].p1, ct.hit[i].n, ct.hit[i].dist, ct.hit[i].area))
+      return;
 }
 
 /* is candidate pair k a mesh pair with the given method? */

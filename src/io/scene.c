@@ -35,6 +35,8 @@ cmOptions cm_options_default(void) {
   o.gravity[2] = -9.81;
   o.integrator = CM_INTEGRATOR_IMPLICIT;
   o.substeps = 1;
+  o.max_speed = 1e4;
+  o.max_contacts = 10000000;
   o.output_every = 1;
   o.vtk = 0;
   return o;
@@ -410,6 +412,10 @@ int cm_check_options(const cmOptions* o, cmCheck* c) {
   if (vec(c, "scene.gravity", o->gravity, 3)) return 1;
   if (enm(c, "scene.integrator", (int)o->integrator, 2, "implicit, explicit")) return 1;
   if (intr(c, "scene.substeps", o->substeps, 1, -1)) return 1;
+  if (num(c, "scene.max_speed", "scene.max_speed", o->max_speed, R_POS, "m/s")) return 1;
+  if (o->max_contacts < 1)
+    return fail(c, "scene.max_contacts", "scene.max_contacts must be an integer >= 1 (got %ld)",
+                o->max_contacts);
   if (intr(c, "output.every", o->output_every, 1, -1)) return 1;
   return intr(c, "output.vtk", o->vtk, 0, 1);
 }

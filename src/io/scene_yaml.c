@@ -495,9 +495,21 @@ static cmSourceLoc node_loc(const yaml_node_t* n) {
   return l;
 }
 
-enum { S_NAME, S_TIMESTEP, S_DURATION, S_STEPS, S_GRAVITY, S_INTEGRATOR, S_SUBSTEPS, S_N };
-static const char* const scene_keys[] = {"name",    "timestep",   "duration", "steps",
-                                         "gravity", "integrator", "substeps"};
+enum {
+  S_NAME,
+  S_TIMESTEP,
+  S_DURATION,
+  S_STEPS,
+  S_GRAVITY,
+  S_INTEGRATOR,
+  S_SUBSTEPS,
+  S_MAX_SPEED,
+  S_MAX_CONTACTS,
+  S_N
+};
+static const char* const scene_keys[] = {"name",       "timestep",  "duration",
+                                         "steps",      "gravity",   "integrator",
+                                         "substeps",   "max_speed", "max_contacts"};
 
 static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   const yaml_node_t* v[S_N];
@@ -525,6 +537,11 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
     o->integrator = (cmIntegrator)e;
   }
   if (v[S_SUBSTEPS] && get_int(p, v[S_SUBSTEPS], "scene.substeps", &o->substeps)) return -1;
+  if (v[S_MAX_SPEED] && get_num(p, v[S_MAX_SPEED], "scene.max_speed", "m/s", &o->max_speed))
+    return -1;
+  if (v[S_MAX_CONTACTS] &&
+      get_long(p, v[S_MAX_CONTACTS], "scene.max_contacts", &o->max_contacts))
+    return -1;
   return 0;
 }
 

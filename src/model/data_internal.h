@@ -15,6 +15,7 @@ typedef struct cmDataPriv {
   int ncand;       /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;       /* body a < body b, rule                                  (ncand x 3) */
+  int limit_hit;   /* 1 if this step exceeded opt.max_contacts */
   int nrow;        /* solver rows this step (arena) */
   cmRow* row;
 } cmDataPriv;

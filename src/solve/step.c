@@ -9,10 +9,12 @@
  * scratch arena is reset at the start and at the end of the step (growing it if the step
  * overflowed it), so after the first step a step performs no heap allocation. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/cm_math.h"
 #include "model/data_internal.h"
+#include "solve/guard.h"
 #include "solve/stages.h"
 
 #define TIMED(d, stage, call)                                                                      \
@@ -41,14 +43,12 @@ static void restore_state(const cmModel* m, cmData* d, const double* s) {
   }
 }
 
-static int state_finite(const cmModel* m, const cmData* d) {
-  for (int b = 0; b < m->nbody; b++) {
-    if (!cm_v3_isfinite(d->body_cpos + 3 * b) || !cm_v3_isfinite(d->body_cvel + 3 * b) ||
-        !cm_v3_isfinite(d->body_angvel + 3 * b) || !isfinite(d->body_xquat[4 * b]) ||
-        !cm_v3_isfinite(d->body_xquat + 4 * b + 1))
-      return 0;
-  }
-  return 1;
+/* undo the step: the state of its start, its kinematics, the time spent */
+static void roll_back(const cmModel* m, cmData* d, double t_step) {
+  cmDataPriv* p = cm_priv(d);
+  restore_state(m, d, p->save);
+  cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
+  d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
 
 cmStatus cm_step(const cmModel* m, cmData* d) {
@@ -58,20 +58,36 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   double h = m->opt.timestep / nsub;
   cm_arena_reset(&p->arena);
   save_state(m, d, p->save);
+  d->message[0] = 0;
+  p->limit_hit = 0;
   for (int sub = 0; sub < nsub; sub++) {
     double t0 = m->opt.timestep * ((double)d->step + (double)sub / nsub);
     double t1 = m->opt.timestep * ((double)d->step + (double)(sub + 1) / nsub);
     TIMED(d, CM_TIMER_KINEMATICS, cm_stage_kinematics(m, d, t0));
     TIMED(d, CM_TIMER_BROADPHASE, cm_stage_broadphase(m, d));
     TIMED(d, CM_TIMER_NARROWPHASE, cm_stage_narrowphase(m, d));
+    if (p->limit_hit) {
+      snprintf(d->message, sizeof d->message,
+               "more than max_contacts = %ld contact points in one step (%d body pairs in "
+               "contact so far): deep overlaps or too fine meshes; raise scene.max_contacts "
+               "if the machine has the memory",
+               m->opt.max_contacts, d->npair);
+      roll_back(m, d, t_step);
+      return CM_ERR_LIMIT;
+    }
     TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d));
+    if (cm_guard_explicit(m, d, h)) {
+      roll_back(m, d, t_step);
+      return CM_ERR_NUMERIC;
+    }
     TIMED(d, CM_TIMER_FORCES, cm_stage_forces(m, d));
     TIMED(d, CM_TIMER_SOLVE, cm_stage_solve(m, d, h));
     TIMED(d, CM_TIMER_INTEGRATE, cm_stage_integrate(m, d, h, t1));
-    if (!state_finite(m, d)) {
-      restore_state(m, d, p->save);
-      cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
-      d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
+    int worst;
+    double speed;
+    if (cm_guard_check(m, d, &worst, &speed)) {
+      cm_guard_diagnose(m, d, worst, speed, h);
+      roll_back(m, d, t_step);
       return CM_ERR_NUMERIC;
     }
   }

@@ -1,0 +1,122 @@
+/* The numerical guard and the resource limit: a failing step is undone, reported with a
+ * diagnosis naming the body, the pair and the cause, and never leaves a non-finite state. */
+#include <string.h>
+
+#include "comply/comply.h"
+#include "core/cm_math.h"
+#include "test.h"
+
+static char err[1024];
+
+static cmModel* ball_on_ground(cmLawType law, cmIntegration integ, double k, double vz,
+                               long max_contacts, int box_div) {
+  cmScene* s = cm_scene_new("guard");
+  if (max_contacts) s->opt.max_contacts = max_contacts;
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
+  cmBodyDef b = cm_body_def_default();
+  b.name = "ball";
+  if (box_div) {
+    b.geom.type = CM_GEOM_BOX;
+    b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 0.1;
+    b.geom.divisions = box_div;
+    b.position[2] = 0.049;
+  } else {
+    b.geom.type = CM_GEOM_SPHERE;
+    b.geom.radius = 0.05;
+    b.geom.refine = 2;
+    b.position[2] = 0.06;
+  }
+  b.velocity[2] = vz;
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
+  cmRuleDef r = cm_rule_def_default();
+  r.pair[0] = "ball";
+  r.pair[1] = "ground";
+  r.law = law;
+  r.stiffness = k;
+  r.integration = integ;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
+  cmModel* m = NULL;
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  cm_scene_free(s);
+  return m;
+}
+
+/* an explicit contact with w h = 44 is refused before it explodes: w = sqrt(k n / m) with the
+ * ball's contact points n; the data keeps the state of the start of the failing step */
+static void test_explicit_too_stiff(void) {
+  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_EXPLICIT, 1e9, 0, 0, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  cmData* prev = cm_data_new(m);
+  cmStatus st = CM_OK;
+  int n = 0;
+  while (st == CM_OK && n < 1000) {
+    cm_data_copy(m, prev, d);
+    st = cm_step(m, d);
+    n++;
+  }
+  printf("  step %d: %s\n", n, d->message);
+  CHECK(st == CM_ERR_NUMERIC);
+  CHECK(strstr(d->message, "'ball'") && strstr(d->message, "ball <-> ground"));
+  CHECK(strstr(d->message, "w h = ") && strstr(d->message, "explicit"));
+  CHECK(!memcmp(d->body_cpos, prev->body_cpos, 6 * sizeof(double)));
+  CHECK(!memcmp(d->body_cvel, prev->body_cvel, 6 * sizeof(double)));
+  CHECK(d->step == prev->step);
+  cm_data_free(d);
+  cm_data_free(prev);
+  cm_model_free(m);
+}
+
+/* the same stiffness through the implicit solve is stable */
+static void test_implicit_same_stiffness_is_fine(void) {
+  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_IMPLICIT, 1e9, 0, 0, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  for (int i = 0; i < 1000; i++) CHECK(cm_step(m, d) == CM_OK || i < 0);
+  CHECK(d->message[0] == 0);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+/* a body faster than max_speed (1e4 m/s by default) stops the run with a diagnosis */
+static void test_max_speed(void) {
+  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 2e4, 0, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_ERR_NUMERIC);
+  CHECK(strstr(d->message, "max_speed") && strstr(d->message, "'ball'"));
+  CHECK(d->step == 0 && d->body_cvel[5] == 2e4);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+/* more contact points than max_contacts: CM_ERR_LIMIT, nothing half-done */
+static void test_max_contacts(void) {
+  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 50, 8);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_ERR_LIMIT);
+  CHECK(strstr(d->message, "max_contacts = 50") != NULL);
+  CHECK(d->step == 0 && d->body_xpos[5] == 0.049);
+  cm_data_free(d);
+  cm_model_free(m);
+  /* with room for the 81 points it runs */
+  m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 81, 8);
+  if (!m) return;
+  d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_OK && d->ncontact == 81);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+int main(void) {
+  RUN(test_explicit_too_stiff);
+  RUN(test_implicit_same_stiffness_is_fine);
+  RUN(test_max_speed);
+  RUN(test_max_contacts);
+  return test_report();
+}
