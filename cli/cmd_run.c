@@ -346,10 +346,11 @@ int cmd_run(int argc, char** argv) {
     ckpt_failed = write_checkpoint(&r) != 0;
 
   /* summary */
-  char msg[1024];
+  char msg[1600]; /* room for the longest message: a 1024-byte checkpoint error + context */
   cmRunInfo info = {cli_now() - t0, sig != 0, step_st != CM_OK || io_failed || ckpt_failed, NULL};
   if (step_st != CM_OK) {
-    snprintf(msg, sizeof msg, "%s in step %ld (from t = %.9g s): %s; the files hold the last good state",
+    snprintf(msg, sizeof msg,
+             "%s in step %ld (from t = %.9g s): %s; the files hold the last good state",
              cm_status_name(step_st), d->step + 1, d->time,
              d->message[0] ? d->message : "the state became non-finite");
     info.message = msg;
