@@ -244,7 +244,7 @@ static void test_random_pairs(void) {
     int n0 = c0.nhit;
     cmContourHit ref[256];
     if (n0 > 256) n0 = 256;
-    memcpy(ref, c0.hit, (size_t)n0 * sizeof *ref);
+    if (n0 > 0) memcpy(ref, c0.hit, (size_t)n0 * sizeof *ref); /* hit is NULL when empty */
     /* a rigid motion of the pair */
     double q[4], Rm[9], t[3], pos0[2][3], quat0[2][4];
     memcpy(pos0, d->body_xpos, sizeof pos0);
