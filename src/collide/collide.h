@@ -18,6 +18,16 @@ typedef struct cmHit {
  * the model and the poses in d; safe to call from several threads. */
 void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, cmHit* hit);
 
+/* relative pose of body b in body a's frame: x_a = R x_b + t, R = R_a^T R_b,
+ * t = R_a^T (x_b - x_a) (frame origins) */
+void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]);
+
+/* Is the point p, in the body frame of mesh geometry g, strictly inside that mesh? The search is
+ * bounded by the distance to the mesh's box (collide_mesh.c); out (may be NULL) gets the
+ * nearest surface point. */
+struct cmNearest;
+int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], struct cmNearest* out);
+
 /* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. */
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
                            cmHit* hit);

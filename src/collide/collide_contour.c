@@ -137,12 +137,6 @@ static int node_cmp(const void* x, const void* y) {
   return key_cmp(((const Node*)x)->key, ((const Node*)y)->key);
 }
 
-static int int2_cmp(const void* x, const void* y) {
-  const int *p = x, *q = y;
-  if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
-  return (p[1] > q[1]) - (p[1] < q[1]);
-}
-
 /* vertex i of mesh side in A's frame */
 static void vert_a(const Ctx* c, int side, int i, double y[3]) {
   const double* x = c->v[side] + 3 * (size_t)i;
@@ -285,7 +279,7 @@ static int build_segments(Ctx* c, cmArena* arena, int* ndegenerate) {
     tmp[2 * s] = c->seg[s].fb;
     tmp[2 * s + 1] = s; /* segments are in (fa, fb) order, so s orders by fa */
   }
-  cm_sort(tmp, (size_t)c->nseg, 2 * sizeof *tmp, int2_cmp);
+  cm_sort(tmp, (size_t)c->nseg, 2 * sizeof *tmp, cm_int2_cmp);
   for (int s = 0; s < c->nseg; s++)
     c->segb[s] = tmp[2 * s + 1];
   return 0;
@@ -740,14 +734,9 @@ int cm_collide_contour(const cmModel* m, const cmData* d, int a, int b, cmArena*
     S->f = c.f[s];
     S->adj = m->mesh_face_adj + 3 * (size_t)m->geom_faceadr[c.g[s]];
   }
-  /* relative pose: R = R_A^T R_B, t = R_A^T (x_B - x_A) */
-  double RA[9], RB[9], RAt[9], dx[3];
+  cm_pair_pose(d, a, b, c.R, c.t); /* B into A's frame */
+  double RA[9];                    /* A's frame into the world, for the results */
   cm_quat_to_mat(RA, d->body_xquat + 4 * a);
-  cm_quat_to_mat(RB, d->body_xquat + 4 * b);
-  cm_m3_transpose(RAt, RA);
-  cm_m3_mul(c.R, RAt, RB);
-  cm_v3_sub(dx, d->body_xpos + 3 * b, d->body_xpos + 3 * a);
-  cm_m3_mulvt(c.t, RA, dx);
 
   /* 1-2: segments and polylines */
   if (build_segments(&c, arena, &out->ndegenerate) < 0) return -1;

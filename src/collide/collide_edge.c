@@ -80,12 +80,6 @@ static int rec_cmp(const void* x, const void* y) {
   return 0;
 }
 
-static int int2_cmp(const void* x, const void* y) {
-  const int *p = x, *q = y;
-  if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
-  return (p[1] > q[1]) - (p[1] < q[1]);
-}
-
 /* vertex i of mesh side in A's frame */
 static void vert_a(const Ctx* c, int side, int i, double y[3]) {
   const double* x = c->v[side] + 3 * (size_t)i;
@@ -95,31 +89,15 @@ static void vert_a(const Ctx* c, int side, int i, double y[3]) {
     cm_tri_xform(y, c->R, c->t, x);
 }
 
-/* is the point p (in the body frame of geometry g) inside that mesh? (as cm_collide_mesh_point) */
-static int inside_mesh(const cmModel* m, int g, const double p[3]) {
-  const double* box = m->geom_aabb + 6 * g;
-  double bound = INFINITY;
-  for (int k = 0; k < 3; k++) {
-    double lo = p[k] - box[k], hi = box[3 + k] - p[k];
-    if (lo < 0 || hi < 0) return 0;
-    bound = fmin(bound, fmin(lo, hi));
-  }
-  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
-  return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
-                       m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
-                       m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p, bound,
-                       NULL);
-}
-
 /* is vertex i of mesh side inside the other mesh? */
 static int vertex_inside(const Ctx* c, int side, int i) {
   double y[3], r[3], x[3];
   vert_a(c, side, i, y);
-  if (side == 1) return inside_mesh(c->m, c->g[0], y);
+  if (side == 1) return cm_mesh_inside_local(c->m, c->g[0], y, NULL);
   /* A's vertex into B's frame: x = R^T (y - t) */
   cm_v3_sub(r, y, c->t);
   cm_m3_mulvt(x, c->R, r);
-  return inside_mesh(c->m, c->g[1], x);
+  return cm_mesh_inside_local(c->m, c->g[1], x, NULL);
 }
 
 /* the records of the face pair (fa, fb) */
@@ -287,14 +265,9 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
     c.v[s] = m->mesh_vert + 3 * (size_t)m->geom_vertadr[c.g[s]];
     c.f[s] = m->mesh_face + 3 * (size_t)m->geom_faceadr[c.g[s]];
   }
-  /* relative pose: R = R_A^T R_B, t = R_A^T (x_B - x_A) */
-  double RA[9], RB[9], RAt[9], dx[3];
+  cm_pair_pose(d, a, b, c.R, c.t); /* B into A's frame */
+  double RA[9];                    /* A's frame into the world, for the results */
   cm_quat_to_mat(RA, d->body_xquat + 4 * a);
-  cm_quat_to_mat(RB, d->body_xquat + 4 * b);
-  cm_m3_transpose(RAt, RA);
-  cm_m3_mul(c.R, RAt, RB);
-  cm_v3_sub(dx, d->body_xpos + 3 * b, d->body_xpos + 3 * a);
-  cm_m3_mulvt(c.t, RA, dx);
 
   /* 1-2: crossings, grouped by edge */
   int nrec = 0;
@@ -324,7 +297,7 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
       }
     }
   }
-  cm_sort(pr, (size_t)npr, 2 * sizeof *pr, int2_cmp);
+  cm_sort(pr, (size_t)npr, 2 * sizeof *pr, cm_int2_cmp);
 
   /* 4: one contact per distinct pair, in world coordinates */
   cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)npr + 1) * sizeof *hit);

@@ -12,6 +12,33 @@
 #include "core/cm_math.h"
 #include "geom/bvh.h"
 
+void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]) {
+  double RA[9], RB[9], RAt[9], dx[3];
+  cm_quat_to_mat(RA, d->body_xquat + 4 * a);
+  cm_quat_to_mat(RB, d->body_xquat + 4 * b);
+  cm_m3_transpose(RAt, RA);
+  cm_m3_mul(R, RAt, RB);
+  cm_v3_sub(dx, d->body_xpos + 3 * b, d->body_xpos + 3 * a);
+  cm_m3_mulvt(t, RA, dx);
+}
+
+int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* out) {
+  /* bounding box: reject, and bound the search */
+  const double* box = m->geom_aabb + 6 * g;
+  double bound = INFINITY;
+  for (int k = 0; k < 3; k++) {
+    double lo = p[k] - box[k], hi = box[3 + k] - p[k];
+    if (lo < 0 || hi < 0) return 0;
+    if (lo < bound) bound = lo;
+    if (hi < bound) bound = hi;
+  }
+  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
+  return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
+                       m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
+                       m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p,
+                       bound, out);
+}
+
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
                            cmHit* hit) {
   int g = m->body_geom[b];
@@ -19,24 +46,9 @@ void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const doubl
   double r[3], p[3];
   cm_v3_sub(r, p0, d->body_xpos + 3 * b);
   cm_quat_rotate_inv(p, q, r);
-  /* bounding box: reject, and bound the search */
-  const double* box = m->geom_aabb + 6 * g;
-  double bound = INFINITY;
-  for (int k = 0; k < 3; k++) {
-    double lo = p[k] - box[k], hi = box[3 + k] - p[k];
-    if (lo < 0 || hi < 0) return;
-    if (lo < bound) bound = lo;
-    if (hi < bound) bound = hi;
-  }
-  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
-  const double* vert = m->mesh_vert + 3 * (size_t)va;
-  const int* face = m->mesh_face + 3 * (size_t)fa;
-  const double* fn = m->mesh_face_normal + 3 * (size_t)fa;
   cmNearest near;
-  if (!cm_bvh_inside((const cmBvh*)m->geom_bvh + g, vert, face, fn,
-                     m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p,
-                     bound, &near))
-    return;
+  if (!cm_mesh_inside_local(m, g, p, &near)) return;
+  const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[g];
   /* world quantities: nearest point, normal of the nearest face, signed distance */
   double p1[3], n[3], t[3];
   cm_quat_rotate(t, q, near.point);

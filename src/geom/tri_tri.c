@@ -456,3 +456,9 @@ int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmB
   if (count <= max) cm_sort(out, (size_t)count, sizeof *out, pair_cmp);
   return count;
 }
+
+int cm_int2_cmp(const void* x, const void* y) {
+  const int *p = x, *q = y;
+  if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
+  return (p[1] > q[1]) - (p[1] < q[1]);
+}
