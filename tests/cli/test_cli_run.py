@@ -55,7 +55,7 @@ def test_demo(s):
     check(summ["interrupted"] is False and summ["failed"] is False, "summary flags %r" % summ)
     check(summ["message"] is None, "message %r" % summ["message"])
     h = summ["timestep"]
-    check(summ["steps"] == round(2.0 / h), "demo steps %r" % summ["steps"])
+    check(summ["steps"] == round(3.0 / h), "demo steps %r" % summ["steps"])
     check(abs(summ["time"] - summ["steps"] * h) < 1e-9, "summary time %r" % summ["time"])
     check(summ["files"] == ["bodies.csv", "contacts.csv", "summary.json"], "files %r" % summ["files"])
     check(summ["comply_version"] and summ["bodies"] == 4, "summary %r" % summ)
@@ -81,11 +81,21 @@ def test_demo(s):
                   "step %d time %r != step * h" % (step, r["time"]))
             q = math.sqrt(r["qw"] ** 2 + r["qx"] ** 2 + r["qy"] ** 2 + r["qz"] ** 2)
             check(abs(q - 1) < 1e-9, "step %d %s: |q| = %r" % (step, r["body"], q))
-    # free flight for 2 s: back near the start height, ground never moves
+    # 2 s of flight, then landing: at 3 s the ground has not moved, the ball (radius 0.1 m)
+    # rolls on it, the tumbler (0.3 x 0.2 x 0.1 m, 700 kg/m^3) rests flat on its largest face
     last = {r["body"]: r for r in fr[-1][1]}
     check(last["ground"]["z"] == 0 and last["ground"]["vz"] == 0, "the ground moved")
-    check(abs(last["ball"]["z"] - 0.5) < 0.05, "ball z at 2 s: %r" % last["ball"]["z"])
-    read_csv(os.path.join(out, "contacts.csv"), CONTACTS_HEADER)
+    check(abs(last["ball"]["z"] - 0.1) < 0.005, "ball z at 3 s: %r" % last["ball"]["z"])
+    t = last["tumbler"]
+    check(abs(t["z"] - 0.05) < 1e-6 and abs(t["vx"]) + abs(t["vy"]) + abs(t["vz"]) < 1e-6,
+          "tumbler not at rest on its face: %r" % t)
+    rows = read_csv(os.path.join(out, "contacts.csv"), CONTACTS_HEADER)
+    final = [r for r in rows if int(r[0]) == fr[-1][0] and r[2:4] == ["ground", "tumbler"]]
+    check(len(final) == 1, "no ground-tumbler contact at the last step")
+    if final:
+        # the force on the ground (body_a) is the tumbler's weight, pointing down
+        weight = 0.3 * 0.2 * 0.1 * 700 * 9.81
+        check(abs(float(final[0][7]) + weight) < 1e-6 * weight, "ground force %r" % final[0][5:8])
 
 
 def check_fall(fr, h, z0=10.0):
