@@ -112,7 +112,8 @@ static void overview(FILE* f) {
   fprintf(f,
           "  comply --version\n\n"
           "Run 'comply help COMMAND' for the options of a command.\n"
-          "exit status: 0 success, 1 simulation failed, 2 bad input or usage, 130 interrupted.\n");
+          "exit status: 0 success, 1 simulation failed, 2 bad input or usage,\n"
+          "             130 interrupted by SIGINT, 143 by SIGTERM.\n");
 }
 
 int cli_help(FILE* f, const char* cmd) {
