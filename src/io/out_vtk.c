@@ -151,6 +151,26 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
 }
 
 /* write through path.tmp and rename; CM_ERR_IO with errno kept */
+
+/* finish a file written to tmp: flush, close, and rename it over path (atomic on POSIX); on any
+ * failure remove tmp and return CM_ERR_IO with errno set */
+static cmStatus close_and_rename(FILE* f, const char* tmp, const char* path) {
+  int bad = fflush(f) != 0 || ferror(f);
+  int e = errno;
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (!bad && rename(tmp, path) != 0) {
+    bad = 1;
+    e = errno;
+  }
+  if (!bad) return CM_OK;
+  remove(tmp);
+  errno = e ? e : EIO;
+  return CM_ERR_IO;
+}
+
 static cmStatus write_vtu_file(const cmModel* m, const cmData* d, int body, const char* path,
                                double* scalar, unsigned char* bytes) {
   size_t n = strlen(path);
@@ -164,21 +184,7 @@ static cmStatus write_vtu_file(const cmModel* m, const cmData* d, int body, cons
     st = CM_ERR_IO;
   } else {
     write_vtu(f, m, d, body, scalar, bytes);
-    int bad = fflush(f) != 0 || ferror(f);
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-      bad = 1;
-      e = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-      bad = 1;
-      e = errno;
-    }
-    if (bad) {
-      remove(tmp);
-      errno = e ? e : EIO;
-      st = CM_ERR_IO;
-    }
+    st = close_and_rename(f, tmp, path);
   }
   cm_free(tmp);
   return st;
@@ -294,21 +300,7 @@ cmStatus cm_output_pvd_write(cmOutput* out) {
           f);
     if (out->pvd_len) fwrite(out->pvd, 1, out->pvd_len, f);
     fputs("  </Collection>\n</VTKFile>\n", f);
-    int bad = fflush(f) != 0 || ferror(f);
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-      bad = 1;
-      e = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-      bad = 1;
-      e = errno;
-    }
-    if (bad) {
-      remove(tmp);
-      errno = e ? e : EIO;
-      st = CM_ERR_IO;
-    }
+    st = close_and_rename(f, tmp, path);
   }
   cm_free(path);
   cm_free(tmp);
