@@ -371,15 +371,20 @@ static int solve_island(Island* is, cmArena* arena, double* u, const double* us,
     }
     total += it;
     if (!any_friction) return total;
-    /* new limits from the normal impulses */
-    double change = 0, big = 0;
+    /* new limits from the normal impulses. The normal impulses are known to the Newton
+     * tolerance, TOL times the momentum scale, so the limits cannot settle more finely than
+     * mu_max times that: the loop stops at whichever bound is larger */
+    double change = 0, big = 0, imp2 = 0, mu_max = 0;
     for (int k = 0; k < is->nr; k++) {
-      double L = is->row[k]->mu * normal_impulse(is, is->row[k], u);
+      double lam = normal_impulse(is, is->row[k], u), L = is->row[k]->mu * lam;
       change = fmax(change, fabs(L - is->limit[k]));
       big = fmax(big, L);
+      imp2 += lam * lam;
+      mu_max = fmax(mu_max, is->row[k]->mu);
       is->limit[k] = L;
     }
-    if (change <= OUTER_TOL * big) return total;
+    double noise = 10 * TOL * mu_max * fmax(pscale, sqrt(imp2));
+    if (change <= fmax(OUTER_TOL * big, noise)) return total;
   }
   *failed = 1;
   return total;
