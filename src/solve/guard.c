@@ -123,23 +123,26 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
 
 int cm_guard_explicit(const cmModel* m, cmData* d, double h) {
   const cmDataPriv* p = cm_priv(d);
-  for (int k = 0; k < p->nrow; k++) {
+  /* the laws stage writes the rows of a pair (and of a joint) one after the other: one pass
+   * over runs of rows with the same pair and bodies, O(rows) per step */
+  for (int k = 0; k < p->nrow;) {
     const cmRow* r = &p->row[k];
-    if (r->implicit || !(r->c > 0)) continue;
-    /* the pair's total explicit stiffness against the smaller finite mass */
-    double K = 0, mass = INFINITY;
-    for (int j = 0; j < p->nrow; j++) {
+    double K = 0;
+    int j = k;
+    for (; j < p->nrow; j++) {
       const cmRow* q = &p->row[j];
-      if (!q->implicit && q->pair == r->pair && q->body[0] == r->body[0] &&
-          q->body[1] == r->body[1] && q->c > 0)
-        K += 1 / q->c;
+      if (q->pair != r->pair || q->body[0] != r->body[0] || q->body[1] != r->body[1]) break;
+      if (!q->implicit && q->c > 0) K += 1 / q->c;
     }
+    k = j;
+    if (!(K > 0)) continue;
+    /* the run's total explicit stiffness against the smaller finite mass */
+    double mass = INFINITY;
     for (int s = 0; s < 2; s++) {
       int b = r->body[s];
       if (b >= 0 && m->body_invmass[b] > 0 && m->body_mass[b] < mass) mass = m->body_mass[b];
     }
-    double wh = sqrt(K / mass) * h;
-    if (wh > 2) {
+    if (sqrt(K / mass) * h > 2) {
       int b = r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? r->body[0] : r->body[1];
       cm_guard_diagnose(m, d, b, cm_v3_norm(d->body_cvel + 3 * b), h);
       return 1;
