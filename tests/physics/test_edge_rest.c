@@ -16,24 +16,10 @@
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "test.h"
+#include "test_alloc.h"
 
 static char err[1024];
 
-static long n_alloc = 0;
-static void* count_malloc(size_t n, void* ctx) {
-  (void)ctx;
-  n_alloc++;
-  return malloc(n);
-}
-static void* count_realloc(void* p, size_t n, void* ctx) {
-  (void)ctx;
-  n_alloc++;
-  return realloc(p, n);
-}
-static void count_free(void* p, void* ctx) {
-  (void)ctx;
-  free(p);
-}
 
 static const double L = 0.6, S = 0.1, KA = 5e10, H = 1e-3;
 
@@ -79,7 +65,7 @@ static void run(cmMethod method, double* zmin, double* zmax, double* zend, int* 
   int n = (int)(1.0 / H + 0.5);
   long alloc_after_warmup = 0;
   for (int i = 0; i < n; i++) {
-    if (i == 10) alloc_after_warmup = n_alloc;
+    if (i == 10) alloc_after_warmup = t_nalloc;
     CHECK(cm_step(m, d) == CM_OK);
     double z = d->body_cpos[2];
     if (i >= n / 10) {
@@ -91,7 +77,7 @@ static void run(cmMethod method, double* zmin, double* zmax, double* zend, int* 
   }
   *zend = d->body_cpos[2];
   /* no heap allocation per step once the arena and contact arrays have grown */
-  CHECK(n_alloc == alloc_after_warmup);
+  CHECK(t_nalloc == alloc_after_warmup);
   cm_data_free(d);
   cm_model_free(m);
 }

@@ -14,6 +14,7 @@
 #include "core/cm_math.h"
 #include "geom/bvh.h"
 #include "test.h"
+#include "test_alloc.h"
 
 /* ---------------------------------------------------------------------------------------------
  * helpers */
@@ -615,21 +616,6 @@ static void test_signed_vs_rays(void) {
 /* ---------------------------------------------------------------------------------------------
  * copy, serialisation, determinism, no allocation */
 
-static int nalloc = 0;
-static void* count_malloc(size_t n, void* ctx) {
-  (void)ctx;
-  nalloc++;
-  return malloc(n);
-}
-static void* count_realloc(void* p, size_t n, void* ctx) {
-  (void)ctx;
-  nalloc++;
-  return realloc(p, n);
-}
-static void count_free(void* p, void* ctx) {
-  (void)ctx;
-  free(p);
-}
 
 static int same_result(const cmNearest* a, const cmNearest* b) {
   return a->face == b->face && a->feature == b->feature && a->index == b->index &&
@@ -652,7 +638,7 @@ static void test_copy_and_determinism(void) {
   /* the queries allocate nothing and agree on every tree */
   cmAllocator a = {count_malloc, count_realloc, count_free, NULL};
   cm_set_allocator(&a);
-  nalloc = 0;
+  t_nalloc = 0;
   int ok = 1;
   for (int i = 0; i < 2000; i++) {
     double p[3];
@@ -665,7 +651,7 @@ static void test_copy_and_determinism(void) {
     cm_bvh_signed_distance(&view, t.m->vert, t.m->face, t.m->face_normal, t.vpn, t.epn, p, 0.1,
                            &r2);
   }
-  CHECK(nalloc == 0);
+  CHECK(t_nalloc == 0);
   cm_set_allocator(NULL);
   CHECK(ok);
   cm_bvh_free(&view); /* a view: frees nothing */

@@ -4,22 +4,8 @@
 
 #include "comply/comply.h"
 #include "test.h"
+#include "test_alloc.h"
 
-static long n_alloc = 0;
-static void* count_malloc(size_t n, void* ctx) {
-  (void)ctx;
-  n_alloc++;
-  return malloc(n);
-}
-static void* count_realloc(void* p, size_t n, void* ctx) {
-  (void)ctx;
-  n_alloc++;
-  return realloc(p, n);
-}
-static void count_free(void* p, void* ctx) {
-  (void)ctx;
-  free(p);
-}
 
 static void test_no_alloc_in_step(void) {
   cmAllocator a = {count_malloc, count_realloc, count_free, NULL};
@@ -43,13 +29,13 @@ static void test_no_alloc_in_step(void) {
   CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
   cm_scene_free(s);
   if (!m) return;
-  CHECK(n_alloc > 0); /* the hook is really in use */
+  CHECK(t_nalloc > 0); /* the hook is really in use */
   cmData* d = cm_data_new(m);
   CHECK(cm_step(m, d) == CM_OK);
-  long before = n_alloc;
+  long before = t_nalloc;
   for (int i = 1; i < 1000; i++) cm_step(m, d);
-  CHECK(n_alloc == before);
-  printf("  allocations during steps 2..1000: %ld\n", n_alloc - before);
+  CHECK(t_nalloc == before);
+  printf("  allocations during steps 2..1000: %ld\n", t_nalloc - before);
   cm_data_free(d);
   cm_model_free(m);
   cm_set_allocator(NULL);
