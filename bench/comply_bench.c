@@ -61,7 +61,8 @@
 #include "geom/bvh.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
-#include "solve/stages.h"
+#include "collide/collide.h"
+#include "dynamics/dynamics.h"
 
 #ifndef CM_SOURCE_DIR
 #define CM_SOURCE_DIR "."

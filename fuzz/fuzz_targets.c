@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "comply/comply.h"
-#include "io/mesh_io.h"
+#include "mesh_io/mesh_io.h"
 
 /* abort (a crash libFuzzer records) unless cond holds, saying which invariant failed */
 #define require(cond) require_at((cond), #cond, __LINE__)

@@ -5,7 +5,7 @@
  * repulsion e_r, as plain functions. Every function validates its inputs (finite, in range) and
  * returns CM_ERR_ARG with a message naming the parameter and the expected value in `err` (of
  * size `errsz`, may be NULL/0); the outputs are written only on CM_OK. Units: SI.
- * The derivations are in src/contact/advise.c and docs/contact-laws.md. */
+ * The derivations are in src/tools/advise.c and docs/contact-laws.md. */
 #ifndef COMPLY_ADVISE_H
 #define COMPLY_ADVISE_H
 

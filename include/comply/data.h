@@ -36,6 +36,7 @@ typedef enum cmTimer {
   CM_TIMER_FORCES,     /* gravity, outer forces, explicit contacts, joints */
   CM_TIMER_SOLVE,      /* velocity update */
   CM_TIMER_INTEGRATE,  /* positions and orientations */
+  CM_TIMER_RECORD,     /* contact forces and pair summaries for the outputs */
   CM_TIMER_COUNT
 } cmTimer;
 const char* cm_timer_name(cmTimer t);

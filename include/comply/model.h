@@ -29,53 +29,56 @@ typedef struct cmModel {
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
 
   /* bodies */
-  char** body_name;       /* (nbody) */
-  int* body_alias;        /* alias index                                    (nbody) */
-  int* body_motion;       /* cmMotion                                        (nbody) */
-  int* body_geom;         /* geometry index                                  (nbody) */
-  double* body_mass;      /* kg (from geometry for fixed bodies; 0 for planes) (nbody) */
-  double* body_invmass;   /* 1/kg; 0 for infinite mass                        (nbody) */
-  double* body_inertia;   /* about the com, body axes, kg m^2                 (nbody x 9) */
-  double* body_invinertia;/* inverse of body_inertia; 0 for infinite mass     (nbody x 9) */
-  double* body_com;       /* centre of mass in the body frame, m              (nbody x 3) */
-  double* body_force;     /* constant outer force, world, N                   (nbody x 3) */
-  double* body_moment;    /* constant outer moment, world, N m                (nbody x 3) */
-  double* body_pos0;      /* initial frame origin, world, m                   (nbody x 3) */
-  double* body_quat0;     /* initial orientation, w x y z                     (nbody x 4) */
-  double* body_vel0;      /* initial frame origin velocity, world, m/s        (nbody x 3) */
-  double* body_angvel0;   /* initial angular velocity, world, rad/s           (nbody x 3) */
+  char** body_name;        /* (nbody) */
+  int* body_alias;         /* alias index                                    (nbody) */
+  int* body_motion;        /* cmMotion                                        (nbody) */
+  int* body_geom;          /* geometry index                                  (nbody) */
+  double* body_mass;       /* kg (from geometry for fixed bodies; 0 for planes) (nbody) */
+  double* body_invmass;    /* 1/kg; 0 for infinite mass                        (nbody) */
+  double* body_inertia;    /* about the com, body axes, kg m^2                 (nbody x 9) */
+  double* body_invinertia; /* inverse of body_inertia; 0 for infinite mass     (nbody x 9) */
+  double* body_com;        /* centre of mass in the body frame, m              (nbody x 3) */
+  double* body_force;      /* constant outer force, world, N                   (nbody x 3) */
+  double* body_moment;     /* constant outer moment, world, N m                (nbody x 3) */
+  double* body_pos0;       /* initial frame origin, world, m                   (nbody x 3) */
+  double* body_quat0;      /* initial orientation, w x y z                     (nbody x 4) */
+  double* body_vel0;       /* initial frame origin velocity, world, m/s        (nbody x 3) */
+  double* body_angvel0;    /* initial angular velocity, world, rad/s           (nbody x 3) */
 
   /* geometries */
-  int* geom_type;       /* cmGeomType                                        (ngeom) */
-  int* geom_vertadr;    /* first vertex in mesh_vert                         (ngeom) */
-  int* geom_nvert;      /* vertices (0 for planes)                           (ngeom) */
-  int* geom_faceadr;    /* first face in mesh_face                           (ngeom) */
-  int* geom_nface;      /* faces (0 for planes)                              (ngeom) */
-  double* geom_plane;   /* plane unit normal and offset, body frame          (ngeom x 4) */
-  double* geom_aabb;    /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
-  double* geom_volume;  /* m^3 (0 for planes)                                (ngeom) */
-  double* geom_area;    /* surface area, m^2 (0 for planes)                  (ngeom) */
-  double* mesh_vert;    /* vertices in the body frame, m                     (nvert x 3)
-                           (reordered along a Morton curve for cache-friendly contact queries;
-                           mesh_vert_source gives each one's index in the original mesh) */
-  int* mesh_vert_source; /* index of the vertex in the geometry's file or primitive (nvert) */
-  int* mesh_face;       /* vertex indices local to the geometry              (nface x 3) */
-  double* mesh_face_normal; /* unit outward normals, body frame              (nface x 3) */
-  double* mesh_face_area;   /* m^2                                           (nface) */
-  double* mesh_vert_areavec;/* sum_f A_f n_f / 3 over adjacent faces, m^2    (nvert x 3) */
-  double* mesh_vert_pn;     /* angle-weighted vertex pseudonormals, unit     (nvert x 3) */
-  double* mesh_edge_pn;     /* edge pseudonormals, edge k of face f at 9f+3k (nface x 9) */
-  int* mesh_face_adj;       /* face across edge k of face f (edge k from vertex k to k+1), local
-                               to the geometry; -1 if none (contour flood fill) (nface x 3) */
-  void* geom_bvh;           /* internal: one face AABB tree per geometry     (ngeom) */
+  int* geom_type;            /* cmGeomType                                        (ngeom) */
+  int* geom_vertadr;         /* first vertex in mesh_vert                         (ngeom) */
+  int* geom_nvert;           /* vertices (0 for planes)                           (ngeom) */
+  int* geom_faceadr;         /* first face in mesh_face                           (ngeom) */
+  int* geom_nface;           /* faces (0 for planes)                              (ngeom) */
+  double* geom_plane;        /* plane unit normal and offset, body frame          (ngeom x 4) */
+  double* geom_aabb;         /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
+  double* geom_volume;       /* m^3 (0 for planes)                                (ngeom) */
+  double* geom_area;         /* surface area, m^2 (0 for planes)                  (ngeom) */
+  double* mesh_vert;         /* vertices in the body frame, m                     (nvert x 3)
+                                (reordered along a Morton curve for cache-friendly contact queries;
+                                mesh_vert_source gives each one's index in the original mesh) */
+  int* mesh_vert_source;     /* index of the vertex in the geometry's file or primitive (nvert) */
+  int* mesh_face;            /* vertex indices local to the geometry              (nface x 3) */
+  double* mesh_face_normal;  /* unit outward normals, body frame              (nface x 3) */
+  double* mesh_face_area;    /* m^2                                           (nface) */
+  double* mesh_vert_areavec; /* sum_f A_f n_f / 3 over adjacent faces, m^2    (nvert x 3) */
+  double* mesh_vert_pn;      /* angle-weighted vertex pseudonormals, unit     (nvert x 3) */
+  double* mesh_edge_pn;      /* edge pseudonormals, edge k of face f at 9f+3k (nface x 9) */
+  int* mesh_face_adj;        /* face across edge k of face f (edge k from vertex k to k+1), local
+                                to the geometry; -1 if none (contour flood fill) (nface x 3) */
+  void* geom_bvh;            /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */
-  cmRuleDef* rule;      /* resolved parameters (contact_time filled in), pair strings owned (nrule) */
-  void** rule_law_fn;   /* user law per rule (cmLawFn, NULL = built-in), see law.h  (nrule) */
-  void** rule_law_ctx;  /* its context                                             (nrule) */
-  char** alias_name;    /* (nalias) */
-  int* alias_class;     /* alias class, -1 if the alias matches no rule      (nalias) */
-  int* class_rule;      /* rule index for a class pair, -1 none              (nclass x nclass) */
+  cmRuleDef* rule;    /* resolved parameters (contact_time filled in), pair strings owned (nrule) */
+  void** rule_law_fn; /* user law per rule (cmLawFn, NULL = built-in), see law.h  (nrule) */
+  void** rule_law_ctx; /* its context                                             (nrule) */
+  char** alias_name;   /* (nalias) */
+  int* alias_class;    /* alias class, -1 if the alias matches no rule      (nalias) */
+  int* class_rule;     /* rule index for a class pair, -1 none              (nclass x nclass) */
+  int* class_first;    /* for `direction: first`: 0 if the row class alone matches the rule's
+                          first glob, 1 if the column class alone does, -1 otherwise
+                                                                             (nclass x nclass) */
 
   /* joints */
   int* joint_body;      /* body indices, -1 for the world                    (njoint x 2) */
@@ -84,7 +87,7 @@ typedef struct cmModel {
 
   /* compile-time notes (warnings such as unstable damping), "FILE:LINE: ..." */
   int nnote;
-  char** note;          /* (nnote) */
+  char** note; /* (nnote) */
 } cmModel;
 
 /* Compile a scene. Errors name the scene file and line where known. */

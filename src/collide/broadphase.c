@@ -18,7 +18,7 @@
 
 #include "core/internal.h"
 #include "model/data_internal.h"
-#include "solve/stages.h"
+#include "collide/collide.h"
 
 #define LARGE_CELLS 4
 #define CELL_LIMIT 1e15 /* cell coordinates are clamped so that they fit in int64 */

@@ -1,17 +1,26 @@
-/* Contact detection kernels (narrowphase). */
+/* The collision stages of cm_step, broadphase (stage 2) and narrowphase (stage 3), and the
+ * contact detection kernels they call. cm_collide (public, data.h) runs both alone. */
 #ifndef CM_COLLIDE_H
 #define CM_COLLIDE_H
 
 #include "comply/data.h"
 #include "core/arena.h"
 
+/* stage 2, broadphase: candidate body pairs whose world boxes overlap, filtered by the pair
+ * table (broadphase.c) */
+void cm_stage_broadphase(const cmModel* m, cmData* d);
+
+/* stage 3, narrowphase: the contact points of every candidate pair, by the method of its rule
+ * (narrowphase.c) */
+void cm_stage_narrowphase(const cmModel* m, cmData* d);
+
 /* result of one vertex query, world frame */
 typedef struct cmHit {
-  int inside;    /* 1 if the vertex penetrates the other body */
-  double dist;   /* (p0 - p1) . n, m (< 0) */
-  double p0[3];  /* the vertex */
-  double p1[3];  /* nearest point on the penetrated surface */
-  double n[3];   /* normal of the nearest face (or the plane), out of the penetrated body */
+  int inside;   /* 1 if the vertex penetrates the other body */
+  double dist;  /* (p0 - p1) . n, m (< 0) */
+  double p0[3]; /* the vertex */
+  double p1[3]; /* nearest point on the penetrated surface */
+  double n[3];  /* normal of the nearest face (or the plane), out of the penetrated body */
 } cmHit;
 
 /* Does vertex v of body a's mesh lie inside body b (a mesh or a half-space)? Pure function of

@@ -27,32 +27,29 @@
 #include <string.h>
 
 #include "collide/collide.h"
-#include "contact/rules.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
 #include "model/data_internal.h"
-#include "solve/stages.h"
 
 #define CM_BATCH (1 << 17)
 
 typedef struct Job {
-  int a, b;   /* penetrating body (vertices) and penetrated body */
-  int pair;   /* index of the candidate pair */
-  int flags;  /* CM_CONTACT_* */
-  int nvert;  /* vertices of A */
-  long hit0;  /* first hit of this job in the batch */
+  int a, b;  /* penetrating body (vertices) and penetrated body */
+  int pair;  /* index of the candidate pair */
+  int flags; /* CM_CONTACT_* */
+  int nvert; /* vertices of A */
+  long hit0; /* first hit of this job in the batch */
 } Job;
 
 /* the finer-sampled mesh (vertices per unit area) penetrates; ties: the lower body index */
 static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rule) {
   int ga = m->body_geom[a], gb = m->body_geom[b];
   if (rule->direction == CM_DIRECTION_FIRST) {
-    const char* alias_a = m->alias_name[m->body_alias[a]];
-    const char* alias_b = m->alias_name[m->body_alias[b]];
-    int a_first = cm_glob_match(rule->pair[0], alias_a);
-    int b_first = cm_glob_match(rule->pair[0], alias_b);
-    if (a_first && !b_first) return a;
-    if (b_first && !a_first) return b;
+    /* the side whose alias alone matches the rule's first glob (compiled pair table) */
+    int ca = m->alias_class[m->body_alias[a]], cb = m->alias_class[m->body_alias[b]];
+    int first = m->class_first[ca * m->nclass + cb];
+    if (first == 0) return a;
+    if (first == 1) return b;
   }
   double da = m->geom_nvert[ga] / m->geom_area[ga], db = m->geom_nvert[gb] / m->geom_area[gb];
   return db > da ? b : a;
@@ -66,7 +63,8 @@ static int grow_contacts(const cmModel* m, cmData* d, int need) {
   }
   if (need <= d->maxcontact) return 1;
   int n = d->maxcontact ? d->maxcontact : 1024;
-  while (n < need) n *= 2;
+  while (n < need)
+    n *= 2;
   cmContact* c = cm_realloc(d->contact, (size_t)n * sizeof *c);
   if (!c) return 0;
   d->contact = c;
@@ -77,7 +75,8 @@ static int grow_contacts(const cmModel* m, cmData* d, int need) {
 static int grow_pairs(cmData* d, int need) {
   if (need <= d->maxpair) return 1;
   int n = d->maxpair ? d->maxpair : 256;
-  while (n < need) n *= 2;
+  while (n < need)
+    n *= 2;
   cmContactPair* c = cm_realloc(d->pair, (size_t)n * sizeof *c);
   if (!c) return 0;
   d->pair = c;
@@ -92,7 +91,8 @@ static int above_plane(const cmModel* m, const cmData* d, int pl, int b) {
   cm_quat_rotate(n, d->body_xquat + 4 * pl, g);
   double c = g[3] + cm_v3_dot(n, d->body_xpos + 3 * pl), low = 0;
   const double* box = d->body_aabb + 6 * b;
-  for (int k = 0; k < 3; k++) low += n[k] * (n[k] > 0 ? box[k] : box[3 + k]);
+  for (int k = 0; k < 3; k++)
+    low += n[k] * (n[k] > 0 ? box[k] : box[3 + k]);
   return low >= c;
 }
 
@@ -145,8 +145,10 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
     int lo = j0, hi = j1 - 1;
     while (lo < hi) {
       int mid = (lo + hi + 1) / 2;
-      if (jobs[mid].hit0 - base <= h) lo = mid;
-      else hi = mid - 1;
+      if (jobs[mid].hit0 - base <= h)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     const Job* J = &jobs[lo];
     int v = (int)(h - (J->hit0 - base));
@@ -263,8 +265,7 @@ static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, in
 /* contour: the contour-region contacts of candidate pair k (collide_contour.c), appended
  * serially like the edge contacts: flag CM_CONTACT_CONTOUR, vert = -1, body A = the pair's lower
  * body index, area = region area / number of points (SPEC 5). */
-static void append_contour(const cmModel* m, cmData* d, const int* cand, int k,
-                           int* pair_of_cand) {
+static void append_contour(const cmModel* m, cmData* d, const int* cand, int k, int* pair_of_cand) {
   int a = cand[3 * k], b = cand[3 * k + 1];
   cmContour ct;
   if (cm_collide_contour(m, d, a, b, &cm_priv(d)->arena, &ct) < 0) {
@@ -272,8 +273,8 @@ static void append_contour(const cmModel* m, cmData* d, const int* cand, int k,
     return;
   }
   for (int i = 0; i < ct.nhit; i++)
-    if (!append_contact(m, d, cand, k, pair_of_cand, CM_CONTACT_CONTOUR, ct.hit[i].p0,
-                        ct.hit[i].p1, ct.hit[i].n, ct.hit[i].dist, ct.hit[i].area))
+    if (!append_contact(m, d, cand, k, pair_of_cand, CM_CONTACT_CONTOUR, ct.hit[i].p0, ct.hit[i].p1,
+                        ct.hit[i].n, ct.hit[i].dist, ct.hit[i].area))
       return;
 }
 
@@ -281,8 +282,7 @@ static void append_contour(const cmModel* m, cmData* d, const int* cand, int k,
 static int is_mesh_method(const cmModel* m, const int* cand, int k, cmMethod method) {
   int ta = m->geom_type[m->body_geom[cand[3 * k]]];
   int tb = m->geom_type[m->body_geom[cand[3 * k + 1]]];
-  return m->rule[cand[3 * k + 2]].method == method && ta != CM_GEOM_PLANE &&
-         tb != CM_GEOM_PLANE;
+  return m->rule[cand[3 * k + 2]].method == method && ta != CM_GEOM_PLANE && tb != CM_GEOM_PLANE;
 }
 
 void cm_stage_narrowphase(const cmModel* m, cmData* d) {
@@ -334,13 +334,4 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     }
     j0 = j1;
   }
-}
-
-cmStatus cm_collide(const cmModel* m, cmData* d) {
-  cmDataPriv* p = cm_priv(d);
-  cm_arena_reset(&p->arena);
-  cm_stage_kinematics(m, d, d->time);
-  cm_stage_broadphase(m, d);
-  cm_stage_narrowphase(m, d);
-  return CM_OK;
 }

@@ -14,23 +14,9 @@
 #include <string.h>
 
 #include "comply/law.h"
+#include "contact/contact.h"
 #include "core/cm_math.h"
 #include "model/data_internal.h"
-#include "solve/stages.h"
-
-double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r, const double dir[3]) {
-  (void)m;
-  double rate = 0, wxr[3];
-  for (int k = 0; k < 2; k++) {
-    int b = r->body[k];
-    if (b < 0) continue; /* the world does not move */
-    const double* rr = k ? r->rB : r->rA;
-    cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
-    double v = cm_v3_dot(dir, d->body_cvel + 3 * b) + cm_v3_dot(dir, wxr);
-    rate += k ? -v : v;
-  }
-  return rate;
-}
 
 static int row_implicit(const cmModel* m, const cmRuleDef* rule) {
   if (rule->integration == CM_INTEGRATION_IMPLICIT) return 1;
@@ -119,10 +105,10 @@ static void joint_rows(const cmModel* m, cmData* d, double h) {
     r->implicit = row_implicit(m, rule);
     cm_v3_scale(r->n, dv, 1.0 / stretch);
     set_points(d, r, pa, pb);
-    double ma = r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? m->body_mass[r->body[0]]
-                                                                   : INFINITY;
-    double mb = r->body[1] >= 0 && m->body_invmass[r->body[1]] > 0 ? m->body_mass[r->body[1]]
-                                                                   : INFINITY;
+    double ma =
+        r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? m->body_mass[r->body[0]] : INFINITY;
+    double mb =
+        r->body[1] >= 0 && m->body_invmass[r->body[1]] > 0 ? m->body_mass[r->body[1]] : INFINITY;
     cmRuleDef law = *rule;
     law.play = 0;
     cmResponse res = cm_law_contact_time(&law, -x, ma < mb ? ma : mb);
@@ -139,7 +125,8 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   double h = m->opt.timestep / (m->opt.substeps > 0 ? m->opt.substeps : 1);
   int nrow = m->njoint;
-  for (int k = 0; k < d->npair; k++) nrow += d->pair[k].points; /* >= 1 per pair */
+  for (int k = 0; k < d->npair; k++)
+    nrow += d->pair[k].points; /* >= 1 per pair */
   p->nrow = 0;
   p->row = nrow ? cm_arena_alloc(&p->arena, (size_t)nrow * sizeof *p->row) : NULL;
   if (nrow && !p->row) {
@@ -172,10 +159,9 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
     user.p = m->rule_law_fn[P->rule];
     for (int i = 0; i < P->points; i++) {
       const cmContact* c = &d->contact[P->first + i];
-      cmResponse res = user.p ? user.fn(m->rule_law_ctx[P->rule], c->dist, c)
-                       : rule->law == CM_LAW_LINEAR
-                           ? cm_law_linear(rule, c->dist)
-                           : cm_law_area_compliant(rule, c->dist, c->area);
+      cmResponse res = user.p                       ? user.fn(m->rule_law_ctx[P->rule], c->dist, c)
+                       : rule->law == CM_LAW_LINEAR ? cm_law_linear(rule, c->dist)
+                                                    : cm_law_area_compliant(rule, c->dist, c->area);
       if (!(res.compliance > 0)) continue; /* zero area: no force (counted at detection) */
       cmRow* r = &p->row[p->nrow++];
       memset(r, 0, sizeof *r);

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
-#include "solve/stages.h"
+#include "core/internal.h"
 
 double cm_clock(void) {
   struct timespec ts;

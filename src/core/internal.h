@@ -26,6 +26,9 @@ __attribute__((format(printf, 2, 3)))
 #endif
 void cm_log(int level, const char* fmt, ...);
 
+/* monotonic wall clock, s (clock.c) */
+double cm_clock(void);
+
 /* programmer errors */
 #include <assert.h>
 #define CM_ASSERT(x) assert(x)

@@ -9,7 +9,7 @@
 
 #include "core/cm_math.h"
 #include "model/data_internal.h"
-#include "solve/stages.h"
+#include "dynamics/dynamics.h"
 
 static void apply(const cmModel* m, cmDataPriv* p, int b, const double F[3], const double r[3]) {
   if (b < 0 || m->body_invmass[b] == 0) return;

@@ -21,7 +21,7 @@
 #include <math.h>
 
 #include "core/cm_math.h"
-#include "dynamics/body.h"
+#include "dynamics/dynamics.h"
 
 static void skew(double S[9], const double v[3]) {
   S[0] = 0;

@@ -1,4 +1,4 @@
-/* Internal mesh helpers shared by src/geom and src/io: an edge list sorted by vertex pair, a mesh
+/* Internal mesh helpers shared by src/geom and src/mesh_io: an edge list sorted by vertex pair, a mesh
  * that adopts arrays, index validation and a well-conditioned reference point. Not installed. */
 #ifndef CM_MESH_INTERNAL_H
 #define CM_MESH_INTERNAL_H

@@ -4,12 +4,13 @@
 #include "comply/data.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
-#include "dynamics/body.h"
 #include "model/data_internal.h"
+#include "model/state.h"
 
 #define STATE_ARRAYS(X)                                                                            \
-  X(body_xpos, 3) X(body_xquat, 4) X(body_xvel, 3) X(body_cpos, 3) X(body_cvel, 3)                 \
-      X(body_angvel, 3) X(body_aabb, 6)
+  X(body_xpos, 3)                                                                                  \
+  X(body_xquat, 4) X(body_xvel, 3) X(body_cpos, 3) X(body_cvel, 3) X(body_angvel, 3)               \
+      X(body_aabb, 6)
 
 void cm_data_free(cmData* d) {
   if (!d) return;
@@ -89,7 +90,7 @@ void cm_data_reset(const cmModel* m, cmData* d) {
 
 cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src) {
   size_t nb = (size_t)m->nbody;
-#define COPY_ARRAY(name, n) memcpy(dst->name, src->name, nb * (n) * sizeof(double));
+#define COPY_ARRAY(name, n) memcpy(dst->name, src->name, nb*(n) * sizeof(double));
   STATE_ARRAYS(COPY_ARRAY)
 #undef COPY_ARRAY
   if (src->ncontact > dst->maxcontact) {
@@ -150,26 +151,42 @@ void cm_data_momentum(const cmModel* m, const cmData* d, double p[3], double L[3
 
 const char* cm_warning_name(cmWarning w) {
   switch (w) {
-  case CM_WARN_BAD_AREA: return "bad_area";
-  case CM_WARN_SOLVER: return "solver_not_converged";
-  case CM_WARN_CONTACT_LIMIT: return "contact_limit";
-  case CM_WARN_GYRO: return "gyroscopic_not_converged";
-  case CM_WARN_COUNT: break;
+  case CM_WARN_BAD_AREA:
+    return "bad_area";
+  case CM_WARN_SOLVER:
+    return "solver_not_converged";
+  case CM_WARN_CONTACT_LIMIT:
+    return "contact_limit";
+  case CM_WARN_GYRO:
+    return "gyroscopic_not_converged";
+  case CM_WARN_COUNT:
+    break;
   }
   return "unknown";
 }
 
 const char* cm_timer_name(cmTimer t) {
   switch (t) {
-  case CM_TIMER_STEP: return "step";
-  case CM_TIMER_KINEMATICS: return "kinematics";
-  case CM_TIMER_BROADPHASE: return "broadphase";
-  case CM_TIMER_NARROWPHASE: return "narrowphase";
-  case CM_TIMER_LAWS: return "laws";
-  case CM_TIMER_FORCES: return "forces";
-  case CM_TIMER_SOLVE: return "solve";
-  case CM_TIMER_INTEGRATE: return "integrate";
-  case CM_TIMER_COUNT: break;
+  case CM_TIMER_STEP:
+    return "step";
+  case CM_TIMER_KINEMATICS:
+    return "kinematics";
+  case CM_TIMER_BROADPHASE:
+    return "broadphase";
+  case CM_TIMER_NARROWPHASE:
+    return "narrowphase";
+  case CM_TIMER_LAWS:
+    return "laws";
+  case CM_TIMER_FORCES:
+    return "forces";
+  case CM_TIMER_SOLVE:
+    return "solve";
+  case CM_TIMER_INTEGRATE:
+    return "integrate";
+  case CM_TIMER_RECORD:
+    return "record";
+  case CM_TIMER_COUNT:
+    break;
   }
   return "unknown";
 }

@@ -3,23 +3,25 @@
 #define CM_DATA_INTERNAL_H
 
 #include "comply/data.h"
-#include "contact/rows.h"
 #include "core/arena.h"
+#include "model/rows.h"
 
 typedef struct cmDataPriv {
-  cmArena arena;   /* per-step scratch, reset at the start of every step */
-  double* force;   /* total applied force on the com this step, world, N     (nbody x 3) */
-  double* torque;  /* total applied torque about the com, world, N m         (nbody x 3) */
-  double* spin;    /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
-  double* save;    /* state at the start of the step, for rollback (nbody x 13) */
-  int ncand;       /* broadphase candidate pairs this step */
+  cmArena arena;  /* per-step scratch, reset at the start of every step */
+  double* force;  /* total applied force on the com this step, world, N     (nbody x 3) */
+  double* torque; /* total applied torque about the com, world, N m         (nbody x 3) */
+  double* spin; /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
+  double* save; /* state at the start of the step, for rollback (nbody x 13) */
+  int ncand;    /* broadphase candidate pairs this step */
   int maxcand;
-  int* cand;       /* body a < body b, rule                                  (ncand x 3) */
-  int limit_hit;   /* 1 if this step exceeded opt.max_contacts */
-  int nrow;        /* solver rows this step (arena) */
+  int* cand;     /* body a < body b, rule                                  (ncand x 3) */
+  int limit_hit; /* 1 if this step exceeded opt.max_contacts */
+  int nrow;      /* solver rows this step (arena) */
   cmRow* row;
 } cmDataPriv;
 
-static inline cmDataPriv* cm_priv(const cmData* d) { return (cmDataPriv*)d->internal; }
+static inline cmDataPriv* cm_priv(const cmData* d) {
+  return (cmDataPriv*)d->internal;
+}
 
 #endif

@@ -25,30 +25,42 @@ int cm_model_body_index(const cmModel* m, const char* name) {
 
 const char* cm_law_name(cmLawType law) {
   switch (law) {
-  case CM_LAW_CONTACT_TIME: return "contact_time";
-  case CM_LAW_AREA_COMPLIANT: return "area_compliant";
-  case CM_LAW_LINEAR: return "linear";
-  case CM_LAW_NONE: return "none";
+  case CM_LAW_CONTACT_TIME:
+    return "contact_time";
+  case CM_LAW_AREA_COMPLIANT:
+    return "area_compliant";
+  case CM_LAW_LINEAR:
+    return "linear";
+  case CM_LAW_NONE:
+    return "none";
   }
   return "unknown";
 }
 
 const char* cm_method_name(cmMethod method) {
   switch (method) {
-  case CM_METHOD_VERTEX: return "vertex";
-  case CM_METHOD_TWO_WAY: return "two_way";
-  case CM_METHOD_VERTEX_EDGE: return "vertex_edge";
-  case CM_METHOD_CONTOUR: return "contour";
+  case CM_METHOD_VERTEX:
+    return "vertex";
+  case CM_METHOD_TWO_WAY:
+    return "two_way";
+  case CM_METHOD_VERTEX_EDGE:
+    return "vertex_edge";
+  case CM_METHOD_CONTOUR:
+    return "contour";
   }
   return "unknown";
 }
 
 const char* cm_motion_name(cmMotion motion) {
   switch (motion) {
-  case CM_MOTION_DYNAMIC: return "dynamic";
-  case CM_MOTION_FIXED: return "fixed";
-  case CM_MOTION_PRESCRIBED: return "prescribed";
-  case CM_MOTION_IGNORED: return "ignored";
+  case CM_MOTION_DYNAMIC:
+    return "dynamic";
+  case CM_MOTION_FIXED:
+    return "fixed";
+  case CM_MOTION_PRESCRIBED:
+    return "prescribed";
+  case CM_MOTION_IGNORED:
+    return "ignored";
   }
   return "unknown";
 }

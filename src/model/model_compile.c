@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "comply/model.h"
-#include "contact/rules.h"
-#include "geom/bvh.h"
-#include "geom/tri_tri.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "geom/bvh.h"
+#include "geom/tri_tri.h"
+#include "model/rules.h"
 
 #define ERRSZ 512
 
@@ -49,7 +49,8 @@ static cmStatus add_note(cmModel* m, const char* text) {
 
 static uint64_t hash_bytes(uint64_t h, const void* p, size_t n) {
   const unsigned char* b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull; /* FNV-1a */
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 1099511628211ull; /* FNV-1a */
   return h;
 }
 
@@ -74,7 +75,8 @@ static uint64_t geom_hash(const cmGeomDef* g) {
     h = hash_bytes(h, g->normal, sizeof g->normal);
     h = hash_bytes(h, &g->offset, sizeof g->offset);
     break;
-  default: break;
+  default:
+    break;
   }
   return h;
 }
@@ -82,7 +84,8 @@ static uint64_t geom_hash(const cmGeomDef* g) {
 static int geom_equal(const cmGeomDef* a, const cmGeomDef* b) {
   if (a->type != b->type) return 0;
   switch (a->type) {
-  case CM_GEOM_SPHERE: return a->radius == b->radius && a->refine == b->refine;
+  case CM_GEOM_SPHERE:
+    return a->radius == b->radius && a->refine == b->refine;
   case CM_GEOM_BOX:
     return !memcmp(a->size, b->size, sizeof a->size) && a->divisions == b->divisions;
   case CM_GEOM_MESH:
@@ -90,16 +93,17 @@ static int geom_equal(const cmGeomDef* a, const cmGeomDef* b) {
     return a->file && b->file && !strcmp(a->file, b->file) && a->scale == b->scale;
   case CM_GEOM_PLANE:
     return !memcmp(a->normal, b->normal, sizeof a->normal) && a->offset == b->offset;
-  default: return 0;
+  default:
+    return 0;
   }
 }
 
 /* ---- building one geometry ---------------------------------------------------------------- */
 
 typedef struct GeomBuild {
-  cmMesh* mesh;          /* NULL for planes */
-  int* source;           /* original index of every (reordered) vertex */
-  cmMassProperties mp;   /* unit density */
+  cmMesh* mesh;        /* NULL for planes */
+  int* source;         /* original index of every (reordered) vertex */
+  cmMassProperties mp; /* unit density */
   double plane[4];
 } GeomBuild;
 
@@ -125,9 +129,12 @@ static void sort_keys(MortonKey* k, MortonKey* tmp, int n) {
     for (int lo = 0; lo < n; lo += 2 * w) {
       int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
       int i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) tmp[o++] = k[j].code < k[i].code ? k[j++] : k[i++];
-      while (i < mid) tmp[o++] = k[i++];
-      while (j < hi) tmp[o++] = k[j++];
+      while (i < mid && j < hi)
+        tmp[o++] = k[j].code < k[i].code ? k[j++] : k[i++];
+      while (i < mid)
+        tmp[o++] = k[i++];
+      while (j < hi)
+        tmp[o++] = k[j++];
     }
     memcpy(k, tmp, (size_t)n * sizeof *k);
   }
@@ -173,7 +180,8 @@ static cmStatus morton_order(cmMesh* me, int** source) {
     memcpy(v + 3 * i, me->vert + 3 * k[i].index, 3 * sizeof(double));
   }
   memcpy(me->vert, v, (size_t)n * 3 * sizeof *v);
-  for (int f = 0; f < 3 * me->nface; f++) me->face[f] = inv[me->face[f]];
+  for (int f = 0; f < 3 * me->nface; f++)
+    me->face[f] = inv[me->face[f]];
   cm_free(k);
   cm_free(tmp);
   cm_free(v);
@@ -181,7 +189,9 @@ static cmStatus morton_order(cmMesh* me, int** source) {
   return CM_OK;
 }
 
-static int is_abs_path(const char* p) { return p[0] == '/'; }
+static int is_abs_path(const char* p) {
+  return p[0] == '/';
+}
 
 static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, char* err,
                            size_t errsz) {
@@ -190,8 +200,12 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
   loc_prefix(where, sizeof where, s, g->loc.line ? g->loc : b->loc);
   memset(gb, 0, sizeof *gb);
   switch (g->type) {
-  case CM_GEOM_SPHERE: gb->mesh = cm_mesh_icosphere(g->radius, g->refine); break;
-  case CM_GEOM_BOX: gb->mesh = cm_mesh_box(g->size, g->divisions); break;
+  case CM_GEOM_SPHERE:
+    gb->mesh = cm_mesh_icosphere(g->radius, g->refine);
+    break;
+  case CM_GEOM_BOX:
+    gb->mesh = cm_mesh_box(g->size, g->divisions);
+    break;
   case CM_GEOM_MESH:
     if (g->mesh) {
       gb->mesh = cm_mesh_copy(g->mesh);
@@ -249,24 +263,66 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
 
 void cm_model_free(cmModel* m) {
   if (!m) return;
-  for (int i = 0; m->body_name && i < m->nbody; i++) cm_free(m->body_name[i]);
-  for (int i = 0; m->alias_name && i < m->nalias; i++) cm_free(m->alias_name[i]);
+  for (int i = 0; m->body_name && i < m->nbody; i++)
+    cm_free(m->body_name[i]);
+  for (int i = 0; m->alias_name && i < m->nalias; i++)
+    cm_free(m->alias_name[i]);
   for (int i = 0; m->rule && i < m->nrule; i++) {
     cm_free((void*)m->rule[i].pair[0]);
     cm_free((void*)m->rule[i].pair[1]);
   }
-  for (int i = 0; m->note && i < m->nnote; i++) cm_free(m->note[i]);
-  for (int g = 0; m->geom_bvh && g < m->ngeom; g++) cm_bvh_free((cmBvh*)m->geom_bvh + g);
-  void* arrays[] = {
-      m->name, m->body_name, m->body_alias, m->body_motion, m->body_geom, m->body_mass,
-      m->body_invmass, m->body_inertia, m->body_invinertia, m->body_com, m->body_force,
-      m->body_moment, m->body_pos0, m->body_quat0, m->body_vel0, m->body_angvel0, m->geom_type,
-      m->geom_vertadr, m->geom_nvert, m->geom_faceadr, m->geom_nface, m->geom_plane,
-      m->geom_aabb, m->geom_volume, m->geom_area, m->mesh_vert, m->mesh_face,
-      m->mesh_face_normal, m->mesh_face_area, m->mesh_vert_areavec, m->mesh_vert_pn,
-      m->mesh_edge_pn, m->mesh_face_adj, m->mesh_vert_source, m->geom_bvh, m->rule, m->rule_law_fn, m->rule_law_ctx, m->alias_name,
-      m->alias_class, m->class_rule, m->joint_body, m->joint_anchor, m->joint_rule, m->note};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cm_free(arrays[i]);
+  for (int i = 0; m->note && i < m->nnote; i++)
+    cm_free(m->note[i]);
+  for (int g = 0; m->geom_bvh && g < m->ngeom; g++)
+    cm_bvh_free((cmBvh*)m->geom_bvh + g);
+  void* arrays[] = {m->name,
+                    m->body_name,
+                    m->body_alias,
+                    m->body_motion,
+                    m->body_geom,
+                    m->body_mass,
+                    m->body_invmass,
+                    m->body_inertia,
+                    m->body_invinertia,
+                    m->body_com,
+                    m->body_force,
+                    m->body_moment,
+                    m->body_pos0,
+                    m->body_quat0,
+                    m->body_vel0,
+                    m->body_angvel0,
+                    m->geom_type,
+                    m->geom_vertadr,
+                    m->geom_nvert,
+                    m->geom_faceadr,
+                    m->geom_nface,
+                    m->geom_plane,
+                    m->geom_aabb,
+                    m->geom_volume,
+                    m->geom_area,
+                    m->mesh_vert,
+                    m->mesh_face,
+                    m->mesh_face_normal,
+                    m->mesh_face_area,
+                    m->mesh_vert_areavec,
+                    m->mesh_vert_pn,
+                    m->mesh_edge_pn,
+                    m->mesh_face_adj,
+                    m->mesh_vert_source,
+                    m->geom_bvh,
+                    m->rule,
+                    m->rule_law_fn,
+                    m->rule_law_ctx,
+                    m->alias_name,
+                    m->alias_class,
+                    m->class_rule,
+                    m->class_first,
+                    m->joint_body,
+                    m->joint_anchor,
+                    m->joint_rule,
+                    m->note};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    cm_free(arrays[i]);
   cm_free(m);
 }
 
@@ -316,7 +372,8 @@ static cmStatus face_adjacency(const int* face, int nface, int* adj) {
 static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, char* err,
                               size_t errsz) {
   int nb = s->nbody, hcap = 1;
-  while (hcap < 2 * nb + 2) hcap *= 2;
+  while (hcap < 2 * nb + 2)
+    hcap *= 2;
   int* table = cm_malloc((size_t)hcap * sizeof *table); /* body index of a geometry's first user */
   GeomBuild* gb = cm_calloc((size_t)(nb ? nb : 1), sizeof *gb);
   int* first = cm_malloc((size_t)(nb ? nb : 1) * sizeof *first);
@@ -325,7 +382,8 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  for (int i = 0; i < hcap; i++) table[i] = -1;
+  for (int i = 0; i < hcap; i++)
+    table[i] = -1;
   m->ngeom = 0;
   for (int b = 0; b < nb; b++) {
     const cmGeomDef* g = &s->body[b].geom;
@@ -519,7 +577,8 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
     return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   m->rule[0] = cm_rule_def_default();
   m->rule[0].pair[0] = m->rule[0].pair[1] = "*";
-  for (int r = 1; r < m->nrule; r++) m->rule[r] = s->rule[r - 1];
+  for (int r = 1; r < m->nrule; r++)
+    m->rule[r] = s->rule[r - 1];
   double h = m->opt.timestep;
   for (int r = 0; r < m->nrule; r++) {
     cmRuleDef* R = &m->rule[r];

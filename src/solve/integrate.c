@@ -10,9 +10,9 @@
  * angular velocity is what the gyroscopic update produced. Prescribed bodies are placed exactly
  * at t_end. Frame-origin values and boxes are refreshed for outputs after the step. */
 #include "core/cm_math.h"
-#include "dynamics/body.h"
+#include "model/state.h"
 #include "model/data_internal.h"
-#include "solve/stages.h"
+#include "solve/solve.h"
 
 void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end) {
   const cmDataPriv* p = cm_priv(d);

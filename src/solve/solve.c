@@ -8,13 +8,12 @@
  * velocity change added later in the step (contact impulses) then moves the orientation by the
  * same amount as the end velocity, while the free rotation stays exactly momentum- and
  * energy-conserving. Then the implicit compliant contact solve (solve_implicit.c) turns the
- * free velocities into the end velocities of every body with implicit contacts, and the contact
- * forces are recorded for the outputs. */
+ * free velocities into the end velocities of every body with implicit contacts. */
 #include "core/cm_math.h"
-#include "dynamics/body.h"
+#include "dynamics/dynamics.h"
 #include "model/data_internal.h"
-#include "solve/solve_implicit.h"
-#include "solve/stages.h"
+#include "solve/solve.h"
+#include "solve/solve.h"
 
 void cm_stage_solve(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
@@ -38,5 +37,4 @@ void cm_stage_solve(const cmModel* m, cmData* d, double h) {
     cm_m3_mulv(p->spin + 3 * b, R, dw);
   }
   cm_solve_implicit(m, d, h);
-  cm_contact_report(m, d);
 }

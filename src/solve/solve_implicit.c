@@ -41,7 +41,7 @@
 #include "core/cm_math.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
-#include "solve/solve_implicit.h"
+#include "solve/solve.h"
 
 #define TOL 1e-10
 #define MAX_ITER 50
@@ -415,16 +415,6 @@ static int block_sparse(Island* is, cmArena* arena) {
   return 0;
 }
 
-/* an orthonormal tangent basis of n */
-static void tangents(const double n[3], double t[2][3]) {
-  double a[3] = {1, 0, 0};
-  if (fabs(n[0]) > 0.6) cm_v3_set(a, 0, 1, 0);
-  cm_v3_cross(t[0], n, a);
-  cm_v3_normalize(t[0]);
-  cm_v3_cross(t[1], n, t[0]);
-}
-
-void cm_row_friction_basis(cmRow* r) { tangents(r->n, r->t); }
 
 void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);

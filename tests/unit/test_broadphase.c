@@ -7,7 +7,7 @@
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "model/data_internal.h"
-#include "solve/stages.h"
+#include "collide/collide.h"
 #include "test.h"
 
 static uint64_t rng = 88172645463325252ull;

@@ -1,4 +1,4 @@
-/* Checkpoints (src/io/checkpoint.c) and the state hash (src/model/data_hash.c): a round trip
+/* Checkpoints (src/output/checkpoint.c) and the state hash (src/model/data_hash.c): a round trip
  * restores the state bit for bit, a run continued from a checkpoint is identical to the run that
  * never stopped, and every damaged or foreign file is rejected with a message naming it. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Output writers (src/io/out_csv.c, out_summary.c): contact aggregation per body pair with the
+/* Output writers (src/output/out_csv.c, out_summary.c): contact aggregation per body pair with the
  * pair's orientation, CSV rows, directory creation with mkdir -p semantics, JSON escaping and
  * null for non-finite numbers, atomic summary. Uses a hand-built model and data so that it
  * depends on nothing but the writers. */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "comply/comply.h"
-#include "io/out_internal.h"
+#include "output/output.h"
 #include "test.h"
 
 /* ---- helpers ---- */

@@ -1,9 +1,9 @@
 /* Interaction rules: glob matching, last matching rule wins, symmetry, ignored bodies, non-dynamic
- * pairs, alias classes. */
+ * pairs, alias classes, the first-glob side table. */
 #include <string.h>
 
 #include "comply/comply.h"
-#include "contact/rules.h"
+#include "model/rules.h"
 #include "test.h"
 
 static char err[1024];
@@ -87,6 +87,19 @@ static void test_pair_table(void) {
   CHECK(m->alias_class[m->body_alias[0]] != m->alias_class[m->body_alias[1]]);
   /* ghost, floor and g-less aliases matched by "*" only share a class */
   CHECK(m->alias_class[m->body_alias[5]] == m->alias_class[m->body_alias[7]]);
+  /* the compiled side table (direction: first) agrees with matching the globs directly */
+  for (int a = 0; a < m->nbody; a++)
+    for (int b = 0; b < m->nbody; b++) {
+      int r = cm_model_pair_rule(m, a, b);
+      if (r < 0) continue;
+      int fa = cm_glob_match(m->rule[r].pair[0], m->alias_name[m->body_alias[a]]);
+      int fb = cm_glob_match(m->rule[r].pair[0], m->alias_name[m->body_alias[b]]);
+      int ca = m->alias_class[m->body_alias[a]], cb = m->alias_class[m->body_alias[b]];
+      CHECK(m->class_first[ca * m->nclass + cb] == (fa && !fb ? 0 : fb && !fa ? 1 : -1));
+    }
+  /* femur_l (first glob "femur*") against tibia: femur_l's side */
+  CHECK(m->class_first[m->alias_class[m->body_alias[0]] * m->nclass +
+                       m->alias_class[m->body_alias[2]]] == 0);
   /* the default contact time is 100 steps */
   CHECK_NEAR(m->rule[0].contact_time, 100 * m->opt.timestep, 1e-18);
   cm_model_free(m);

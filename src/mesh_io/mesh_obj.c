@@ -11,7 +11,7 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
-#include "io/mesh_io.h"
+#include "mesh_io/mesh_io.h"
 
 /* statements without geometry that are skipped */
 static const char* const ignored[] = {"vt", "vn",     "vp",     "g", "o",

@@ -1,6 +1,6 @@
-/* cm_step: the staged pipeline of DESIGN.md section 2.
+/* cm_step: the staged pipeline of docs/architecture.md.
  *
- *   1 kinematics  2 broadphase  3 narrowphase  4 laws  5 forces  6 solve  7 integrate
+ *   1 kinematics  2 broadphase  3 narrowphase  4 laws  5 forces  6 solve  7 integrate  8 record
  *
  * One cm_step advances opt.timestep in opt.substeps sub-steps of h = timestep / substeps (each
  * sub-step runs the whole pipeline: MESHFREE's N_sub). Every stage is timed into d->timer[].
@@ -12,10 +12,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collide/collide.h"
+#include "contact/contact.h"
 #include "core/cm_math.h"
+#include "core/internal.h"
+#include "dynamics/dynamics.h"
+#include "engine/engine.h"
 #include "model/data_internal.h"
-#include "solve/guard.h"
-#include "solve/stages.h"
+#include "solve/solve.h"
 
 #define TIMED(d, stage, call)                                                                      \
   do {                                                                                             \
@@ -83,6 +87,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     TIMED(d, CM_TIMER_FORCES, cm_stage_forces(m, d));
     TIMED(d, CM_TIMER_SOLVE, cm_stage_solve(m, d, h));
     TIMED(d, CM_TIMER_INTEGRATE, cm_stage_integrate(m, d, h, t1));
+    TIMED(d, CM_TIMER_RECORD, cm_stage_record(m, d));
     int worst;
     double speed;
     if (cm_guard_check(m, d, &worst, &speed)) {
@@ -97,5 +102,14 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
    * starts with a buffer that holds what this one needed */
   cm_arena_reset(&p->arena);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
+  return CM_OK;
+}
+
+cmStatus cm_collide(const cmModel* m, cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  cm_arena_reset(&p->arena);
+  cm_stage_kinematics(m, d, d->time);
+  cm_stage_broadphase(m, d);
+  cm_stage_narrowphase(m, d);
   return CM_OK;
 }

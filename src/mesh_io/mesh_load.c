@@ -15,7 +15,7 @@
 
 #include "core/internal.h"
 #include "geom/mesh_internal.h"
-#include "io/mesh_io.h"
+#include "mesh_io/mesh_io.h"
 
 cmStatus cm_io_read_file(const char* path, char** buf, size_t* len, char* err, size_t errsz) {
   *buf = NULL;

@@ -22,7 +22,7 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
-#include "io/scene_check.h"
+#include "scene/scene_check.h"
 
 /* ---- defaults ---- */
 

@@ -30,7 +30,7 @@
 #include "core/cm_math.h"
 #include "core/hash.h"
 #include "core/internal.h"
-#include "io/out_internal.h"
+#include "output/output.h"
 
 static int has_mesh(const cmModel* m, int body) {
   int g = m->body_geom[body];

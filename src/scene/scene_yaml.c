@@ -25,7 +25,7 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
-#include "io/scene_check.h"
+#include "scene/scene_check.h"
 
 #define MAXLOC 64
 

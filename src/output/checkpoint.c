@@ -38,7 +38,7 @@
 #include "comply/io.h"
 #include "core/hash.h"
 #include "core/internal.h"
-#include "dynamics/body.h"
+#include "model/state.h"
 
 #define MAGIC "CMCKPT\0\0"
 #define HEADER_SIZE 64

@@ -21,7 +21,7 @@
 
 #include "core/internal.h"
 #include "geom/mesh_internal.h"
-#include "io/mesh_io.h"
+#include "mesh_io/mesh_io.h"
 
 #define MAX_ELEM 16
 #define MAX_PROP 64

@@ -24,8 +24,8 @@
 
 #include "comply/law.h"
 #include "core/cm_math.h"
+#include "engine/engine.h"
 #include "model/data_internal.h"
-#include "solve/guard.h"
 
 static double body_radius(const cmModel* m, int b) {
   const double* box = m->geom_aabb + 6 * m->body_geom[b];
@@ -59,8 +59,8 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
   const cmDataPriv* p = cm_priv(d);
   char* out = d->message;
   size_t sz = sizeof d->message;
-  int n = !isfinite(speed) ? snprintf(out, sz, "body '%s': the state became non-finite",
-                                      m->body_name[body])
+  int n = !isfinite(speed)
+              ? snprintf(out, sz, "body '%s': the state became non-finite", m->body_name[body])
           : speed > m->opt.max_speed
               ? snprintf(out, sz, "body '%s': speed %.3g m/s > max_speed %.3g m/s",
                          m->body_name[body], speed, m->opt.max_speed)

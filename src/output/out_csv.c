@@ -31,7 +31,7 @@
 #include <sys/types.h>
 
 #include "core/internal.h"
-#include "io/out_internal.h"
+#include "output/output.h"
 
 const char CM_BODIES_HEADER[] = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
 const char CM_CONTACTS_HEADER[] =

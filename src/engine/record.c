@@ -1,12 +1,13 @@
-/* Contact forces for the outputs: per contact the normal force of its row (a contact_time pair
- * row is spread over its points with the weights A_k x_k that define its pressure centroid, so
- * that the points' forces add up to the pair force), and per pair the total force on the pair's
- * body 0 and the largest pressure force/area over its points. */
+/* Stage 8, record: the contact forces for the outputs. Per contact the normal force of its row
+ * (a contact_time pair row is spread over its points with the weights A_k x_k that define its
+ * pressure centroid, so that the points' forces add up to the pair force), and per pair the
+ * total force on the pair's body 0 and the largest pressure force/area over its points.
+ * Also the per-vertex pressure query of the public API, which reads what this stage wrote. */
 #include "core/cm_math.h"
+#include "engine/engine.h"
 #include "model/data_internal.h"
-#include "solve/solve_implicit.h"
 
-void cm_contact_report(const cmModel* m, cmData* d) {
+void cm_stage_record(const cmModel* m, cmData* d) {
   (void)m;
   cmDataPriv* p = cm_priv(d);
   for (int i = 0; i < d->ncontact; i++) {
@@ -54,7 +55,8 @@ void cm_contact_report(const cmModel* m, cmData* d) {
 void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
                              double* penetration) {
   int nv = m->geom_nvert[m->body_geom[body]];
-  for (int v = 0; v < nv; v++) pressure[v] = penetration[v] = 0;
+  for (int v = 0; v < nv; v++)
+    pressure[v] = penetration[v] = 0;
   for (int i = 0; i < d->ncontact; i++) {
     const cmContact* c = &d->contact[i];
     if (c->body[0] != body || c->vert < 0 || c->vert >= nv) continue;

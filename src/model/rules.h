@@ -8,8 +8,8 @@
 int cm_glob_match(const char* pat, const char* s);
 
 /* Resolve m->rule[0..nrule) against m->alias_name[0..nalias): fills m->alias_class, m->nclass
- * and m->class_rule (allocated). A pair of classes gets the LAST rule whose two globs match the
- * two aliases in either order. Returns CM_ERR_NOMEM on failure. */
+ * m->class_rule and m->class_first (allocated). A pair of classes gets the LAST rule whose two
+ * globs match the two aliases in either order. Returns CM_ERR_NOMEM on failure. */
 cmStatus cm_rules_resolve(cmModel* m);
 
 /* the last rule matching two alias names in either order, -1 if none (used for joints, whose

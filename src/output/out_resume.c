@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "io/out_internal.h"
+#include "output/output.h"
 
 /* a growing list of distinct steps */
 typedef struct StepList {

@@ -6,8 +6,10 @@
  * sig[2 r + s] = match(rule r, side s, alias). The table class_rule (nclass x nclass) then holds,
  * for every class pair (c1, c2), the last rule r with
  *   (match(r, 0, c1) and match(r, 1, c2)) or (match(r, 0, c2) and match(r, 1, c1)),
- * which is symmetric by construction. Lookup for a body pair is two array reads. */
-#include "contact/rules.h"
+ * which is symmetric by construction. Lookup for a body pair is two array reads. The table
+ * class_first gives the side of a class pair that matches the first glob of its rule (for
+ * `direction: first`), so that the narrowphase never matches globs. */
+#include "model/rules.h"
 
 #include <string.h>
 
@@ -31,7 +33,8 @@ int cm_glob_match(const char* pat, const char* s) {
       return 0;
     }
   }
-  while (*pat == '*') pat++;
+  while (*pat == '*')
+    pat++;
   return *pat == 0;
 }
 
@@ -83,7 +86,8 @@ cmStatus cm_rules_resolve(cmModel* m) {
   /* the table: last matching rule per class pair */
   m->nclass = nclass;
   m->class_rule = cm_malloc((size_t)(nclass ? nclass * nclass : 1) * sizeof *m->class_rule);
-  if (!m->class_rule) {
+  m->class_first = cm_malloc((size_t)(nclass ? nclass * nclass : 1) * sizeof *m->class_first);
+  if (!m->class_rule || !m->class_first) {
     cm_free(sig);
     cm_free(rep);
     return CM_ERR_NOMEM;
@@ -96,6 +100,9 @@ cmStatus cm_rules_resolve(cmModel* m) {
       for (int r = nr - 1; r >= 0 && rule < 0; r--)
         if ((s1[2 * r] && s2[2 * r + 1]) || (s2[2 * r] && s1[2 * r + 1])) rule = r;
       m->class_rule[c1 * nclass + c2] = rule;
+      /* which side matches the rule's first glob, if only one does */
+      int f1 = rule >= 0 && s1[2 * rule], f2 = rule >= 0 && s2[2 * rule];
+      m->class_first[c1 * nclass + c2] = f1 && !f2 ? 0 : f2 && !f1 ? 1 : -1;
     }
   }
   cm_free(sig);

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "io/out_internal.h"
+#include "output/output.h"
 
 /* length of the valid UTF-8 sequence at s (1..4), or 0 if invalid (RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF) */

@@ -15,7 +15,7 @@
 
 #include "core/internal.h"
 #include "geom/mesh_internal.h"
-#include "io/mesh_io.h"
+#include "mesh_io/mesh_io.h"
 
 static uint32_t get_u32(const unsigned char* p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
