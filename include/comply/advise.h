@@ -22,7 +22,7 @@ extern "C" {
 
 /* ka = pmax / delta_max (N/m^3): the contact then penetrates delta_max (m) under the maximum
  * contact pressure pmax (Pa). Both must be finite and > 0. */
-cmStatus cm_advise_ka_pressure(double pmax, double delta_max, double* ka, char* err, size_t errsz);
+CM_API cmStatus cm_advise_ka_pressure(double pmax, double delta_max, double* ka, char* err, size_t errsz);
 
 /* body type of the document's table of effective thickness Le */
 typedef enum cmAdviseShape {
@@ -34,9 +34,9 @@ typedef enum cmAdviseShape {
 } cmAdviseShape;
 
 /* "thin", "compact", "slender" or "auto" (static storage) */
-const char* cm_advise_shape_name(cmAdviseShape s);
+CM_API const char* cm_advise_shape_name(cmAdviseShape s);
 /* parse one of those names; 0 on success, -1 if unknown */
-int cm_advise_shape_parse(const char* name, cmAdviseShape* out);
+CM_API int cm_advise_shape_parse(const char* name, cmAdviseShape* out);
 
 /* a deformable body in contact; start from cm_advise_material_default() */
 typedef struct cmAdviseMaterial {
@@ -50,7 +50,7 @@ typedef struct cmAdviseMaterial {
 } cmAdviseMaterial;
 
 /* young = thickness = patch_width = 0, shape AUTO, rho 20, poisson 0 */
-cmAdviseMaterial cm_advise_material_default(void);
+CM_API cmAdviseMaterial cm_advise_material_default(void);
 
 /* remarks attached to a ka advice (bits of cmAdviseKa.notes) */
 enum {
@@ -80,19 +80,19 @@ typedef struct cmAdviseKa {
 /* ka = rho E_eff / Le (area-compliant-contact.txt, "Choosing Ka"), with Le from the document's
  * table and E_eff = E times a Poisson factor: thin confined layer (1-nu)/((1+nu)(1-2nu))
  * (3.793 at nu = 0.45), compact body on a half-space 1/(1-nu^2), slender body 1. */
-cmStatus cm_advise_ka_material(const cmAdviseMaterial* in, cmAdviseKa* out, char* err,
+CM_API cmStatus cm_advise_ka_material(const cmAdviseMaterial* in, cmAdviseKa* out, char* err,
                                size_t errsz);
 
 /* one sentence explaining a single CM_ADVISE_NOTE_* bit (static storage; "" if unknown) */
-const char* cm_advise_note_text(unsigned note);
+CM_API const char* cm_advise_note_text(unsigned note);
 
 /* Poisson factors E_eff / E, nu in [0, 0.5) (no validation: NaN outside) */
-double cm_advise_confined_factor(double nu);   /* (1-nu) / ((1+nu)(1-2nu)) */
-double cm_advise_half_space_factor(double nu); /* 1 / (1-nu^2) */
+CM_API double cm_advise_confined_factor(double nu);   /* (1-nu) / ((1+nu)(1-2nu)) */
+CM_API double cm_advise_half_space_factor(double nu); /* 1 / (1-nu^2) */
 
 /* omega = sqrt(ktot / mass), rad/s: frequency of a body of mass `mass` (kg) on contacts of total
  * stiffness `ktot` (N/m). Both finite > 0. */
-cmStatus cm_advise_omega(double ktot, double mass, double* omega, char* err, size_t errsz);
+CM_API cmStatus cm_advise_omega(double ktot, double mass, double* omega, char* err, size_t errsz);
 
 /* the advice of cm_advise_stiffness_damping */
 typedef struct cmAdviseDamping {
@@ -108,26 +108,26 @@ typedef struct cmAdviseDamping {
 /* stiffness_damping = 2 zeta / omega gives damping ratio zeta (finite > 0) to an oscillation of
  * frequency omega (rad/s, finite > 0). timestep h (s) is optional: 0 = not given, else finite
  * > 0, and fills the step checks. */
-cmStatus cm_advise_stiffness_damping(double zeta, double omega, double timestep,
+CM_API cmStatus cm_advise_stiffness_damping(double zeta, double omega, double timestep,
                                      cmAdviseDamping* out, char* err, size_t errsz);
 
 /* mean coefficient of restitution 0.5 / (0.5 + step_damping) of a light rigid body striking a
  * stiff area_compliant contact (step damping governing). step_damping finite >= 0; below 0.5 the
  * contact oscillates unless stiffness_damping >= h/2 (the formula is then only indicative). */
-cmStatus cm_advise_restitution(double step_damping, double* restitution, char* err, size_t errsz);
+CM_API cmStatus cm_advise_restitution(double step_damping, double* restitution, char* err, size_t errsz);
 
 /* the inverse: step_damping = 0.5 / e - 0.5 for a restitution e in (0, 1] */
-cmStatus cm_advise_step_damping_for_restitution(double restitution, double* step_damping, char* err,
+CM_API cmStatus cm_advise_step_damping_for_restitution(double restitution, double* step_damping, char* err,
                                                 size_t errsz);
 
 /* contact_time law, linear spring-dashpot that may pull (zeta = -ln(e_r)/pi): the restitution
  * e = exp(-zeta pi / sqrt(1 - zeta^2)) = e_r^(1 / sqrt(1 - (ln e_r / pi)^2)) for e_r in (0, 1];
  * 0 when e_r <= exp(-pi) (zeta >= 1: overdamped, the body never leaves). */
-cmStatus cm_advise_contact_time_restitution(double elastic_repulsion, double* restitution,
+CM_API cmStatus cm_advise_contact_time_restitution(double elastic_repulsion, double* restitution,
                                             char* err, size_t errsz);
 
 /* the inverse: the e_r that gives restitution e in (0, 1]; e_r lies in (exp(-pi), 1] */
-cmStatus cm_advise_contact_time_er(double restitution, double* elastic_repulsion, char* err,
+CM_API cmStatus cm_advise_contact_time_er(double restitution, double* elastic_repulsion, char* err,
                                    size_t errsz);
 
 #ifdef __cplusplus

@@ -16,13 +16,21 @@
 extern "C" {
 #endif
 
+/* Marks the functions of the public API: the shared library exports these and nothing else (it
+ * is built with hidden visibility by default). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CM_API __attribute__((visibility("default")))
+#else
+#define CM_API
+#endif
+
 #define CM_VERSION_MAJOR 0
 #define CM_VERSION_MINOR 1
 #define CM_VERSION_PATCH 0
 #define CM_VERSION_STRING "0.1.0"
 
 /* the library version as "MAJOR.MINOR.PATCH" */
-const char* cm_version(void);
+CM_API const char* cm_version(void);
 
 /* result of every fallible call */
 typedef enum cmStatus {
@@ -37,7 +45,7 @@ typedef enum cmStatus {
 } cmStatus;
 
 /* short name of a status, e.g. "parse error" (static storage) */
-const char* cm_status_name(cmStatus s);
+CM_API const char* cm_status_name(cmStatus s);
 
 /* allocation hooks: every heap allocation of the library goes through these.
  * Passing NULL restores the C library's malloc/realloc/free. Not thread-safe:
@@ -48,12 +56,12 @@ typedef struct cmAllocator {
   void (*free_fn)(void* ptr, void* ctx);
   void* ctx;
 } cmAllocator;
-void cm_set_allocator(const cmAllocator* a);
+CM_API void cm_set_allocator(const cmAllocator* a);
 
 /* log hook: the library reports notes (never errors, which are returned) through this.
  * level: 0 info, 1 warning. Default: no logging. */
 typedef void (*cmLogFn)(void* ctx, int level, const char* msg);
-void cm_set_log(cmLogFn fn, void* ctx);
+CM_API void cm_set_log(cmLogFn fn, void* ctx);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,7 @@ typedef enum cmWarning {
   CM_WARN_GYRO,            /* gyroscopic Newton iteration did not converge */
   CM_WARN_COUNT
 } cmWarning;
-const char* cm_warning_name(cmWarning w);
+CM_API const char* cm_warning_name(cmWarning w);
 
 /* stages of cm_step, timed into cmData.timer[] (cumulative seconds) */
 typedef enum cmTimer {
@@ -39,7 +39,7 @@ typedef enum cmTimer {
   CM_TIMER_RECORD,     /* contact forces and pair summaries for the outputs */
   CM_TIMER_COUNT
 } cmTimer;
-const char* cm_timer_name(cmTimer t);
+CM_API const char* cm_timer_name(cmTimer t);
 
 /* contact flags */
 #define CM_CONTACT_TWO_WAY 1 /* from two-way detection: area halved */
@@ -108,41 +108,41 @@ typedef struct cmData {
 } cmData;
 
 /* new data at the model's initial state; NULL on no memory */
-cmData* cm_data_new(const cmModel* m);
-void cm_data_free(cmData* d);
+CM_API cmData* cm_data_new(const cmModel* m);
+CM_API void cm_data_free(cmData* d);
 /* back to the initial state (counters, warnings and timers cleared) */
-void cm_data_reset(const cmModel* m, cmData* d);
+CM_API void cm_data_reset(const cmModel* m, cmData* d);
 /* copy the state of src into dst (both of model m) */
-cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
+CM_API cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
 
 /* Advance one step of m->opt.timestep. If the new state is not finite or a body exceeds
  * m->opt.max_speed, the step is undone and CM_ERR_NUMERIC returned; if the contact points exceed
  * m->opt.max_contacts, CM_ERR_LIMIT. Either way d keeps the last good state and d->message says
  * which body, which contact pair and the likely cause. */
-cmStatus cm_step(const cmModel* m, cmData* d);
+CM_API cmStatus cm_step(const cmModel* m, cmData* d);
 
 /* Contact detection alone, at the current state (no dynamics): fills d->contact and d->pair
  * (forces zero). For users who want contact queries without simulation. */
-cmStatus cm_collide(const cmModel* m, cmData* d);
+CM_API cmStatus cm_collide(const cmModel* m, cmData* d);
 
 /* Per-vertex contact values of one body for visualisation: pressure (force/area of the contact
  * at that vertex, Pa) and penetration (-dist, m) of the vertices of `body` that penetrate in the
  * current contact list; 0 elsewhere. Arrays of the body's geometry vertex count. */
-void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
+CM_API void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
                              double* penetration);
 
 /* Determinism hash of the state: FNV-1a 64 over d->step and, per body, body_cpos, body_xquat,
  * body_cvel and body_angvel (13 doubles as IEEE-754 bit patterns, each 8 bytes little-endian).
  * That is the whole state the next step depends on, so equal hashes continue identically; it
  * does not depend on the machine's byte order. See docs/outputs.md. */
-uint64_t cm_data_hash(const cmModel* m, const cmData* d);
+CM_API uint64_t cm_data_hash(const cmModel* m, const cmData* d);
 
 /* energies: kinetic (translational + rotational) and gravitational potential relative to the
  * origin (-m g . x), J. Infinite-mass bodies contribute nothing. */
-void cm_data_energy(const cmModel* m, const cmData* d, double* kinetic, double* potential);
+CM_API void cm_data_energy(const cmModel* m, const cmData* d, double* kinetic, double* potential);
 /* total linear momentum (kg m/s) and angular momentum about the world origin (kg m^2/s) of the
  * dynamic bodies */
-void cm_data_momentum(const cmModel* m, const cmData* d, double p[3], double L[3]);
+CM_API void cm_data_momentum(const cmModel* m, const cmData* d, double p[3], double L[3]);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,7 @@ typedef struct cmOutput cmOutput;
 /* Create `dir` (and parents) if needed and open bodies.csv and contacts.csv with their headers.
  * With m->opt.vtk also create dir/vtk; every frame then writes the VTK series as well.
  * Errors name the path. */
-cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
+CM_API cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
                         size_t errsz);
 /* Continue the outputs of an earlier run in `dir` (for a restart from a checkpoint): every row
  * of bodies.csv and contacts.csv with a step > last_step (and an incomplete last line) is cut
@@ -27,17 +27,17 @@ cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char*
  * frames kept (the steps left in bodies.csv) and the .vtu files of the frames cut off are
  * removed. A missing bodies.csv or contacts.csv is created with its header. Errors (a file
  * that is not a comply CSV, I/O) name the path and line. */
-cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmOutput** out,
+CM_API cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmOutput** out,
                           char* err, size_t errsz);
 /* append the current state (one row per body) and contacts (one row per body pair in contact);
  * with m->opt.vtk also write vtk/NAME_STEP.vtu for every mesh body and rewrite scene.pvd */
-cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d);
+CM_API cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d);
 
 /* Write one body's VTK XML UnstructuredGrid file at the current state to `path` (replaced
  * atomically through path.tmp): its mesh vertices in world coordinates, its triangles, and the
  * point data `pressure` (Pa) and `penetration` (m) of cm_data_vertex_pressure, as base64
  * binary (header_type UInt64, little-endian). A body without a mesh (a plane) is CM_ERR_ARG. */
-cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const char* path, char* err,
+CM_API cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const char* path, char* err,
                            size_t errsz);
 
 /* run facts for summary.json */
@@ -48,10 +48,10 @@ typedef struct cmRunInfo {
   const char* message;  /* failure diagnosis or NULL */
 } cmRunInfo;
 /* write summary.json atomically (temporary file + rename). Safe to call more than once. */
-cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
+CM_API cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
                            const cmRunInfo* info);
 /* close the files (does not write the summary) */
-void cm_output_close(cmOutput* out);
+CM_API void cm_output_close(cmOutput* out);
 
 /* ---- checkpoints ---- */
 
@@ -63,7 +63,7 @@ void cm_output_close(cmOutput* out);
  * "CMCKPT", format version, library version, a fingerprint of the model), the state (step, time,
  * body_cpos, body_xquat, body_cvel, body_angvel, warning counts, solver statistics, timers) and
  * an FNV-1a 64 checksum of everything before it (layout in docs/outputs.md). */
-cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path, char* err,
+CM_API cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path, char* err,
                              size_t errsz);
 /* Read a checkpoint of model m into d (which must belong to m) and re-derive the frame-origin
  * values and bounding boxes; the contact list is emptied. Stepping on from it gives bit for bit
@@ -71,11 +71,11 @@ cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path
  * CM_ERR_PARSE (not a checkpoint, truncated, unknown format version, checksum mismatch),
  * CM_ERR_ARG (written by another library version or for another model). d is unchanged on
  * error. */
-cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err, size_t errsz);
+CM_API cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err, size_t errsz);
 /* the fingerprint of a model stored in its checkpoints: FNV-1a 64 over nbody, ngeom, nvert,
  * nface, the timestep, substeps, integrator, gravity and per body its motion, mass, centre of
  * mass and its geometry's type and vertex and face counts */
-uint64_t cm_model_fingerprint(const cmModel* m);
+CM_API uint64_t cm_model_fingerprint(const cmModel* m);
 
 #ifdef __cplusplus
 }

@@ -24,17 +24,17 @@ typedef struct cmResponse {
 
 /* area_compliant: K = ka A; force = K dist, compliance 1/K, damping stiffness_damping K,
  * step_damping as given. A <= 0 gives a zero response. */
-cmResponse cm_law_area_compliant(const cmRuleDef* rule, double dist, double area);
+CM_API cmResponse cm_law_area_compliant(const cmRuleDef* rule, double dist, double area);
 
 /* contact_time for one pair contact: x = max(-dist - play, 0), K = m_rep (pi/T)^2,
  * D = -2 m_rep ln(e_r) / T; force = -K x, compliance 1/K, damping D, step damping 0. */
-cmResponse cm_law_contact_time(const cmRuleDef* rule, double dist, double m_rep);
+CM_API cmResponse cm_law_contact_time(const cmRuleDef* rule, double dist, double m_rep);
 
 /* linear: force = k dist, compliance 1/k, damping as given (per contact point) */
-cmResponse cm_law_linear(const cmRuleDef* rule, double dist);
+CM_API cmResponse cm_law_linear(const cmRuleDef* rule, double dist);
 
 /* the effective damping D = max(damping, step_damping h / compliance) (0 if compliance <= 0) */
-double cm_response_damping(const cmResponse* r, double h);
+CM_API double cm_response_damping(const cmResponse* r, double h);
 
 struct cmContact;
 struct cmModel;
@@ -48,7 +48,7 @@ typedef cmResponse (*cmLawFn)(void* ctx, double dist, const struct cmContact* co
 /* Make rule `rule` of a compiled model use fn instead of its built-in law (its method,
  * friction and integration are kept). Call before simulating; the context must outlive the
  * model's use. Returns CM_ERR_ARG for a bad rule index or a NULL fn. */
-cmStatus cm_model_set_law(struct cmModel* m, int rule, cmLawFn fn, void* ctx);
+CM_API cmStatus cm_model_set_law(struct cmModel* m, int rule, cmLawFn fn, void* ctx);
 
 #ifdef __cplusplus
 }

@@ -24,10 +24,10 @@ typedef struct cmMesh {
 } cmMesh;
 
 /* a new mesh with zeroed arrays of the given sizes (derived arrays NULL); NULL on no memory */
-cmMesh* cm_mesh_new(int nvert, int nface);
+CM_API cmMesh* cm_mesh_new(int nvert, int nface);
 /* a deep copy (including derived arrays); NULL on no memory */
-cmMesh* cm_mesh_copy(const cmMesh* mesh);
-void cm_mesh_free(cmMesh* mesh);
+CM_API cmMesh* cm_mesh_copy(const cmMesh* mesh);
+CM_API void cm_mesh_free(cmMesh* mesh);
 
 /* Load a mesh file, format by extension (case-insensitive): .obj (Wavefront; polygons are
  * fan-triangulated), .stl (ASCII or binary, detected from content), .ply (ASCII or binary
@@ -36,7 +36,7 @@ void cm_mesh_free(cmMesh* mesh);
  * The mesh is not validated: call cm_mesh_check. Errors name the file and the line (text) or
  * byte offset (binary). Statuses: CM_ERR_ARG (bad scale, unknown extension), CM_ERR_IO,
  * CM_ERR_PARSE, CM_ERR_LIMIT (over 2^31-1 elements or a 2 GiB file), CM_ERR_NOMEM. */
-cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, size_t errsz);
+CM_API cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, size_t errsz);
 
 /* what cm_mesh_check found; counts are 0 for a valid mesh */
 typedef struct cmMeshReport {
@@ -60,11 +60,11 @@ typedef struct cmMeshReport {
  * returns CM_ERR_MESH with a message naming `name` (the file or body, may be NULL) and
  * the first offending face/vertex/edge index (0-based) and what is wrong. A face is degenerate
  * when its area <= 1e-14 x (bounding-box diagonal)^2. */
-cmStatus cm_mesh_check(const cmMesh* mesh, const char* name, cmMeshReport* rep, char* err,
+CM_API cmStatus cm_mesh_check(const cmMesh* mesh, const char* name, cmMeshReport* rep, char* err,
                        size_t errsz);
 
 /* Compute face normals, face areas and per-vertex area vectors (allocating them). */
-cmStatus cm_mesh_prepare(cmMesh* mesh);
+CM_API cmStatus cm_mesh_prepare(cmMesh* mesh);
 
 /* mass properties of the solid of unit density bounded by the mesh (divergence theorem) */
 typedef struct cmMassProperties {
@@ -73,15 +73,15 @@ typedef struct cmMassProperties {
   double inertia[9]; /* inertia tensor about com, mesh axes, per unit density (m^5), row-major */
   double area;       /* surface area, m^2 */
 } cmMassProperties;
-cmStatus cm_mesh_mass_properties(const cmMesh* mesh, cmMassProperties* out);
+CM_API cmStatus cm_mesh_mass_properties(const cmMesh* mesh, cmMassProperties* out);
 
 /* Icosphere of `radius` (m, > 0): an icosahedron subdivided `refine` times (0..8), vertices
  * projected on the sphere. 10*4^refine+2 vertices. NULL on bad arguments or no memory. */
-cmMesh* cm_mesh_icosphere(double radius, int refine);
+CM_API cmMesh* cm_mesh_icosphere(double radius, int refine);
 
 /* Box of edge lengths size[3] (m, > 0) centred at the origin, each face divided into
  * divisions x divisions squares (each two triangles), 1..1024. NULL on bad arguments. */
-cmMesh* cm_mesh_box(const double size[3], int divisions);
+CM_API cmMesh* cm_mesh_box(const double size[3], int divisions);
 
 #ifdef __cplusplus
 }

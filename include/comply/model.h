@@ -91,18 +91,18 @@ typedef struct cmModel {
 } cmModel;
 
 /* Compile a scene. Errors name the scene file and line where known. */
-cmStatus cm_model_compile(const cmScene* scene, cmModel** out, char* err, size_t errsz);
-void cm_model_free(cmModel* m);
+CM_API cmStatus cm_model_compile(const cmScene* scene, cmModel** out, char* err, size_t errsz);
+CM_API void cm_model_free(cmModel* m);
 
 /* the rule index used between two bodies, or -1 if they never interact (ignored bodies, two
  * non-dynamic bodies, law none, the same body) */
-int cm_model_pair_rule(const cmModel* m, int body_a, int body_b);
+CM_API int cm_model_pair_rule(const cmModel* m, int body_a, int body_b);
 /* body index by name, -1 if none */
-int cm_model_body_index(const cmModel* m, const char* name);
+CM_API int cm_model_body_index(const cmModel* m, const char* name);
 /* readable names of enum values (static storage) */
-const char* cm_law_name(cmLawType law);
-const char* cm_method_name(cmMethod method);
-const char* cm_motion_name(cmMotion motion);
+CM_API const char* cm_law_name(cmLawType law);
+CM_API const char* cm_method_name(cmMethod method);
+CM_API const char* cm_motion_name(cmMotion motion);
 
 #ifdef __cplusplus
 }

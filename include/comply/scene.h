@@ -41,7 +41,7 @@ typedef struct cmOptions {
                          (default 10,000,000) */
   int vtk;            /* 1: write the VTK series (default 0) */
 } cmOptions;
-cmOptions cm_options_default(void);
+CM_API cmOptions cm_options_default(void);
 
 typedef enum cmGeomType {
   CM_GEOM_NONE = 0,
@@ -91,7 +91,7 @@ typedef struct cmBodyDef {
   double moment[3];       /* constant outer moment, world, N m */
   cmSourceLoc loc;
 } cmBodyDef;
-cmBodyDef cm_body_def_default(void);
+CM_API cmBodyDef cm_body_def_default(void);
 
 typedef enum cmLawType {
   CM_LAW_CONTACT_TIME = 0, /* rigidbody-interaction.txt spring-dashpot scaled by m_rep */
@@ -140,7 +140,7 @@ typedef struct cmRuleDef {
   cmIntegration integration;
   cmSourceLoc loc;
 } cmRuleDef;
-cmRuleDef cm_rule_def_default(void);
+CM_API cmRuleDef cm_rule_def_default(void);
 
 /* a soft point link between two bodies, or a body and the world */
 typedef struct cmJointDef {
@@ -148,7 +148,7 @@ typedef struct cmJointDef {
   double anchor[3];    /* world point at t = 0, fixed in both bodies, m */
   cmSourceLoc loc;
 } cmJointDef;
-cmJointDef cm_joint_def_default(void);
+CM_API cmJointDef cm_joint_def_default(void);
 
 typedef struct cmScene {
   char* name;     /* scene name (default: file name without extension, or "scene") */
@@ -164,25 +164,25 @@ typedef struct cmScene {
 } cmScene;
 
 /* empty scene with default options; NULL on no memory */
-cmScene* cm_scene_new(const char* name);
-void cm_scene_free(cmScene* scene);
+CM_API cmScene* cm_scene_new(const char* name);
+CM_API void cm_scene_free(cmScene* scene);
 /* copy a definition into the scene (strings and API meshes are copied). Returns the new
  * index, or -1 with a message in err (bad value, duplicate name, no memory). The values are
  * validated with cm_scene_validate's rules. */
-int cm_scene_add_body(cmScene* scene, const cmBodyDef* def, char* err, size_t errsz);
-int cm_scene_add_rule(cmScene* scene, const cmRuleDef* def, char* err, size_t errsz);
-int cm_scene_add_joint(cmScene* scene, const cmJointDef* def, char* err, size_t errsz);
+CM_API int cm_scene_add_body(cmScene* scene, const cmBodyDef* def, char* err, size_t errsz);
+CM_API int cm_scene_add_rule(cmScene* scene, const cmRuleDef* def, char* err, size_t errsz);
+CM_API int cm_scene_add_joint(cmScene* scene, const cmJointDef* def, char* err, size_t errsz);
 
 /* Check every value (ranges, finiteness, unique names, joint bodies exist, plane bodies are
  * fixed). Messages: "FILE:LINE:COL: body 'ball': mass must be > 0 kg (got -1)". */
-cmStatus cm_scene_validate(const cmScene* scene, char* err, size_t errsz);
+CM_API cmStatus cm_scene_validate(const cmScene* scene, char* err, size_t errsz);
 
 /* Parse a YAML scene file (docs/scene-format.md). Unknown keys, wrong types and bad values
  * are errors naming file, line, column, field and the expected value, with a "did you mean"
  * for unknown keys. Returns CM_ERR_IO or CM_ERR_PARSE/CM_ERR_ARG on failure. */
-cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz);
+CM_API cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz);
 /* the same from a string; `name` is used as the file name in messages */
-cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,
+CM_API cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,
                         size_t errsz);
 
 #ifdef __cplusplus
