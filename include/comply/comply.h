@@ -14,6 +14,7 @@
 #include "comply/scene.h"
 #include "comply/model.h"
 #include "comply/data.h"
+#include "comply/fields.h"
 #include "comply/io.h"
 #include "comply/law.h"
 #include "comply/advise.h"

@@ -28,29 +28,11 @@
     (d)->timer[stage] += cm_clock() - t_start_;                                                    \
   } while (0)
 
-/* the com state of every body: cpos, quat, cvel, angvel (13 numbers) */
-static void save_state(const cmModel* m, const cmData* d, double* s) {
-  for (int b = 0; b < m->nbody; b++, s += 13) {
-    memcpy(s, d->body_cpos + 3 * b, 3 * sizeof(double));
-    memcpy(s + 3, d->body_xquat + 4 * b, 4 * sizeof(double));
-    memcpy(s + 7, d->body_cvel + 3 * b, 3 * sizeof(double));
-    memcpy(s + 10, d->body_angvel + 3 * b, 3 * sizeof(double));
-  }
-}
-
-static void restore_state(const cmModel* m, cmData* d, const double* s) {
-  for (int b = 0; b < m->nbody; b++, s += 13) {
-    memcpy(d->body_cpos + 3 * b, s, 3 * sizeof(double));
-    memcpy(d->body_xquat + 4 * b, s + 3, 4 * sizeof(double));
-    memcpy(d->body_cvel + 3 * b, s + 7, 3 * sizeof(double));
-    memcpy(d->body_angvel + 3 * b, s + 10, 3 * sizeof(double));
-  }
-}
-
-/* undo the step: the state of its start, its kinematics, the time spent */
+/* undo the step: the state of its start (CM_DATA_STATE, model/fields.h), its kinematics, the
+ * time spent */
 static void roll_back(const cmModel* m, cmData* d, double t_step) {
   cmDataPriv* p = cm_priv(d);
-  restore_state(m, d, p->save);
+  cm_state_load(m, d, p->save);
   cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
@@ -61,7 +43,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   int nsub = m->opt.substeps > 0 ? m->opt.substeps : 1;
   double h = m->opt.timestep / nsub;
   cm_arena_reset(&p->arena);
-  save_state(m, d, p->save);
+  cm_state_save(m, d, p->save);
   d->message[0] = 0;
   p->limit_hit = 0;
   for (int sub = 0; sub < nsub; sub++) {

@@ -1,4 +1,6 @@
-/* cmData: allocation, reset to the initial state, copy, energy and momentum. */
+/* cmData: allocation, reset to the initial state, copy, energy and momentum. Allocation, free
+ * and copy are generated from the field lists (comply/fields.h, CM_PRIV_BODY in
+ * model/data_internal.h). */
 #include <string.h>
 
 #include "comply/data.h"
@@ -7,26 +9,25 @@
 #include "model/data_internal.h"
 #include "model/state.h"
 
-#define STATE_ARRAYS(X)                                                                            \
-  X(body_xpos, 3)                                                                                  \
-  X(body_xquat, 4) X(body_xvel, 3) X(body_cpos, 3) X(body_cvel, 3) X(body_angvel, 3)               \
-      X(body_aabb, 6)
+/* the per-body arrays of cmData and of its private part: (rows or 1) x cols zeroed elements */
+#define ALLOC_BODY(type, name, rows, cols)                                                         \
+  name = cm_calloc((size_t)(m->rows ? m->rows : 1) * (size_t)(cols), sizeof(type));                \
+  ok = ok && name;
+#define FREE_ARRAY(type, name, rows, cols) cm_free(name);
 
 void cm_data_free(cmData* d) {
   if (!d) return;
-#define FREE_ARRAY(name, n) cm_free(d->name);
-  STATE_ARRAYS(FREE_ARRAY)
-#undef FREE_ARRAY
-  cm_free(d->contact);
-  cm_free(d->pair);
+#define FREE_DATA(type, name, rows, cols) FREE_ARRAY(type, d->name, rows, cols)
+  CM_DATA_BODY(FREE_DATA)
+  CM_DATA_BUFFERS(FREE_DATA)
+#undef FREE_DATA
   cmDataPriv* p = cm_priv(d);
   if (p) {
     cm_arena_destroy(&p->arena);
-    cm_free(p->force);
-    cm_free(p->torque);
-    cm_free(p->spin);
+#define FREE_PRIV(type, name, rows, cols) FREE_ARRAY(type, p->name, rows, cols)
+    CM_PRIV_BODY(FREE_PRIV)
+#undef FREE_PRIV
     cm_free(p->cand);
-    cm_free(p->save);
     cm_free(p);
   }
   cm_free(d);
@@ -35,13 +36,10 @@ void cm_data_free(cmData* d) {
 cmData* cm_data_new(const cmModel* m) {
   cmData* d = cm_calloc(1, sizeof *d);
   if (!d) return NULL;
-  size_t nb = (size_t)(m->nbody ? m->nbody : 1);
   int ok = 1;
-#define ALLOC_ARRAY(name, n)                                                                       \
-  d->name = cm_calloc(nb * (n), sizeof(double));                                                   \
-  ok = ok && d->name;
-  STATE_ARRAYS(ALLOC_ARRAY)
-#undef ALLOC_ARRAY
+#define ALLOC_DATA(type, name, rows, cols) ALLOC_BODY(type, d->name, rows, cols)
+  CM_DATA_BODY(ALLOC_DATA)
+#undef ALLOC_DATA
   cmDataPriv* p = cm_calloc(1, sizeof *p);
   d->internal = p;
   if (!ok || !p) {
@@ -49,11 +47,10 @@ cmData* cm_data_new(const cmModel* m) {
     return NULL;
   }
   cm_arena_init(&p->arena, 64 * 1024);
-  p->force = cm_calloc(nb * 3, sizeof(double));
-  p->torque = cm_calloc(nb * 3, sizeof(double));
-  p->spin = cm_calloc(nb * 3, sizeof(double));
-  p->save = cm_calloc(nb * 13, sizeof(double));
-  if (!p->force || !p->torque || !p->spin || !p->save) {
+#define ALLOC_PRIV(type, name, rows, cols) ALLOC_BODY(type, p->name, rows, cols)
+  CM_PRIV_BODY(ALLOC_PRIV)
+#undef ALLOC_PRIV
+  if (!ok) {
     cm_data_free(d);
     return NULL;
   }
@@ -62,16 +59,16 @@ cmData* cm_data_new(const cmModel* m) {
 }
 
 void cm_data_reset(const cmModel* m, cmData* d) {
-  d->step = 0;
-  d->time = 0;
-  d->ncontact = 0;
-  d->npair = 0;
-  d->solver_iter = 0;
-  d->solver_residual = 0;
-  d->solver_max_iter = 0;
-  d->solver_max_residual = 0;
-  memset(d->warning, 0, sizeof d->warning);
-  memset(d->timer, 0, sizeof d->timer);
+  /* scalars and totals zero, no contacts (the message stays until the next step) */
+#define ZERO_SCALAR(type, name) d->name = 0;
+#define ZERO_FIXED(type, name, count) memset(d->name, 0, sizeof d->name);
+#define EMPTY_BUFFER(type, name, count, capacity) d->count = 0;
+  CM_DATA_SCALARS(ZERO_SCALAR)
+  CM_DATA_TOTALS(ZERO_FIXED)
+  CM_DATA_BUFFERS(EMPTY_BUFFER)
+#undef ZERO_SCALAR
+#undef ZERO_FIXED
+#undef EMPTY_BUFFER
   /* com state from the frame-origin state of the scene */
   for (int b = 0; b < m->nbody; b++) {
     const double* q = m->body_quat0 + 4 * b;
@@ -89,26 +86,33 @@ void cm_data_reset(const cmModel* m, cmData* d) {
 }
 
 cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src) {
-  size_t nb = (size_t)m->nbody;
-#define COPY_ARRAY(name, n) memcpy(dst->name, src->name, nb*(n) * sizeof(double));
-  STATE_ARRAYS(COPY_ARRAY)
-#undef COPY_ARRAY
-  if (src->ncontact > dst->maxcontact) {
-    cmContact* c = cm_realloc(dst->contact, (size_t)src->maxcontact * sizeof *c);
-    if (!c) return CM_ERR_NOMEM;
-    dst->contact = c;
-    dst->maxcontact = src->maxcontact;
+  /* room for the contacts and pairs first, so that running out of memory changes nothing */
+#define GROW(type, name, count, capacity)                                                          \
+  if (src->count > dst->capacity) {                                                                \
+    type* grown_ = cm_realloc(dst->name, (size_t)src->capacity * sizeof(type));                    \
+    if (!grown_) return CM_ERR_NOMEM;                                                              \
+    dst->name = grown_;                                                                            \
+    dst->capacity = src->capacity;                                                                 \
   }
-  if (src->ncontact) memcpy(dst->contact, src->contact, (size_t)src->ncontact * sizeof(cmContact));
-  dst->ncontact = src->ncontact;
-  dst->step = src->step;
-  dst->time = src->time;
-  dst->solver_iter = src->solver_iter;
-  dst->solver_residual = src->solver_residual;
-  dst->solver_max_iter = src->solver_max_iter;
-  dst->solver_max_residual = src->solver_max_residual;
-  memcpy(dst->warning, src->warning, sizeof src->warning);
-  memcpy(dst->timer, src->timer, sizeof src->timer);
+  CM_DATA_BUFFERS(GROW)
+#undef GROW
+  /* then every field of the lists but the private part */
+#define COPY_SCALAR(type, name) dst->name = src->name;
+#define COPY_FIXED(type, name, count) memcpy(dst->name, src->name, sizeof dst->name);
+#define COPY_ARRAY(type, name, rows, cols)                                                         \
+  memcpy(dst->name, src->name, sizeof(type) * (size_t)m->rows * (cols));
+#define COPY_BUFFER(type, name, count, capacity)                                                   \
+  if (src->count) memcpy(dst->name, src->name, (size_t)src->count * sizeof(type));                 \
+  dst->count = src->count;
+  CM_DATA_SCALARS(COPY_SCALAR)
+  CM_DATA_TOTALS(COPY_FIXED)
+  CM_DATA_TEXT(COPY_FIXED)
+  CM_DATA_BODY(COPY_ARRAY)
+  CM_DATA_BUFFERS(COPY_BUFFER)
+#undef COPY_SCALAR
+#undef COPY_FIXED
+#undef COPY_ARRAY
+#undef COPY_BUFFER
   return CM_OK;
 }
 

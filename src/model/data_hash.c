@@ -3,27 +3,25 @@
  * FNV-1a 64 over, in this order and each as 8 bytes least significant first:
  *   d->step (as a signed 64-bit integer), then for every body b = 0 .. nbody-1:
  *   body_cpos[3b..3b+2], body_xquat[4b..4b+3], body_cvel[3b..3b+2], body_angvel[3b..3b+2]
- * (the doubles as their IEEE-754 bit patterns). These 13 numbers per body and the step are the
- * whole state that the next step depends on (every other field of cmData is derived from them
- * or is per-step scratch), so two data with equal hashes continue identically. d->time is
+ * (the doubles as their IEEE-754 bit patterns), which are the rows of CM_DATA_STATE
+ * (comply/fields.h) in their order. These 13 numbers per body and the step are the whole state
+ * that the next step depends on (every other field of cmData is derived from them or is per-step
+ * scratch), so two data with equal hashes continue identically. d->time is
  * step * timestep and is not hashed separately. Bit patterns make the hash exact: -0.0 and 0.0
  * differ. */
 #include <stdint.h>
 
-#include "comply/data.h"
+#include "comply/fields.h"
 #include "core/hash.h"
 
 uint64_t cm_data_hash(const cmModel* m, const cmData* d) {
   uint64_t h = cm_fnv1a_u64(CM_FNV_OFFSET, (uint64_t)(int64_t)d->step);
   for (int b = 0; b < m->nbody; b++) {
-    for (int k = 0; k < 3; k++)
-      h = cm_fnv1a_u64(h, cm_double_bits(d->body_cpos[3 * b + k]));
-    for (int k = 0; k < 4; k++)
-      h = cm_fnv1a_u64(h, cm_double_bits(d->body_xquat[4 * b + k]));
-    for (int k = 0; k < 3; k++)
-      h = cm_fnv1a_u64(h, cm_double_bits(d->body_cvel[3 * b + k]));
-    for (int k = 0; k < 3; k++)
-      h = cm_fnv1a_u64(h, cm_double_bits(d->body_angvel[3 * b + k]));
+#define HASH_STATE(type, name, rows, cols)                                                         \
+  for (int k = 0; k < (cols); k++)                                                                 \
+    h = cm_fnv1a_u64(h, cm_double_bits(d->name[(size_t)b * (cols) + k]));
+    CM_DATA_STATE(HASH_STATE)
+#undef HASH_STATE
   }
   return h;
 }

@@ -4,6 +4,7 @@
 
 #include "comply/data.h"
 #include "core/arena.h"
+#include "model/fields.h"
 #include "model/rows.h"
 
 typedef struct cmDataPriv {
@@ -11,7 +12,7 @@ typedef struct cmDataPriv {
   double* force;  /* total applied force on the com this step, world, N     (nbody x 3) */
   double* torque; /* total applied torque about the com, world, N m         (nbody x 3) */
   double* spin; /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
-  double* save; /* state at the start of the step, for rollback (nbody x 13) */
+  double* save; /* state at the start of the step, for rollback (nbody x CM_NSTATE) */
   int ncand;    /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
@@ -19,6 +20,15 @@ typedef struct cmDataPriv {
   int nrow;      /* solver rows this step (arena) */
   cmRow* row;
 } cmDataPriv;
+
+/* the private per-body arrays, allocated and freed with the data (data.c) like CM_DATA_BODY:
+ * X(type, name, rows, cols). The arena and the candidates (grown by the broadphase) are freed by
+ * hand. */
+#define CM_PRIV_BODY(X)                                                                            \
+  X(double, force, nbody, 3)                                                                       \
+  X(double, torque, nbody, 3)                                                                      \
+  X(double, spin, nbody, 3)                                                                        \
+  X(double, save, nbody, CM_NSTATE)
 
 static inline cmDataPriv* cm_priv(const cmData* d) {
   return (cmDataPriv*)d->internal;

@@ -22,6 +22,7 @@
 #include "core/internal.h"
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
+#include "model/fields.h"
 #include "model/rules.h"
 
 #define ERRSZ 512
@@ -252,87 +253,7 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
   return CM_OK;
 }
 
-/* ---- allocation ---------------------------------------------------------------------------- */
-
-#define ALLOC(ptr, n)                                                                              \
-  do {                                                                                             \
-    size_t n_ = (size_t)(n);                                                                       \
-    (ptr) = cm_calloc(n_ > 0 ? n_ : 1, sizeof *(ptr));                                             \
-    if (!(ptr)) goto nomem;                                                                        \
-  } while (0)
-
-void cm_model_free(cmModel* m) {
-  if (!m) return;
-  for (int i = 0; m->body_name && i < m->nbody; i++)
-    cm_free(m->body_name[i]);
-  for (int i = 0; m->alias_name && i < m->nalias; i++)
-    cm_free(m->alias_name[i]);
-  for (int i = 0; m->rule && i < m->nrule; i++) {
-    cm_free((void*)m->rule[i].pair[0]);
-    cm_free((void*)m->rule[i].pair[1]);
-  }
-  for (int i = 0; m->note && i < m->nnote; i++)
-    cm_free(m->note[i]);
-  for (int g = 0; m->geom_bvh && g < m->ngeom; g++)
-    cm_bvh_free((cmBvh*)m->geom_bvh + g);
-  void* arrays[] = {m->name,
-                    m->body_name,
-                    m->body_alias,
-                    m->body_motion,
-                    m->body_geom,
-                    m->body_mass,
-                    m->body_invmass,
-                    m->body_inertia,
-                    m->body_invinertia,
-                    m->body_com,
-                    m->body_force,
-                    m->body_moment,
-                    m->body_pos0,
-                    m->body_quat0,
-                    m->body_vel0,
-                    m->body_angvel0,
-                    m->geom_type,
-                    m->geom_vertadr,
-                    m->geom_nvert,
-                    m->geom_faceadr,
-                    m->geom_nface,
-                    m->geom_plane,
-                    m->geom_aabb,
-                    m->geom_volume,
-                    m->geom_area,
-                    m->mesh_vert,
-                    m->mesh_face,
-                    m->mesh_face_normal,
-                    m->mesh_face_area,
-                    m->mesh_vert_areavec,
-                    m->mesh_vert_pn,
-                    m->mesh_edge_pn,
-                    m->mesh_face_adj,
-                    m->mesh_vert_source,
-                    m->geom_bvh,
-                    m->rule,
-                    m->rule_law_fn,
-                    m->rule_law_ctx,
-                    m->alias_name,
-                    m->alias_class,
-                    m->class_rule,
-                    m->class_first,
-                    m->joint_body,
-                    m->joint_anchor,
-                    m->joint_rule,
-                    m->note};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-    cm_free(arrays[i]);
-  cm_free(m);
-}
-
 /* ---- the compiler -------------------------------------------------------------------------- */
-
-static int find_alias(const cmModel* m, const char* a) {
-  for (int i = 0; i < m->nalias; i++)
-    if (!strcmp(m->alias_name[i], a)) return i;
-  return -1;
-}
 
 static int half_edge_cmp(const void* x, const void* y) {
   const int *p = x, *q = y;
@@ -420,24 +341,9 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       m->nvert += gb[g].mesh->nvert;
       m->nface += gb[g].mesh->nface;
     }
-  ALLOC(m->geom_type, m->ngeom);
-  ALLOC(m->geom_vertadr, m->ngeom);
-  ALLOC(m->geom_nvert, m->ngeom);
-  ALLOC(m->geom_faceadr, m->ngeom);
-  ALLOC(m->geom_nface, m->ngeom);
-  ALLOC(m->geom_plane, 4 * m->ngeom);
-  ALLOC(m->geom_aabb, 6 * m->ngeom);
-  ALLOC(m->geom_volume, m->ngeom);
-  ALLOC(m->geom_area, m->ngeom);
-  ALLOC(m->mesh_vert, 3 * (size_t)m->nvert);
-  ALLOC(m->mesh_face, 3 * (size_t)m->nface);
-  ALLOC(m->mesh_face_normal, 3 * (size_t)m->nface);
-  ALLOC(m->mesh_face_area, m->nface);
-  ALLOC(m->mesh_vert_areavec, 3 * (size_t)m->nvert);
-  ALLOC(m->mesh_vert_pn, 3 * (size_t)m->nvert);
-  ALLOC(m->mesh_vert_source, m->nvert);
-  ALLOC(m->mesh_edge_pn, 9 * (size_t)m->nface);
-  ALLOC(m->mesh_face_adj, 3 * (size_t)m->nface);
+  if (!cm_model_alloc_rows(m, &m->ngeom) || !cm_model_alloc_rows(m, &m->nvert) ||
+      !cm_model_alloc_rows(m, &m->nface))
+    goto nomem;
   m->geom_bvh = cm_calloc((size_t)(m->ngeom ? m->ngeom : 1), sizeof(cmBvh));
   if (!m->geom_bvh) goto nomem;
   int va = 0, fa = 0;
@@ -571,19 +477,17 @@ static cmStatus compile_bodies(const cmScene* s, cmModel* m, const GeomBuild* gb
 static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t errsz) {
   m->nrule = s->nrule + 1;
   m->rule = cm_calloc((size_t)m->nrule, sizeof *m->rule);
-  m->rule_law_fn = cm_calloc((size_t)m->nrule, sizeof *m->rule_law_fn);
-  m->rule_law_ctx = cm_calloc((size_t)m->nrule, sizeof *m->rule_law_ctx);
-  if (!m->rule || !m->rule_law_fn || !m->rule_law_ctx)
+  if (!m->rule || !cm_model_alloc_rows(m, &m->nrule))
     return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
-  m->rule[0] = cm_rule_def_default();
-  m->rule[0].pair[0] = m->rule[0].pair[1] = "*";
-  for (int r = 1; r < m->nrule; r++)
-    m->rule[r] = s->rule[r - 1];
   double h = m->opt.timestep;
   for (int r = 0; r < m->nrule; r++) {
+    /* the definition with its own copies of the pair strings (the rules after it still hold
+     * none, so that cm_model_free never frees the scene's strings) */
     cmRuleDef* R = &m->rule[r];
-    R->pair[0] = cm_strdup(R->pair[0]);
-    R->pair[1] = cm_strdup(R->pair[1]);
+    *R = r > 0 ? s->rule[r - 1] : cm_rule_def_default();
+    const char* glob[2] = {r > 0 ? R->pair[0] : "*", r > 0 ? R->pair[1] : "*"};
+    R->pair[0] = cm_strdup(glob[0]);
+    R->pair[1] = cm_strdup(glob[1]);
     if (!R->pair[0] || !R->pair[1]) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
     if (R->contact_time == 0) R->contact_time = 100 * h;
     /* the stability rule of area-compliant-contact.txt: D/K >= h/2 */
@@ -691,18 +595,27 @@ nomem:
   return CM_ERR_NOMEM;
 }
 
+/* aliases: the distinct names in the order of first use (a body's alias defaults to its name),
+ * then their classes and the rule table */
 static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t errsz) {
+  const char** names = cm_malloc((size_t)(m->nbody ? m->nbody : 1) * sizeof *names);
+  if (!names) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  int n = 0;
   for (int b = 0; b < m->nbody; b++) {
     const char* a = s->body[b].alias ? s->body[b].alias : s->body[b].name;
-    int k = find_alias(m, a);
-    if (k < 0) {
-      k = m->nalias++;
-      m->alias_name[k] = cm_strdup(a);
-      if (!m->alias_name[k]) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
-    }
+    int k = 0;
+    while (k < n && strcmp(names[k], a))
+      k++;
+    if (k == n) names[n++] = a;
     m->body_alias[b] = k;
   }
-  if (cm_rules_resolve(m) != CM_OK) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  m->nalias = n;
+  int ok = cm_model_alloc_rows(m, &m->nalias);
+  for (int k = 0; ok && k < n; k++)
+    ok = (m->alias_name[k] = cm_strdup(names[k])) != NULL;
+  cm_free(names);
+  if (!ok || cm_rules_resolve(m) != CM_OK)
+    return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   return CM_OK;
 }
 
@@ -759,22 +672,7 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
 
   /* bodies and geometry */
   m->nbody = s->nbody;
-  ALLOC(m->body_name, m->nbody);
-  ALLOC(m->body_alias, m->nbody);
-  ALLOC(m->body_motion, m->nbody);
-  ALLOC(m->body_geom, m->nbody);
-  ALLOC(m->body_mass, m->nbody);
-  ALLOC(m->body_invmass, m->nbody);
-  ALLOC(m->body_inertia, 9 * m->nbody);
-  ALLOC(m->body_invinertia, 9 * m->nbody);
-  ALLOC(m->body_com, 3 * m->nbody);
-  ALLOC(m->body_force, 3 * m->nbody);
-  ALLOC(m->body_moment, 3 * m->nbody);
-  ALLOC(m->body_pos0, 3 * m->nbody);
-  ALLOC(m->body_quat0, 4 * m->nbody);
-  ALLOC(m->body_vel0, 3 * m->nbody);
-  ALLOC(m->body_angvel0, 3 * m->nbody);
-  ALLOC(m->alias_name, m->nbody);
+  if (!cm_model_alloc_rows(m, &m->nbody)) goto nomem;
   for (int b = 0; b < m->nbody; b++) {
     m->body_name[b] = cm_strdup(s->body[b].name);
     if (!m->body_name[b]) goto nomem;
@@ -789,9 +687,7 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
 
   /* joints */
   m->njoint = s->njoint;
-  ALLOC(m->joint_body, 2 * m->njoint);
-  ALLOC(m->joint_anchor, 6 * m->njoint);
-  ALLOC(m->joint_rule, m->njoint);
+  if (!cm_model_alloc_rows(m, &m->njoint)) goto nomem;
   st = compile_joints(s, m, err, errsz);
   if (st != CM_OK) goto fail;
 

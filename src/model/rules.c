@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "model/fields.h"
 
 int cm_glob_match(const char* pat, const char* s) {
   /* iterative matcher with one backtrack point for the last '*' (linear in practice) */
@@ -53,8 +54,7 @@ cmStatus cm_rules_resolve(cmModel* m) {
   int nr = m->nrule, na = m->nalias, nsig = 2 * nr;
   unsigned char* sig = cm_calloc((size_t)na * (size_t)(nsig ? nsig : 1), 1);
   int* rep = cm_malloc((size_t)(na ? na : 1) * sizeof *rep); /* representative alias of a class */
-  m->alias_class = cm_malloc((size_t)(na ? na : 1) * sizeof *m->alias_class);
-  if (!sig || !rep || !m->alias_class) {
+  if (!sig || !rep) {
     cm_free(sig);
     cm_free(rep);
     return CM_ERR_NOMEM;
@@ -85,9 +85,7 @@ cmStatus cm_rules_resolve(cmModel* m) {
 
   /* the table: last matching rule per class pair */
   m->nclass = nclass;
-  m->class_rule = cm_malloc((size_t)(nclass ? nclass * nclass : 1) * sizeof *m->class_rule);
-  m->class_first = cm_malloc((size_t)(nclass ? nclass * nclass : 1) * sizeof *m->class_first);
-  if (!m->class_rule || !m->class_first) {
+  if (!cm_model_alloc_rows(m, &m->nclass)) {
     cm_free(sig);
     cm_free(rep);
     return CM_ERR_NOMEM;

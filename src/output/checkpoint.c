@@ -20,6 +20,11 @@
  *   ..      8 13 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
  *
+ * The blocks after the header are generated from the field lists (comply/fields.h): the
+ * CM_DATA_SCALARS (each as i64 or f64 by its C type), the CM_DATA_TOTALS, then per body the rows
+ * of CM_DATA_STATE. A change of those lists changes this layout: the static assertion below then
+ * fails until CM_CHECKPOINT_VERSION, this table and docs/outputs.md follow.
+ *
  * The state saved is all the next step depends on (the broadphase and the solver keep nothing
  * from step to step), so a run continued from a checkpoint is bit-identical to one that never
  * stopped. Reading validates, in order: the magic, the format version, the size, the checksum,
@@ -38,12 +43,23 @@
 #include "comply/io.h"
 #include "core/hash.h"
 #include "core/internal.h"
+#include "model/fields.h"
 #include "model/state.h"
 
 #define MAGIC "CMCKPT\0\0"
 #define HEADER_SIZE 64
-#define STATE_SIZE 48
 #define VERSION_LEN 16
+
+/* numbers saved from the lists: scalars, totals (and CM_NSTATE per body) */
+#define COUNT_SCALAR(type, name) +1
+#define COUNT_FIXED(type, name, count) +(count)
+enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUNT_FIXED) };
+#undef COUNT_SCALAR
+#undef COUNT_FIXED
+#define STATE_SIZE (8 * NSCALAR)
+_Static_assert(NSCALAR == 6 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 13,
+               "the field lists changed the checkpoint layout of format 2: bump "
+               "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
   uint64_t h = CM_FNV_OFFSET;
@@ -98,9 +114,28 @@ static double get_f64(const unsigned char* p) {
   return cm_bits_double(get_u64(p));
 }
 
+/* one number of a field by its C type, the type column of the lists: integers as i64 */
+static void put_long(unsigned char* p, long x) {
+  put_u64(p, (uint64_t)(int64_t)x);
+}
+static void put_int(unsigned char* p, int x) {
+  put_u64(p, (uint64_t)(int64_t)x);
+}
+static void put_double(unsigned char* p, double x) {
+  put_f64(p, x);
+}
+static long get_long(const unsigned char* p) {
+  return (long)(int64_t)get_u64(p);
+}
+static int get_int(const unsigned char* p) {
+  return (int)(int64_t)get_u64(p);
+}
+static double get_double(const unsigned char* p) {
+  return get_f64(p);
+}
+
 static size_t file_size(int nbody) {
-  return HEADER_SIZE + STATE_SIZE + 8 * (size_t)CM_WARN_COUNT + 8 * (size_t)CM_TIMER_COUNT +
-         8 * 13 * (size_t)nbody + 8;
+  return HEADER_SIZE + STATE_SIZE + 8 * (size_t)NTOTAL + 8 * (size_t)CM_NSTATE * (size_t)nbody + 8;
 }
 
 /* the checkpoint of (m, d) in a new buffer of file_size(m->nbody) bytes */
@@ -118,26 +153,22 @@ static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
   put_u32(buf + 56, CM_WARN_COUNT);
   put_u32(buf + 60, CM_TIMER_COUNT);
   unsigned char* p = buf + HEADER_SIZE;
-  put_u64(p, (uint64_t)(int64_t)d->step);
-  put_f64(p + 8, d->time);
-  put_u64(p + 16, (uint64_t)(int64_t)d->solver_iter);
-  put_f64(p + 24, d->solver_residual);
-  put_u64(p + 32, (uint64_t)(int64_t)d->solver_max_iter);
-  put_f64(p + 40, d->solver_max_residual);
-  p += STATE_SIZE;
-  for (int w = 0; w < CM_WARN_COUNT; w++, p += 8)
-    put_u64(p, (uint64_t)(int64_t)d->warning[w]);
-  for (int t = 0; t < CM_TIMER_COUNT; t++, p += 8)
-    put_f64(p, d->timer[t]);
+#define PUT_SCALAR(type, name)                                                                     \
+  put_##type(p, d->name);                                                                          \
+  p += 8;
+#define PUT_FIXED(type, name, count)                                                               \
+  for (int i = 0; i < (count); i++, p += 8)                                                        \
+    put_##type(p, d->name[i]);
+  CM_DATA_SCALARS(PUT_SCALAR)
+  CM_DATA_TOTALS(PUT_FIXED)
+#undef PUT_SCALAR
+#undef PUT_FIXED
   for (int b = 0; b < m->nbody; b++) {
-    for (int k = 0; k < 3; k++, p += 8)
-      put_f64(p, d->body_cpos[3 * b + k]);
-    for (int k = 0; k < 4; k++, p += 8)
-      put_f64(p, d->body_xquat[4 * b + k]);
-    for (int k = 0; k < 3; k++, p += 8)
-      put_f64(p, d->body_cvel[3 * b + k]);
-    for (int k = 0; k < 3; k++, p += 8)
-      put_f64(p, d->body_angvel[3 * b + k]);
+#define PUT_STATE(type, name, rows, cols)                                                          \
+  for (int k = 0; k < (cols); k++, p += 8)                                                         \
+    put_##type(p, d->name[(size_t)b * (cols) + k]);
+    CM_DATA_STATE(PUT_STATE)
+#undef PUT_STATE
   }
   put_u64(p, cm_fnv1a(CM_FNV_OFFSET, buf, n - 8));
   *size = n;
@@ -276,27 +307,24 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
 
 static void decode(const cmModel* m, cmData* d, const unsigned char* buf) {
   const unsigned char* p = buf + HEADER_SIZE;
-  d->step = (long)(int64_t)get_u64(p);
-  d->time = get_f64(p + 8);
-  d->solver_iter = (int)(int64_t)get_u64(p + 16);
-  d->solver_residual = get_f64(p + 24);
-  d->solver_max_iter = (int)(int64_t)get_u64(p + 32);
-  d->solver_max_residual = get_f64(p + 40);
-  p += STATE_SIZE;
-  for (int w = 0; w < CM_WARN_COUNT; w++, p += 8)
-    d->warning[w] = (int)(int64_t)get_u64(p);
-  for (int t = 0; t < CM_TIMER_COUNT; t++, p += 8)
-    d->timer[t] = get_f64(p);
+#define GET_SCALAR(type, name)                                                                     \
+  d->name = get_##type(p);                                                                         \
+  p += 8;
+#define GET_FIXED(type, name, count)                                                               \
+  for (int i = 0; i < (count); i++, p += 8)                                                        \
+    d->name[i] = get_##type(p);
+  CM_DATA_SCALARS(GET_SCALAR)
+  CM_DATA_TOTALS(GET_FIXED)
+#undef GET_SCALAR
+#undef GET_FIXED
   for (int b = 0; b < m->nbody; b++) {
-    for (int k = 0; k < 3; k++, p += 8)
-      d->body_cpos[3 * b + k] = get_f64(p);
-    for (int k = 0; k < 4; k++, p += 8)
-      d->body_xquat[4 * b + k] = get_f64(p);
-    for (int k = 0; k < 3; k++, p += 8)
-      d->body_cvel[3 * b + k] = get_f64(p);
-    for (int k = 0; k < 3; k++, p += 8)
-      d->body_angvel[3 * b + k] = get_f64(p);
+#define GET_STATE(type, name, rows, cols)                                                          \
+  for (int k = 0; k < (cols); k++, p += 8)                                                         \
+    d->name[(size_t)b * (cols) + k] = get_##type(p);
+    CM_DATA_STATE(GET_STATE)
+#undef GET_STATE
   }
+  /* no contacts (the next step finds them); the derived fields from the state */
   d->ncontact = 0;
   d->npair = 0;
   cm_body_derive(m, d);
