@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/sort.h"
 #include "model/data_internal.h"
 #include "collide/collide.h"
 
@@ -27,20 +28,6 @@ typedef struct Entry {
   int64_t cell[3];
   int body;
 } Entry;
-
-static void merge_sort(int* idx, int* tmp, int n, const double* key) {
-  /* bottom-up merge sort of idx by key[idx], stable */
-  for (int w = 1; w < n; w *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * w) {
-      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      int i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = key[idx[j]] < key[idx[i]] ? idx[j++] : idx[i++];
-      while (i < mid) tmp[k++] = idx[i++];
-      while (j < hi) tmp[k++] = idx[j++];
-    }
-    memcpy(idx, tmp, (size_t)n * sizeof *idx);
-  }
-}
 
 static int push_cand(cmDataPriv* p, int a, int b, int rule) {
   if (p->ncand == p->maxcand) {
@@ -203,20 +190,6 @@ void cm_stage_broadphase(const cmModel* m, cmData* d) {
       if (is_large[b] && b < a) continue;
       test_pair(m, d, a, b);
     }
-  /* deterministic order: by (a, b) */
-  int nc = p->ncand;
-  if (nc > 1) {
-    int* ord = cm_arena_alloc(arena, (size_t)nc * sizeof *ord);
-    int* ot = cm_arena_alloc(arena, (size_t)nc * sizeof *ot);
-    double* key = cm_arena_alloc(arena, (size_t)nc * sizeof *key);
-    int* copy = cm_arena_alloc(arena, (size_t)nc * 3 * sizeof *copy);
-    if (!ord || !ot || !key || !copy) return;
-    for (int k = 0; k < nc; k++) {
-      ord[k] = k;
-      key[k] = (double)p->cand[3 * k] * (double)m->nbody + (double)p->cand[3 * k + 1];
-    }
-    merge_sort(ord, ot, nc, key);
-    memcpy(copy, p->cand, (size_t)nc * 3 * sizeof *copy);
-    for (int k = 0; k < nc; k++) memcpy(p->cand + 3 * k, copy + 3 * ord[k], 3 * sizeof *copy);
-  }
+  /* deterministic order: by (a, b); a pair is a candidate once, so (a, b) is a total order */
+  cm_sort(p->cand, (size_t)p->ncand, 3 * sizeof *p->cand, cm_int2_cmp);
 }

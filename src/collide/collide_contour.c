@@ -61,6 +61,7 @@
 
 #include "collide/collide.h"
 #include "core/cm_math.h"
+#include "core/sort.h"
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
 

@@ -12,6 +12,7 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "core/sort.h"
 #include "geom/mesh_internal.h"
 
 cmMesh* cm_mesh_new(int nvert, int nface) {
@@ -116,7 +117,7 @@ static int edge_cmp(const void* pa, const void* pb) {
 }
 
 void cm_edge_sort(cmEdgeRec* e, size_t n) {
-  if (n > 1) qsort(e, n, sizeof(cmEdgeRec), edge_cmp);
+  cm_sort(e, n, sizeof(cmEdgeRec), edge_cmp);
 }
 
 cmStatus cm_mesh_prepare(cmMesh* mesh) {

@@ -20,14 +20,10 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "core/sort.h"
 #include "geom/mesh_internal.h"
 
-/* edge keys (min << 32 | max) for the icosphere midpoint map */
-static int key_cmp(const void* pa, const void* pb) {
-  uint64_t x = *(const uint64_t*)pa, y = *(const uint64_t*)pb;
-  return x < y ? -1 : x > y;
-}
-
+/* edge keys (min << 32 | max) for the icosphere midpoint map, compared by cm_u64_cmp */
 static uint64_t edge_key(int a, int b) {
   uint64_t lo = (uint64_t)(a < b ? a : b), hi = (uint64_t)(a < b ? b : a);
   return lo << 32 | hi;
@@ -36,7 +32,7 @@ static uint64_t edge_key(int a, int b) {
 /* index of the midpoint vertex of edge (a, b): nvert + rank of its key */
 static int midpoint_of(const uint64_t* keys, size_t nkey, int nvert, int a, int b) {
   uint64_t k = edge_key(a, b);
-  const uint64_t* p = bsearch(&k, keys, nkey, sizeof(uint64_t), key_cmp);
+  const uint64_t* p = bsearch(&k, keys, nkey, sizeof(uint64_t), cm_u64_cmp);
   CM_ASSERT(p);
   return nvert + (int)(p - keys);
 }
@@ -51,7 +47,7 @@ static cmMesh* ico_refine(const cmMesh* m) {
   for (size_t f = 0; f < nf; f++)
     for (int k = 0; k < 3; k++)
       keys[nkey++] = edge_key(m->face[3 * f + k], m->face[3 * f + (k + 1) % 3]);
-  qsort(keys, nkey, sizeof(uint64_t), key_cmp);
+  cm_sort(keys, nkey, sizeof(uint64_t), cm_u64_cmp);
   size_t ne = 0;
   for (size_t i = 0; i < nkey; i++)
     if (i == 0 || keys[i] != keys[ne - 1]) keys[ne++] = keys[i];

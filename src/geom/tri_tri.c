@@ -51,6 +51,7 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "core/sort.h"
 #include "geom/tri_tri.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -350,38 +351,6 @@ static double half_area(const double* b) {
   return x * y + y * z + z * x;
 }
 
-static void swap_bytes(char* a, char* b, size_t size) {
-  char t[64];
-  memcpy(t, a, size);
-  memcpy(a, b, size);
-  memcpy(b, t, size);
-}
-
-/* restore the max-heap below node i of the heap base[0 .. n) */
-static void sift_down(char* base, size_t i, size_t n, size_t size,
-                      int (*cmp)(const void*, const void*)) {
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) return;
-    if (c + 1 < n && cmp(base + c * size, base + (c + 1) * size) < 0) c++;
-    if (cmp(base + i * size, base + c * size) >= 0) return;
-    swap_bytes(base + i * size, base + c * size, size);
-    i = c;
-  }
-}
-
-void cm_sort(void* base_, size_t n, size_t size, int (*cmp)(const void*, const void*)) {
-  char* base = base_;
-  CM_ASSERT(size <= 64);
-  if (n < 2) return;
-  for (size_t i = n / 2; i-- > 0;)
-    sift_down(base, i, n, size, cmp);
-  for (size_t end = n - 1; end > 0; end--) {
-    swap_bytes(base, base + end * size, size);
-    sift_down(base, 0, end, size, cmp);
-  }
-}
-
 static int pair_cmp(const void* x, const void* y) {
   const cmTriPair *p = x, *q = y;
   if (p->fa != q->fa) return p->fa < q->fa ? -1 : 1;
@@ -455,10 +424,4 @@ int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmB
   }
   if (count <= max) cm_sort(out, (size_t)count, sizeof *out, pair_cmp);
   return count;
-}
-
-int cm_int2_cmp(const void* x, const void* y) {
-  const int *p = x, *q = y;
-  if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
-  return (p[1] > q[1]) - (p[1] < q[1]);
 }

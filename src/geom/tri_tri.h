@@ -63,11 +63,4 @@ int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmB
                      const double* vb, const int* fb, const double R[9], const double t[3],
                      cmTriPair* out, int max);
 
-/* Sort n elements of `size` bytes (at most 64) by cmp, in place, without allocating (heapsort;
- * glibc's qsort may call malloc, which a step must not). Not stable: use total orders. */
-void cm_sort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*));
-
-/* comparison of int pairs (lexicographic), for cm_sort */
-int cm_int2_cmp(const void* x, const void* y);
-
 #endif

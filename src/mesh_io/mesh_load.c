@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/sort.h"
 #include "geom/mesh_internal.h"
 #include "mesh_io/mesh_io.h"
 
@@ -217,7 +218,7 @@ cmStatus cm_io_mesh_from_soup(const double* tri, size_t ntri, double scale, cmMe
       sv[i].p[k] = tri[3 * i + (size_t)k];
     sv[i].idx = i;
   }
-  qsort(sv, n, sizeof(SoupVert), soup_cmp);
+  cm_sort(sv, n, sizeof(SoupVert), soup_cmp);
   size_t nv = 0;
   for (size_t i = 0; i < n; i++) {
     int same = i > 0 && sv[i].p[0] == sv[i - 1].p[0] && sv[i].p[1] == sv[i - 1].p[1] &&

@@ -20,6 +20,7 @@
 #include "comply/model.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "core/sort.h"
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
 #include "model/fields.h"
@@ -124,21 +125,11 @@ typedef struct MortonKey {
   int index;
 } MortonKey;
 
-static void sort_keys(MortonKey* k, MortonKey* tmp, int n) {
-  /* bottom-up merge sort by (code, index): deterministic */
-  for (int w = 1; w < n; w *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * w) {
-      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      int i = lo, j = mid, o = lo;
-      while (i < mid && j < hi)
-        tmp[o++] = k[j].code < k[i].code ? k[j++] : k[i++];
-      while (i < mid)
-        tmp[o++] = k[i++];
-      while (j < hi)
-        tmp[o++] = k[j++];
-    }
-    memcpy(k, tmp, (size_t)n * sizeof *k);
-  }
+/* by (code, index): a total order, so the sort is deterministic */
+static int morton_cmp(const void* x, const void* y) {
+  const MortonKey *p = x, *q = y;
+  if (p->code != q->code) return p->code < q->code ? -1 : 1;
+  return (p->index > q->index) - (p->index < q->index);
 }
 
 /* Reorder the vertices of a mesh along a Morton (Z-order) curve over its bounding box, so that
@@ -148,13 +139,11 @@ static void sort_keys(MortonKey* k, MortonKey* tmp, int n) {
 static cmStatus morton_order(cmMesh* me, int** source) {
   int n = me->nvert;
   MortonKey* k = cm_malloc((size_t)(n ? n : 1) * sizeof *k);
-  MortonKey* tmp = cm_malloc((size_t)(n ? n : 1) * sizeof *tmp);
   double* v = cm_malloc((size_t)(n ? n : 1) * 3 * sizeof *v);
   int* inv = cm_malloc((size_t)(n ? n : 1) * sizeof *inv);
   *source = cm_malloc((size_t)(n ? n : 1) * sizeof **source);
-  if (!k || !tmp || !v || !inv || !*source) {
+  if (!k || !v || !inv || !*source) {
     cm_free(k);
-    cm_free(tmp);
     cm_free(v);
     cm_free(inv);
     return CM_ERR_NOMEM;
@@ -174,7 +163,7 @@ static cmStatus morton_order(cmMesh* me, int** source) {
     k[i].code = c;
     k[i].index = i;
   }
-  sort_keys(k, tmp, n);
+  cm_sort(k, (size_t)n, sizeof *k, morton_cmp);
   for (int i = 0; i < n; i++) {
     (*source)[i] = k[i].index;
     inv[k[i].index] = i;
@@ -184,7 +173,6 @@ static cmStatus morton_order(cmMesh* me, int** source) {
   for (int f = 0; f < 3 * me->nface; f++)
     me->face[f] = inv[me->face[f]];
   cm_free(k);
-  cm_free(tmp);
   cm_free(v);
   cm_free(inv);
   return CM_OK;

@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #include "core/internal.h"
+#include "core/sort.h"
 #include "output/output.h"
 
 const char CM_BODIES_HEADER[] = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
@@ -168,7 +169,7 @@ int cm_contacts_aggregate(const cmContact* c, int n, cmPairKey* keys, cmPairSum*
     keys[i].b = a < b ? b : a;
     keys[i].index = i;
   }
-  if (n > 1) qsort(keys, (size_t)n, sizeof *keys, key_cmp);
+  cm_sort(keys, (size_t)n, sizeof *keys, key_cmp);
 
   /* sweep runs of equal pairs into sums */
   int npair = 0;

@@ -45,52 +45,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/sort.h"
+
 int cm_bchol_dense_max = 8;
 
-/* heapsort of long long keys ascending (no allocation; qsort may allocate) */
-static void sift(long long* a, int root, int n) {
-  for (;;) {
-    int c = 2 * root + 1;
-    if (c >= n) return;
-    if (c + 1 < n && a[c + 1] > a[c]) c++;
-    if (a[root] >= a[c]) return;
-    long long t = a[root];
-    a[root] = a[c];
-    a[c] = t;
-    root = c;
-  }
-}
-
-static void sort_ll(long long* a, int n) {
-  if (n < 2) return;
-  if (n <= 16) { /* insertion sort for the short lists that dominate */
-    for (int i = 1; i < n; i++) {
-      long long t = a[i];
-      int j = i - 1;
-      while (j >= 0 && a[j] > t) {
-        a[j + 1] = a[j];
-        j--;
-      }
-      a[j + 1] = t;
-    }
-    return;
-  }
-  for (int i = n / 2 - 1; i >= 0; i--)
-    sift(a, i, n);
-  for (int e = n - 1; e > 0; e--) {
-    long long t = a[0];
-    a[0] = a[e];
-    a[e] = t;
-    sift(a, 0, e);
-  }
-}
-
-static void sort_int(int* a, int n, long long* tmp) {
-  for (int i = 0; i < n; i++)
-    tmp[i] = a[i];
-  sort_ll(tmp, n);
-  for (int i = 0; i < n; i++)
-    a[i] = (int)tmp[i];
+/* ints ascending (cm_sort: no allocation; equal ints are indistinguishable, so the order is
+ * unique) */
+static void sort_int(int* a, int n) {
+  cm_sort(a, (size_t)n, sizeof *a, cm_int_cmp);
 }
 
 #define ALLOC(p, count)                                                                            \
@@ -121,7 +83,7 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
   for (int i = 0; i < n; i++)
     xadj[i + 1] += xadj[i];
   ALLOC(adj, nraw);
-  ALLOC(key, nraw > n ? nraw : n);
+  ALLOC(key, n);
   memcpy(fillp, xadj, (size_t)n * sizeof *fillp);
   for (int e = 0; e < nedge; e++) {
     int i = edge[2 * e], j = edge[2 * e + 1];
@@ -141,7 +103,7 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
       adj[nadj++] = j; /* nadj <= t: compaction in place */
     }
     xadj[i] = start;
-    sort_int(adj + start, nadj - start, key);
+    sort_int(adj + start, nadj - start);
     deg[i] = nadj - start;
   }
   xadj[n] = nadj;
@@ -168,7 +130,7 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
         mark[j] = 1;
         key[nk++] = (long long)deg[j] * n + j;
       }
-      sort_ll(key, nk);
+      cm_sort(key, (size_t)nk, sizeof *key, cm_ll_cmp); /* distinct keys */
       for (int t = 0; t < nk; t++)
         order[norder++] = (int)(key[t] % n);
     }
@@ -188,7 +150,7 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
     int i = perm[p], k = c->ap[p];
     for (int t = xadj[i]; t < xadj[i + 1]; t++)
       if (iperm[adj[t]] < p) c->acol[k++] = iperm[adj[t]];
-    sort_int(c->acol + c->ap[p], k - c->ap[p], key);
+    sort_int(c->acol + c->ap[p], k - c->ap[p]);
     c->ap[p + 1] = k;
   }
   int nnza = c->ap[n];
@@ -257,7 +219,7 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
         mark[r] = p;
         c->rcol[k++] = r;
       }
-    sort_int(c->rcol + c->rp[p], k - c->rp[p], key);
+    sort_int(c->rcol + c->rp[p], k - c->rp[p]);
     for (int t = c->rp[p]; t < k; t++)
       c->lrow[c->lnext[c->rcol[t]]++] = p;
     c->rp[p + 1] = k;
