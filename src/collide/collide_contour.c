@@ -38,9 +38,9 @@
  * 4. Contact regions are A's regions; B's regions are attached to the A region of the first
  *    segment through them. Per contact region:
  *    - plane: c = centroid of its contour points, C = sum (p - c)(p - c)^T, n = eigenvector of
- *      the smallest eigenvalue of C (cyclic Jacobi). If the points are too few or collinear
- *      (middle eigenvalue <= 1e-12 x largest), n = -S_A / |S_A|. Oriented out of B toward A:
- *      n . S_A <= 0 (A's penetrating surface faces B), ties by n . (x_A - x_B) >= 0.
+ *      the smallest eigenvalue of C (cyclic Jacobi, cm_sym_eig3). If the points are too few or
+ *      collinear (middle eigenvalue <= 1e-12 x largest), n = -S_A / |S_A|. Oriented out of B
+ *      toward A: n . S_A <= 0 (A's penetrating surface faces B), ties by n . (x_A - x_B) >= 0.
  *    - depth = the deepest penetration of a vertex: max of -dist over A's vertices of the region
  *      inside B and B's vertices of the attached regions inside A (the same query and distance
  *      as the `vertex` method). A region with no vertex inside (two crossed ridges) has depth 0
@@ -61,6 +61,7 @@
 
 #include "collide/collide.h"
 #include "core/cm_math.h"
+#include "core/linalg.h"
 #include "core/sort.h"
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
@@ -512,54 +513,6 @@ static int regions(Ctx* c, int s, cmArena* arena) {
   return 0;
 }
 
-/* eigenvector of the smallest eigenvalue of the symmetric 3x3 C (cyclic Jacobi); ev sorted */
-static void smallest_eigvec(const double C[9], double n[3], double ev[3]) {
-  double a[9], V[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  memcpy(a, C, sizeof a);
-  for (int sweep = 0; sweep < 50; sweep++) {
-    double off = fabs(a[1]) + fabs(a[2]) + fabs(a[5]);
-    if (!(off > 1e-300)) break;
-    for (int p = 0; p < 2; p++)
-      for (int q = p + 1; q < 3; q++) {
-        double apq = a[3 * p + q];
-        if (apq == 0) continue;
-        double th = (a[3 * q + q] - a[3 * p + p]) / (2 * apq);
-        double t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
-        double cs = 1 / sqrt(t * t + 1), sn = t * cs;
-        for (int k = 0; k < 3; k++) { /* a = J^T a J */
-          double akp = a[3 * k + p], akq = a[3 * k + q];
-          a[3 * k + p] = cs * akp - sn * akq;
-          a[3 * k + q] = sn * akp + cs * akq;
-        }
-        for (int k = 0; k < 3; k++) {
-          double apk = a[3 * p + k], aqk = a[3 * q + k];
-          a[3 * p + k] = cs * apk - sn * aqk;
-          a[3 * q + k] = sn * apk + cs * aqk;
-        }
-        for (int k = 0; k < 3; k++) {
-          double vkp = V[3 * k + p], vkq = V[3 * k + q];
-          V[3 * k + p] = cs * vkp - sn * vkq;
-          V[3 * k + q] = sn * vkp + cs * vkq;
-        }
-      }
-  }
-  double d[3] = {a[0], a[4], a[8]};
-  int imin = 0;
-  for (int k = 1; k < 3; k++)
-    if (d[k] < d[imin]) imin = k;
-  for (int k = 0; k < 3; k++)
-    n[k] = V[3 * k + imin];
-  /* sorted eigenvalues */
-  for (int i = 0; i < 3; i++)
-    for (int j = i + 1; j < 3; j++)
-      if (d[j] < d[i]) {
-        double tmp = d[i];
-        d[i] = d[j];
-        d[j] = tmp;
-      }
-  memcpy(ev, d, sizeof d);
-}
-
 /* a 2-D point with its source index */
 typedef struct P2 {
   double x, y;
@@ -620,8 +573,10 @@ static int region_contacts(const Ctx* c, int r, const int* poly, const int* pts,
             C[3 * a + b] += w[a] * w[b];
       }
   /* the plane normal, oriented out of B toward A */
-  double n[3], ev[3];
-  smallest_eigvec(C, n, ev);
+  double n[3], ev[3], V[9];
+  cm_sym_eig3(C, ev, V);
+  for (int k = 0; k < 3; k++)
+    n[k] = V[3 * k]; /* column 0: the smallest eigenvalue's vector */
   double sl = cm_v3_norm(S);
   if (np < 3 || !(ev[1] > 1e-12 * ev[2])) {
     if (!(sl > 0)) return 0;

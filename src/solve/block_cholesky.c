@@ -45,6 +45,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/linalg.h"
 #include "core/sort.h"
 
 int cm_bchol_dense_max = 8;
@@ -261,37 +262,10 @@ static void sub_abt(double* X, const double* A, const double* B) {
     }
 }
 
-/* X := X L^{-T} for lower triangular L (row by row forward substitution) */
+/* X := X L^{-T} for lower triangular L: each row x of X solves L x^T = x^T (forward) */
 static void solve_xlt(double* X, const double* L) {
-  for (int a = 0; a < 6; a++) {
-    double* x = X + 6 * a;
-    for (int b = 0; b < 6; b++) {
-      double s = x[b];
-      for (int m = 0; m < b; m++)
-        s -= x[m] * L[6 * b + m];
-      x[b] = s / L[6 * b + b];
-    }
-  }
-}
-
-/* dense 6x6 Cholesky of D (lower triangle read) into L (upper triangle zeroed); 0 if not PD */
-static int chol6(const double* D, double* L) {
-  for (int j = 0; j < 6; j++) {
-    double s = D[6 * j + j];
-    for (int k = 0; k < j; k++)
-      s -= L[6 * j + k] * L[6 * j + k];
-    if (!(s > 0)) return 0;
-    double ljj = sqrt(s);
-    L[6 * j + j] = ljj;
-    for (int i = j + 1; i < 6; i++) {
-      double t = D[6 * i + j];
-      for (int k = 0; k < j; k++)
-        t -= L[6 * i + k] * L[6 * j + k];
-      L[6 * i + j] = t / ljj;
-      L[6 * j + i] = 0;
-    }
-  }
-  return 1;
+  for (int a = 0; a < 6; a++)
+    cm_chol_forward(L, 6, X + 6 * a);
 }
 
 int cm_bchol_factor(cmBlockChol* c) {
@@ -317,7 +291,7 @@ int cm_bchol_factor(cmBlockChol* c) {
       memcpy(c->lx + 36 * end, Xq, 36 * sizeof *Xq);
       c->lnext[q] = end + 1;
     }
-    if (!chol6(D, c->ld + 36 * p)) return 0;
+    if (!cm_chol_factor(D, c->ld + 36 * p, 6)) return 0;
   }
   return 1;
 }
@@ -329,13 +303,7 @@ void cm_bchol_solve(cmBlockChol* c, double* x) {
     memcpy(y + 6 * p, x + 6 * c->perm[p], 6 * sizeof *y);
   for (int p = 0; p < n; p++) {
     double* yp = y + 6 * p;
-    const double* L = c->ld + 36 * p;
-    for (int a = 0; a < 6; a++) {
-      double s = yp[a];
-      for (int m = 0; m < a; m++)
-        s -= L[6 * a + m] * yp[m];
-      yp[a] = s / L[6 * a + a];
-    }
+    cm_chol_forward(c->ld + 36 * p, 6, yp);
     for (int e = c->lp[p]; e < c->lp[p + 1]; e++) {
       double* yr = y + 6 * c->lrow[e];
       const double* B = c->lx + 36 * e;
@@ -355,13 +323,7 @@ void cm_bchol_solve(cmBlockChol* c, double* x) {
         for (int m = 0; m < 6; m++)
           yp[m] -= B[6 * a + m] * yr[a];
     }
-    const double* L = c->ld + 36 * p;
-    for (int a = 5; a >= 0; a--) {
-      double s = yp[a];
-      for (int m = a + 1; m < 6; m++)
-        s -= L[6 * m + a] * yp[m];
-      yp[a] = s / L[6 * a + a];
-    }
+    cm_chol_backward(c->ld + 36 * p, 6, yp);
   }
   for (int p = 0; p < n; p++)
     memcpy(x + 6 * c->perm[p], y + 6 * p, 6 * sizeof *y);

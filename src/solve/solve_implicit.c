@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "core/cm_math.h"
+#include "core/linalg.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
 #include "solve/solve.h"
@@ -65,36 +66,6 @@ static void dir_jacobian(const cmRow* r, const double dir[3], double JA[6], doub
   cm_v3_scale(JB, dir, -1);
   cm_v3_cross(t, r->rB, dir);
   cm_v3_scale(JB + 3, t, -1);
-}
-
-/* in-place Cholesky factorisation of the n x n SPD matrix A (lower triangle); 0 if not SPD */
-static int cholesky(double* A, int n) {
-  for (int j = 0; j < n; j++) {
-    double s = A[j * n + j];
-    for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
-    if (!(s > 0)) return 0;
-    double ljj = sqrt(s);
-    A[j * n + j] = ljj;
-    for (int i = j + 1; i < n; i++) {
-      double t = A[i * n + j];
-      for (int k = 0; k < j; k++) t -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = t / ljj;
-    }
-  }
-  return 1;
-}
-
-static void cholesky_solve(const double* L, int n, double* x) {
-  for (int i = 0; i < n; i++) {
-    double s = x[i];
-    for (int k = 0; k < i; k++) s -= L[i * n + k] * x[k];
-    x[i] = s / L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    double s = x[i];
-    for (int k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
-    x[i] = s / L[i * n + i];
-  }
 }
 
 typedef struct Island {
@@ -291,8 +262,8 @@ static int newton(Island* is, cmArena* arena, double* u, const double* us, doubl
         for (int i = 0; i < 6; i++)
           for (int j = 0; j < 6; j++)
             H[(6 * l + i) * n + 6 * l + j] += is->Mb[36 * l + 6 * i + j];
-      if (!cholesky(H, n)) return -it - 1;
-      cholesky_solve(H, n, du);
+      if (!cm_chol_factor(H, H, n)) return -it - 1; /* in place */
+      cm_chol_solve(H, n, du);
     } else {
       for (int l = 0; l < is->nb; l++) {
         double* B = cm_bchol_diag(is->bc, l);

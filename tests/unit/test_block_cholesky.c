@@ -1,4 +1,5 @@
-/* The block-sparse Cholesky (src/solve/block_cholesky.c) against a dense Cholesky.
+/* The block-sparse Cholesky (src/solve/block_cholesky.c) against the dense Cholesky
+ * (src/core/linalg.c, tested by unit/test_linalg).
  *
  * Matrices: random SPD block-sparse matrices over graphs (random, chain, 2D and 3D grids, a
  * disconnected set with isolated nodes, a star, one node). The off-diagonal block of every edge
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/linalg.h"
 #include "solve/block_cholesky.h"
 #include "test.h"
 
@@ -24,40 +26,6 @@ static double rnd(void) { /* uniform in [-1, 1) */
   rng ^= rng << 25;
   rng ^= rng >> 27;
   return (double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 2 - 1;
-}
-
-static int dense_chol(double* A, int n) {
-  for (int j = 0; j < n; j++) {
-    double s = A[j * n + j];
-    for (int k = 0; k < j; k++)
-      s -= A[j * n + k] * A[j * n + k];
-    if (!(s > 0)) return 0;
-    A[j * n + j] = sqrt(s);
-    for (int i = j + 1; i < n; i++) {
-      double t = A[i * n + j];
-      for (int k = 0; k < j; k++)
-        t -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = t / A[j * n + j];
-    }
-    for (int i = 0; i < j; i++)
-      A[i * n + j] = 0;
-  }
-  return 1;
-}
-
-static void dense_solve(const double* L, int n, double* x) {
-  for (int i = 0; i < n; i++) {
-    double s = x[i];
-    for (int k = 0; k < i; k++)
-      s -= L[i * n + k] * x[k];
-    x[i] = s / L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    double s = x[i];
-    for (int k = i + 1; k < n; k++)
-      s -= L[k * n + i] * x[k];
-    x[i] = s / L[i * n + i];
-  }
 }
 
 static double norm(const double* x, int n) {
@@ -163,8 +131,8 @@ static void check_graph(const char* name, int nb, int ne, const int* edge) {
   double res = norm(r, n) / norm(b, n);
   /* the dense factor of A itself */
   memcpy(F, A, (size_t)n * n * sizeof *F);
-  CHECK(dense_chol(F, n));
-  dense_solve(F, n, xd);
+  CHECK(cm_chol_factor(F, F, n));
+  cm_chol_solve(F, n, xd);
   for (int i = 0; i < n; i++)
     r[i] = x[i] - xd[i];
   double dx = norm(r, n) / norm(xd, n);
@@ -176,7 +144,7 @@ static void check_graph(const char* name, int nb, int ne, const int* edge) {
       for (int a = 0; a < 6; a++)
         for (int c = 0; c < 6; c++)
           F[(6 * p + a) * n + 6 * q + c] = A[(6 * bc.perm[p] + a) * n + 6 * bc.perm[q] + c];
-  CHECK(dense_chol(F, n));
+  CHECK(cm_chol_factor(F, F, n));
   double lerr = 0, lmax = 0;
   int outside = 0;
   for (int p = 0; p < nb; p++)
