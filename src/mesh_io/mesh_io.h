@@ -10,7 +10,8 @@
 /* largest mesh file read, bytes */
 #define CM_MESH_FILE_MAX ((size_t)1 << 31)
 
-/* the whole file in a new buffer with buf[len] = 0 (free with cm_free) */
+/* the whole file in a new buffer with buf[len] = 0 (free with cm_free): cm_file_read with the
+ * mesh readers' limit (CM_MESH_FILE_MAX) and messages */
 cmStatus cm_io_read_file(const char* path, char** buf, size_t* len, char* err, size_t errsz);
 
 /* growable vertex and triangle arrays; zero-initialise, then add, then finish or free */

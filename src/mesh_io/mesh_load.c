@@ -13,54 +13,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/internal.h"
 #include "core/sort.h"
 #include "geom/mesh_internal.h"
 #include "mesh_io/mesh_io.h"
 
 cmStatus cm_io_read_file(const char* path, char** buf, size_t* len, char* err, size_t errsz) {
-  *buf = NULL;
-  *len = 0;
-  FILE* f = fopen(path, "rb");
-  if (!f) return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-
-  /* read in growing chunks until the end (works for pipes and reports directories) */
-  size_t cap = 1 << 16, n = 0;
-  char* b = cm_malloc(cap + 1);
-  cmStatus st = b ? CM_OK : CM_ERR_NOMEM;
-  while (st == CM_OK) {
-    if (n == cap) {
-      if (cap >= CM_MESH_FILE_MAX) {
-        st = cm_error(err, errsz, CM_ERR_LIMIT, "%s: file larger than the limit of %zu bytes", path,
-                      (size_t)CM_MESH_FILE_MAX);
-        break;
-      }
-      char* nb = cm_realloc(b, 2 * cap + 1);
-      if (!nb) {
-        st = CM_ERR_NOMEM;
-        break;
-      }
-      b = nb;
-      cap *= 2;
-    }
-    size_t got = fread(b + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f))
-        st = cm_error(err, errsz, CM_ERR_IO, "%s: read error: %s", path, strerror(errno));
-      break;
-    }
+  /* files of CM_MESH_FILE_MAX bytes or more are refused; pipes work, directories fail to read */
+  switch (cm_file_read(path, CM_MESH_FILE_MAX - 1, 0, buf, len)) {
+  case CM_FILE_OK:
+    return CM_OK;
+  case CM_FILE_OPEN:
+    return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  case CM_FILE_LIMIT:
+    return cm_error(err, errsz, CM_ERR_LIMIT, "%s: file larger than the limit of %zu bytes", path,
+                    (size_t)CM_MESH_FILE_MAX);
+  case CM_FILE_NOMEM:
+    *len = 0;
+    return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory reading the file", path);
+  default: /* CM_FILE_READ (CM_FILE_NOT_REGULAR is not asked for) */
+    return cm_error(err, errsz, CM_ERR_IO, "%s: read error: %s", path, strerror(errno));
   }
-  fclose(f);
-  if (st == CM_ERR_NOMEM) st = cm_error(err, errsz, st, "%s: out of memory reading the file", path);
-  if (st != CM_OK) {
-    cm_free(b);
-    return st;
-  }
-  b[n] = 0;
-  *buf = b;
-  *len = n;
-  return CM_OK;
 }
 
 /* grow an array of `elem`-byte items to hold n + 1 */

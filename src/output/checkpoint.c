@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "comply/io.h"
+#include "core/file.h"
 #include "core/hash.h"
 #include "core/internal.h"
 #include "model/fields.h"
@@ -216,36 +217,28 @@ cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path
   return st;
 }
 
-/* the whole file in a new buffer */
+/* the whole file (a regular file only) in a new buffer */
 static cmStatus read_all(const char* path, unsigned char** out, size_t* size, char* err,
                          size_t errsz) {
-  *out = NULL;
-  FILE* f = fopen(path, "rb");
-  if (!f)
+  char* buf;
+  size_t n;
+  cmFileStatus fs = cm_file_read(path, SIZE_MAX, CM_FILE_REGULAR, &buf, &n);
+  *out = (unsigned char*)buf;
+  *size = n;
+  switch (fs) {
+  case CM_FILE_OK:
+    return CM_OK;
+  case CM_FILE_OPEN:
     return cm_error(err, errsz, CM_ERR_IO, "cannot open checkpoint '%s': %s", path,
                     strerror(errno));
-  struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    fclose(f);
+  case CM_FILE_NOT_REGULAR:
     return cm_error(err, errsz, CM_ERR_IO, "checkpoint '%s': not a regular file", path);
-  }
-  size_t n = (size_t)sb.st_size;
-  unsigned char* buf = cm_malloc(n ? n : 1);
-  if (!buf) {
-    fclose(f);
+  case CM_FILE_NOMEM:
     return cm_error(err, errsz, CM_ERR_NOMEM, "checkpoint '%s': out of memory (%zu bytes)", path,
                     n);
-  }
-  size_t got = fread(buf, 1, n, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad || got != n) {
-    cm_free(buf);
+  default: /* CM_FILE_READ (CM_FILE_LIMIT cannot happen without a limit) */
     return cm_error(err, errsz, CM_ERR_IO, "cannot read checkpoint '%s'", path);
   }
-  *out = buf;
-  *size = n;
-  return CM_OK;
 }
 
 /* every check of the file against the format and the model */

@@ -24,6 +24,7 @@
 #include <yaml.h>
 
 #include "core/cm_math.h"
+#include "core/file.h"
 #include "core/internal.h"
 #include "scene/scene_check.h"
 
@@ -1034,32 +1035,19 @@ cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz)
   *out = NULL;
   char fb[256];
   const char* file = cm_msg_str(fb, sizeof fb, path, strlen(path));
-  FILE* f = fopen(path, "rb");
-  if (!f) return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open the scene file", file);
 
-  /* read the whole file */
-  size_t cap = 1 << 16, len = 0;
-  char* buf = cm_malloc(cap);
-  while (buf) {
-    if (len == cap) {
-      char* nb = (cap > ((size_t)1 << 40)) ? NULL : cm_realloc(buf, cap * 2);
-      if (!nb) {
-        cm_free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t r = fread(buf + len, 1, cap - len, f);
-    len += r;
-    if (r == 0) break;
-  }
-  int rerr = ferror(f);
-  fclose(f);
-  if (!buf) return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
-  if (rerr) {
-    cm_free(buf);
+  /* the whole file; one of 2^41 bytes or more is reported as out of memory */
+  char* buf;
+  size_t len;
+  switch (cm_file_read(path, ((size_t)1 << 41) - 1, 0, &buf, &len)) {
+  case CM_FILE_OK:
+    break;
+  case CM_FILE_OPEN:
+    return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open the scene file", file);
+  case CM_FILE_LIMIT:
+  case CM_FILE_NOMEM:
+    return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
+  default: /* CM_FILE_READ, e.g. a directory */
     return cm_error(err, errsz, CM_ERR_IO, "%s: read error", file);
   }
   cmStatus st = cm_scene_parse(buf, len, path, out, err, errsz);

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "../../fuzz/fuzz_targets.c"
+#include "core/file.h"
+#include "core/internal.h"
 #include "test.h"
 
 typedef int (*Entry)(const uint8_t*, size_t);
@@ -39,27 +41,11 @@ static Entry entry_of(const char* what) {
   return NULL;
 }
 
-/* the whole file; NULL if it cannot be read */
+/* the whole regular file (free with cm_free); NULL if it cannot be read or is not a file */
 static uint8_t* read_all(const char* path, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, n = 0;
-  uint8_t* buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    uint8_t* nb = realloc(buf, 2 * cap);
-    if (!nb) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(f);
-  *len = n;
-  return buf;
+  char* buf;
+  return cm_file_read(path, SIZE_MAX, CM_FILE_REGULAR, &buf, len) == CM_FILE_OK ? (uint8_t*)buf
+                                                                                : NULL;
 }
 
 /* run every regular file of dir through `entry` (or, if NULL, the entry of its extension);
@@ -91,7 +77,7 @@ static int run_dir(const char* dir, Entry entry) {
     printf("run  %s\n", path);
     fflush(stdout);
     fn(buf, len);
-    free(buf);
+    cm_free(buf);
     n++;
   }
   closedir(d);
