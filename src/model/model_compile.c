@@ -19,6 +19,7 @@
 
 #include "comply/model.h"
 #include "core/cm_math.h"
+#include "core/hash.h"
 #include "core/internal.h"
 #include "core/sort.h"
 #include "geom/bvh.h"
@@ -49,33 +50,28 @@ static cmStatus add_note(cmModel* m, const char* text) {
 
 /* ---- geometry sharing ---------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(uint64_t h, const void* p, size_t n) {
-  const unsigned char* b = p;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ b[i]) * 1099511628211ull; /* FNV-1a */
-  return h;
-}
-
+/* FNV-1a of the defining fields; the seed is this table's since its first version (the FNV
+ * offset basis with a digit short), so its probe order stays as it was */
 static uint64_t geom_hash(const cmGeomDef* g) {
   uint64_t h = 1469598103934665603ull;
-  h = hash_bytes(h, &g->type, sizeof g->type);
+  h = cm_fnv1a(h, &g->type, sizeof g->type);
   switch (g->type) {
   case CM_GEOM_SPHERE:
-    h = hash_bytes(h, &g->radius, sizeof g->radius);
-    h = hash_bytes(h, &g->refine, sizeof g->refine);
+    h = cm_fnv1a(h, &g->radius, sizeof g->radius);
+    h = cm_fnv1a(h, &g->refine, sizeof g->refine);
     break;
   case CM_GEOM_BOX:
-    h = hash_bytes(h, g->size, sizeof g->size);
-    h = hash_bytes(h, &g->divisions, sizeof g->divisions);
+    h = cm_fnv1a(h, g->size, sizeof g->size);
+    h = cm_fnv1a(h, &g->divisions, sizeof g->divisions);
     break;
   case CM_GEOM_MESH:
-    if (g->mesh) h = hash_bytes(h, &g->mesh, sizeof g->mesh);
-    if (g->file) h = hash_bytes(h, g->file, strlen(g->file));
-    h = hash_bytes(h, &g->scale, sizeof g->scale);
+    if (g->mesh) h = cm_fnv1a(h, &g->mesh, sizeof g->mesh);
+    if (g->file) h = cm_fnv1a(h, g->file, strlen(g->file));
+    h = cm_fnv1a(h, &g->scale, sizeof g->scale);
     break;
   case CM_GEOM_PLANE:
-    h = hash_bytes(h, g->normal, sizeof g->normal);
-    h = hash_bytes(h, &g->offset, sizeof g->offset);
+    h = cm_fnv1a(h, g->normal, sizeof g->normal);
+    h = cm_fnv1a(h, &g->offset, sizeof g->offset);
     break;
   default:
     break;

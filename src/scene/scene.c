@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/cm_math.h"
+#include "core/hash.h"
 #include "core/internal.h"
 #include "scene/scene_check.h"
 
@@ -91,11 +92,10 @@ typedef struct NameIndex {
   int n;      /* entries */
 } NameIndex;
 
+/* FNV-1a of the name; the seed is this index's since its first version (the FNV offset basis
+ * with a digit short), so its probe order stays as it was */
 static uint64_t hash_str(const char* s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
+  return cm_fnv1a(1469598103934665603ull, s, strlen(s));
 }
 
 static void index_free(NameIndex* ix) {
@@ -274,7 +274,10 @@ static int nonempty(cmCheck* c, const char* field, const char* s, const char* wh
   return fail(c, field, "%s must be a non-empty %s", field, what);
 }
 
-/* eigenvalues (ascending) of a symmetric 3x3 matrix, closed form */
+/* eigenvalues (ascending) of a symmetric 3x3 matrix, closed form. Not cm_sym_eig3 (Jacobi,
+ * core/linalg.c): near a double eigenvalue the two differ by up to 1e-8 of the largest, which
+ * would move the triangle-inequality verdict below for inertias at its tolerance (thin rods)
+ * and the digits of its message. */
 static void sym_eig3(const double A[9], double e[3]) {
   double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
   double q = (A[0] + A[4] + A[8]) / 3;
