@@ -95,10 +95,15 @@ typedef struct cmData {
   cmContactPair* pair; /* (npair) */
 
   /* solver statistics */
-  int solver_iter;           /* Newton iterations of the last step */
-  double solver_residual;    /* relative residual of the last step */
+  int solver_iter;           /* Newton iterations of the last implicit solve (largest island) */
+  double solver_residual;    /* relative residual of the last implicit solve */
   int solver_max_iter;       /* worst over the run */
   double solver_max_residual;/* worst over the run */
+  long solver_solves;        /* implicit solves over the run (one per step, or per sub-step) */
+  long solver_total_iter;    /* sum of solver_iter over those solves: the mean is
+                                solver_total_iter / solver_solves */
+  long solver_failed_solves; /* solves in which some island did not converge (each also counts
+                                as CM_WARN_SOLVER, once per island) */
 
   int warning[CM_WARN_COUNT]; /* counts */
   char message[512];          /* diagnosis of the last failed step ("" if none) */

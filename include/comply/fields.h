@@ -116,7 +116,10 @@
   X(int, solver_iter)                                                                              \
   X(double, solver_residual)                                                                       \
   X(int, solver_max_iter)                                                                          \
-  X(double, solver_max_residual)
+  X(double, solver_max_residual)                                                                   \
+  X(long, solver_solves)                                                                           \
+  X(long, solver_total_iter)                                                                       \
+  X(long, solver_failed_solves)
 
 /* run totals (warning counts, cumulative stage timers); copied and saved after the scalars:
  * X(type, name, count) */

@@ -38,50 +38,6 @@
 #include <stddef.h>
 #include <string.h>
 
-int cm_chol_factor(const double* A, double* L, int n) {
-  for (int j = 0; j < n; j++) {
-    /* the pivot: A_jj minus the squares of row j so far */
-    double s = A[j * n + j];
-    for (int k = 0; k < j; k++)
-      s -= L[j * n + k] * L[j * n + k];
-    if (!(s > 0)) return 0;
-    double ljj = sqrt(s);
-    L[j * n + j] = ljj;
-    /* column j below the diagonal; row j right of it is zero */
-    for (int i = j + 1; i < n; i++) {
-      double t = A[i * n + j];
-      for (int k = 0; k < j; k++)
-        t -= L[i * n + k] * L[j * n + k];
-      L[i * n + j] = t / ljj;
-      L[j * n + i] = 0;
-    }
-  }
-  return 1;
-}
-
-void cm_chol_forward(const double* L, int n, double* x) {
-  for (int i = 0; i < n; i++) {
-    double s = x[i];
-    for (int k = 0; k < i; k++)
-      s -= L[i * n + k] * x[k];
-    x[i] = s / L[i * n + i];
-  }
-}
-
-void cm_chol_backward(const double* L, int n, double* x) {
-  for (int i = n - 1; i >= 0; i--) {
-    double s = x[i];
-    for (int k = i + 1; k < n; k++)
-      s -= L[k * n + i] * x[k];
-    x[i] = s / L[i * n + i];
-  }
-}
-
-void cm_chol_solve(const double* L, int n, double* x) {
-  cm_chol_forward(L, n, x);
-  cm_chol_backward(L, n, x);
-}
-
 void cm_sym_eig3(const double A[9], double ev[3], double V[9]) {
   double a[9], U[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   memcpy(a, A, sizeof a);

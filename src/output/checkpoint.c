@@ -13,9 +13,10 @@
  *   48      8           total file size in bytes, checksum included (u64)
  *   56      4           warning kinds W (u32, CM_WARN_COUNT)
  *   60      4           timers T (u32, CM_TIMER_COUNT)
- *   64      48          step (i64), time (f64), solver_iter (i64), solver_residual (f64),
- *                       solver_max_iter (i64), solver_max_residual (f64)
- *   112     8 W         warning counts (i64 each)
+ *   64      72          step (i64), time (f64), solver_iter (i64), solver_residual (f64),
+ *                       solver_max_iter (i64), solver_max_residual (f64), solver_solves (i64),
+ *                       solver_total_iter (i64), solver_failed_solves (i64)
+ *   136     8 W         warning counts (i64 each)
  *   ..      8 T         cumulative stage timers, s (f64 each)
  *   ..      8 13 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
@@ -58,8 +59,8 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #undef COUNT_SCALAR
 #undef COUNT_FIXED
 #define STATE_SIZE (8 * NSCALAR)
-_Static_assert(NSCALAR == 6 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 13,
-               "the field lists changed the checkpoint layout of format 2: bump "
+_Static_assert(NSCALAR == 9 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 13,
+               "the field lists changed the checkpoint layout of format 3: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {

@@ -3,7 +3,9 @@
  *   {"scene": NAME, "comply_version": "0.1.0", "steps": N, "time": t, "timestep": h,
  *    "wall_time": s, "interrupted": bool, "failed": bool, "message": string | null,
  *    "bodies": nbody, "kinetic_energy": J, "potential_energy": J,
- *    "warnings": {KIND: count, ...}, "solver": {"max_iterations": n, "max_residual": r},
+ *    "warnings": {KIND: count, ...},
+ *    "solver": {"solves": n, "total_iterations": n, "mean_iterations": x, "not_converged": n,
+ *               "max_iterations": n, "max_residual": r},
  *    "timers": {STAGE: s, ...}, "files": ["bodies.csv", "contacts.csv", "summary.json"]}
  * ("files" also lists "scene.pvd" and "vtk/" when the VTK series is written)
  *
@@ -168,6 +170,15 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   fputs("  },\n", f);
   key(f, 2, "solver");
   fputs("{\n", f);
+  key(f, 4, "solves");
+  fprintf(f, "%ld,\n", d->solver_solves);
+  key(f, 4, "total_iterations");
+  fprintf(f, "%ld,\n", d->solver_total_iter);
+  key(f, 4, "mean_iterations");
+  cm_json_number(f, d->solver_solves ? (double)d->solver_total_iter / (double)d->solver_solves : 0);
+  fputs(",\n", f);
+  key(f, 4, "not_converged");
+  fprintf(f, "%ld,\n", d->solver_failed_solves);
   key(f, 4, "max_iterations");
   fprintf(f, "%d,\n", d->solver_max_iter);
   key(f, 4, "max_residual");

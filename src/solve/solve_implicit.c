@@ -1,4 +1,5 @@
-/* The implicit compliant contact solve with friction (SPEC 6, DESIGN 4).
+/* The implicit compliant contact solve with friction (SPEC 6, docs/contact-laws.md "The implicit
+ * solve").
  *
  * Normal rows. Every implicit row k obeys its law at the middle of the step:
  *   lambda = -(f + (h/2) y / c) - D y,  lambda >= 0,
@@ -7,47 +8,103 @@
  * complementary, i.e. lambda_imp = max(0, (b - y)/R), the derivative of the convex potential
  * phi(y) = max(0, b - y)^2 / (2 R).
  *
- * Friction (Coulomb cone, regularised). A row with friction coefficient mu has two tangent
- * directions t1, t2; its tangential slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the
- * step meets the impulse gamma = -L w / max(|w|, v_s): opposite to the slip, of magnitude L when
- * sliding faster than v_s = CM_FRICTION_VS and proportionally smaller below (stiction creeps at
- * most at v_s). L = mu lambda_imp is the Coulomb limit. gamma is minus the gradient of the convex
- * potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r - v_s/2 beyond.
+ * Friction (Coulomb, regularised). A row with friction coefficient mu has two tangent
+ * directions t1, t2; its slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the step meets
+ * the impulse gamma = -L w / max(|w|, v_s): opposite to the slip, of magnitude L when sliding
+ * faster than v_s = CM_FRICTION_VS and proportionally smaller below (stiction creeps at most at
+ * v_s). L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is minus the gradient of the
+ * convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r - v_s/2 beyond.
  *
- * The end velocities u (6 per body: v of the com and w, world) minimise the convex function
+ * The end velocities u (6 per body: v of the com and w, world) of an island minimise
  *
  *   E(u) = 1/2 (u - u*)^T M (u - u*) + sum_k phi_k(J_k u) + sum_k psi_k(T_k u)
  *
- * for fixed limits L_k (u* = the free velocity of solve.c). Newton's method with an exact line
- * search (the slope of E along a direction is monotone: found by safeguarded regula falsi)
- * converges in a few iterations; each Newton step factorises the island's 6n x 6n Hessian
- * M + sum J^T H J: a dense Cholesky for islands of at most cm_bchol_dense_max = 8 bodies
- * (216 n^3 / 3 multiply-adds; as fast as the sparse one at that size, and it keeps the results
- * of small scenes unchanged), a block-sparse one beyond (block_cholesky.c: reverse Cuthill-McKee
- * order of the bodies, elimination tree, 6x6 blocks; analysed once per island and step on the
- * pattern of all the island's rows, active or not, and assembled directly into that store, no
- * dense matrix). The Coulomb limits depend on the normal impulses, so an outer fixed point sets
- * L_k = mu lambda_imp,k from the previous solution and solves again until the limits change by
- * less than 1e-9 of the largest (a frictionless problem needs one pass). Unlike a friction cone
- * inside one convex problem (whose associated flow rule makes sliding bodies separate at a rate
- * mu |w|), this keeps the normal law exact while sliding.
+ * for fixed limits L_k (u* = the free velocity of solve.c). The limits depend on the normal
+ * impulses, L_k = mu lambda_imp,k(u): the solution is the fixed point of "minimise E for the
+ * limits, then set the limits from the normal impulses". Keeping L out of the potential keeps
+ * the normal law exact while sliding (a friction cone inside one convex problem, as in Drake's
+ * SAP or MuJoCo, has an associated flow rule: sliding contacts separate at the rate mu |w|, which
+ * for a compliant law means a normal force error of mu |w| / R, i.e. many times the weight).
  *
- * Convergence: |grad E| <= 1e-10 max(|M u*|, |impulses|), at most 50 Newton iterations and 30
- * outer passes, otherwise CM_WARN_SOLVER. The solve runs per island (bodies joined through
- * implicit rows, found by union-find). */
+ * Newton with the fixed point inside. Every Newton iteration first sets the limits from the
+ * normal impulses at the current iterate, then takes one Newton step on E for those limits with
+ * an exact line search (the slope of E along a direction is monotone: safeguarded regula falsi).
+ * The iteration stops when the gradient is below TOL of the momentum scale and the limits no
+ * longer change (LIMIT_TOL of the largest, or what the Newton tolerance resolves). Solving the
+ * fixed point in an outer loop around complete Newton solves (the first design) cost 4-12 passes
+ * of 1-50 Newton iterations each on piles; inside, the two converge together. Where friction
+ * and the normal law are strongly coupled (a single corner with mu = 0.5 can do it: the friction
+ * impulse tips the body, which lifts the corner, which removes the friction) the merged
+ * iteration can cycle; after MERGED_ITER iterations the island falls back to the outer loop:
+ * the limits change only once Newton has converged for them.
+ *
+ * Stick transitions. The Hessian of psi in the sliding zone is L/|w| (I - w w^T/|w|^2): nothing
+ * along the slip. A Newton step then treats the friction force of a sliding contact as constant
+ * along its slip, and a contact that is about to stick overshoots through w = 0; the line search
+ * has to stop at the first such kink, so that contacts come to rest one per iteration (40-50
+ * iterations on a pile of 125 boxes). A contact whose last Newton step would have brought its
+ * slip within CROSS_FRAC of zero (the minimum of |w + t dw| over t in [0, 1]) is flagged, and in
+ * the next iteration its Hessian is the isotropic L/|w| I: the secant of the friction force from
+ * |w| to 0, so that the step brings it to rest instead of through it. The flag only changes the
+ * Hessian (still positive definite): every direction is a descent direction of E, the gradient
+ * and the solution are those of the exact law.
+ *
+ * Work per iteration. The Jacobians of the rows (normal and two tangents, both bodies) are
+ * computed once per step; an iteration computes the rates J u of every row, the gradient and the
+ * Hessian M + sum J^T H J (a dense Cholesky for islands of at most cm_bchol_dense_max bodies, the
+ * block-sparse one of block_cholesky.c beyond: reverse Cuthill-McKee order, elimination tree, 6x6
+ * blocks, analysed once per island and step on the pattern of all the island's rows, assembled
+ * directly into that store), the rates J du of the direction, and a line search whose slope
+ * evaluations cost a few operations per row: y(t) = y + t dy.
+ *
+ * Islands (bodies joined through implicit rows, found by union-find) are independent problems:
+ * their memory is taken from the arena first, then they are solved in parallel (OpenMP, largest
+ * first); each writes only its own bodies and rows and the statistics are gathered in island
+ * order, so the result does not depend on the number of threads.
+ *
+ * Convergence: at most MAX_ITER Newton iterations per island, otherwise CM_WARN_SOLVER. */
 #include <math.h>
 #include <string.h>
 
 #include "core/cm_math.h"
 #include "core/linalg.h"
+#include "core/sort.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
 #include "solve/solve.h"
 
 #define TOL 1e-10
-#define MAX_ITER 50
-#define MAX_OUTER 30
-#define OUTER_TOL 1e-9
+#define MAX_ITER 200
+#define MERGED_ITER 30
+#define LIMIT_TOL 1e-9
+#define CROSS_FRAC 0.8
+/* islands and rows below which the islands are solved on one thread */
+#define PARALLEL_MIN_ROWS 64
+
+typedef struct Island {
+  int nb;          /* bodies */
+  const int* body; /* global body indices (nb) */
+  int nr;          /* rows */
+  cmRow** row;     /* (nr) */
+  double h;
+  int* lb;             /* per row: local index of body A and B, -1 if not a variable (nr x 2) */
+  double* J;           /* per row: Jacobians of n, t1, t2, each [A (6) | B (6)] (nr x 36) */
+  double* R;           /* per row: R of the normal law (nr) */
+  double* b;           /* per row: b of the normal law (nr) */
+  double* limit;       /* per row: Coulomb limit impulse (nr) */
+  unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
+  double* y;           /* per row: rates along n, t1, t2 at u (nr x 3) */
+  double* dy;          /* per row: the same along the direction (nr x 3) */
+  double* Mb;          /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
+  double *u, *us, *g, *du, *Mdu; /* (6 nb) */
+  double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
+  cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
+  int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
+  /* results */
+  int iter;   /* Newton iterations */
+  double res; /* final relative residual */
+  int failed; /* 1 if not converged (or not positive definite) */
+} Island;
 
 static int find(int* parent, int i) {
   while (parent[i] != i) {
@@ -57,72 +114,45 @@ static int find(int* parent, int i) {
   return i;
 }
 
+/* ---- rows ------------------------------------------------------------------------------- */
+
 /* Jacobian of direction dir at a row: [dir, rA x dir] for A, [-dir, -(rB x dir)] for B */
-static void dir_jacobian(const cmRow* r, const double dir[3], double JA[6], double JB[6]) {
+static void dir_jacobian(const cmRow* r, const double dir[3], double J[12]) {
   double t[3];
-  cm_v3_copy(JA, dir);
+  cm_v3_copy(J, dir);
   cm_v3_cross(t, r->rA, dir);
-  cm_v3_copy(JA + 3, t);
-  cm_v3_scale(JB, dir, -1);
+  cm_v3_copy(J + 3, t);
+  cm_v3_scale(J + 6, dir, -1);
   cm_v3_cross(t, r->rB, dir);
-  cm_v3_scale(JB + 3, t, -1);
+  cm_v3_scale(J + 9, t, -1);
 }
 
-typedef struct Island {
-  int nb;          /* bodies */
-  const int* body; /* global body indices (nb) */
-  int nr;          /* rows */
-  cmRow** row;     /* (nr) */
-  const int* loc;  /* global body -> local index, -1 if not a variable */
-  double* Mb;      /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
-  double* limit;   /* Coulomb limit impulse per row (nr) */
-  double h;
-  cmBlockChol* bc; /* block-sparse Hessian and factor, NULL: the dense path */
-  int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
-} Island;
-
-/* where the Newton Hessian is assembled: a dense n x n matrix or the block-sparse store */
-typedef struct Hess {
-  double* dense; /* the dense path: the full n x n matrix (n = 6 nb) */
-  int n;
-  cmBlockChol* bc; /* the sparse path: diagonal and lower off-diagonal blocks only */
-} Hess;
-
-static int local(const Island* is, int b) { return b < 0 ? -1 : is->loc[b]; }
-
-/* rate along direction dir of row r for body velocities u */
-static double dir_dot(const Island* is, const cmRow* r, const double dir[3], const double* u) {
-  double JA[6], JB[6], y = 0;
-  dir_jacobian(r, dir, JA, JB);
-  for (int s = 0; s < 2; s++) {
-    int l = local(is, r->body[s]);
-    if (l < 0) continue;
-    const double* J = s ? JB : JA;
-    for (int k = 0; k < 6; k++) y += J[k] * u[6 * l + k];
-  }
-  return y;
-}
-
-/* R_k and b_k of a row */
-static void row_rb(const cmRow* r, double h, double* R, double* b) {
-  double alpha = 1.0 / (0.5 * h / r->c + r->D);
-  *R = alpha / h;
-  *b = -alpha * r->f;
-}
-
-static void mass_mul(const Island* is, const double* x, double* y) {
-  for (int l = 0; l < is->nb; l++) {
-    const double* M = is->Mb + 36 * l;
-    for (int i = 0; i < 6; i++) {
+/* rates of every row along n, t1, t2 (out: nr x 3) for body velocities x */
+static void rates(const Island* is, const double* x, double* out) {
+  for (int k = 0; k < is->nr; k++) {
+    const double* J = is->J + 36 * k;
+    for (int d = 0; d < 3; d++) {
       double s = 0;
-      for (int j = 0; j < 6; j++) s += M[6 * i + j] * x[6 * l + j];
-      y[6 * l + i] = s;
+      for (int side = 0; side < 2; side++) {
+        int l = is->lb[2 * k + side];
+        if (l < 0) continue;
+        const double* Jd = J + 12 * d + 6 * side;
+        for (int i = 0; i < 6; i++)
+          s += Jd[i] * x[6 * l + i];
+      }
+      out[3 * k + d] = s;
     }
   }
 }
 
-/* the friction impulse (2) and its 2x2 Hessian for slip w and limit L */
-static void friction_law(const double w[2], double L, double g[2], double Hf[4]) {
+static double normal_impulse(const Island* is, int k, double y) {
+  double lam = (is->b[k] - y) / is->R[k];
+  return lam > 0 ? lam : 0;
+}
+
+/* the friction impulse (2) for slip w and limit L, and (if Hf) its 2x2 Hessian: exact, or with
+ * secant != 0 the isotropic secant L/|w| I in the sliding zone */
+static void friction_law(const double w[2], double L, double g[2], double Hf[4], int secant) {
   double r = sqrt(w[0] * w[0] + w[1] * w[1]), vs = CM_FRICTION_VS;
   if (r <= vs) {
     g[0] = -L * w[0] / vs;
@@ -131,239 +161,268 @@ static void friction_law(const double w[2], double L, double g[2], double Hf[4])
       Hf[0] = Hf[3] = L / vs;
       Hf[1] = Hf[2] = 0;
     }
+    return;
+  }
+  double u0 = w[0] / r, u1 = w[1] / r;
+  g[0] = -L * u0;
+  g[1] = -L * u1;
+  if (!Hf) return;
+  if (secant) {
+    Hf[0] = Hf[3] = L / r;
+    Hf[1] = Hf[2] = 0;
   } else {
-    double u0 = w[0] / r, u1 = w[1] / r;
-    g[0] = -L * u0;
-    g[1] = -L * u1;
-    if (Hf) {
-      Hf[0] = L / r * (1 - u0 * u0);
-      Hf[1] = Hf[2] = -L / r * u0 * u1;
-      Hf[3] = L / r * (1 - u1 * u1);
+    Hf[0] = L / r * (1 - u0 * u0);
+    Hf[1] = Hf[2] = -L / r * u0 * u1;
+    Hf[3] = L / r * (1 - u1 * u1);
+  }
+}
+
+/* ---- Newton ---------------------------------------------------------------------------- */
+
+static void mass_mul(const Island* is, const double* x, double* y) {
+  for (int l = 0; l < is->nb; l++) {
+    const double* M = is->Mb + 36 * l;
+    for (int i = 0; i < 6; i++) {
+      double s = 0;
+      for (int j = 0; j < 6; j++)
+        s += M[6 * i + j] * x[6 * l + j];
+      y[6 * l + i] = s;
     }
   }
 }
 
-/* add J^T x (x: 1 impulse along dir) into g (scaled by -1: gradient) and J^T h J into H */
-static void scatter(const Island* is, int k, const double (*dir)[3], int ndir, const double* imp,
-                    const double* hess, double* g, Hess* H) {
-  const cmRow* r = is->row[k];
-  double J[3][2][6];
-  for (int d = 0; d < ndir; d++) dir_jacobian(r, dir[d], J[d][0], J[d][1]);
+/* add -J^T imp into g for the directions d0 .. d0+nd-1 of row k, and J^T hess J into the
+ * Hessian (hess: nd x nd, row-major) */
+static void scatter(Island* is, int k, int d0, int nd, const double* imp, const double* hess) {
+  const double* J = is->J + 36 * k + 12 * d0;
   for (int s = 0; s < 2; s++) {
-    int ls = local(is, r->body[s]);
+    int ls = is->lb[2 * k + s];
     if (ls < 0) continue;
-    for (int d = 0; d < ndir; d++)
-      for (int i = 0; i < 6; i++) g[6 * ls + i] -= J[d][s][i] * imp[d];
-    if (!H) continue;
+    for (int d = 0; d < nd; d++)
+      for (int i = 0; i < 6; i++)
+        is->g[6 * ls + i] -= J[12 * d + 6 * s + i] * imp[d];
     for (int t = 0; t < 2; t++) {
-      int lt = local(is, r->body[t]);
+      int lt = is->lb[2 * k + t];
       if (lt < 0) continue;
       double* B;
       size_t stride = 6;
-      if (H->dense) {
-        stride = (size_t)H->n;
-        B = H->dense + (size_t)(6 * ls) * stride + (size_t)(6 * lt);
+      if (is->H) {
+        stride = (size_t)(6 * is->nb);
+        B = is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt);
       } else if (ls == lt) {
-        B = cm_bchol_diag(H->bc, ls);
-      } else if (H->bc->iperm[ls] > H->bc->iperm[lt]) {
-        B = cm_bchol_block(H->bc, is->slot[k]); /* the lower block; its transpose is implied */
+        B = cm_bchol_diag(is->bc, ls);
+      } else if (is->bc->iperm[ls] > is->bc->iperm[lt]) {
+        B = cm_bchol_block(is->bc, is->slot[k]); /* the lower block; its transpose is implied */
       } else {
         continue;
       }
-      for (int d = 0; d < ndir; d++)
-        for (int e = 0; e < ndir; e++) {
-          double h = hess[d * ndir + e];
-          if (h == 0) continue;
+      for (int d = 0; d < nd; d++)
+        for (int e = 0; e < nd; e++) {
+          double hde = hess[d * nd + e];
+          if (hde == 0) continue;
+          const double* Jd = J + 12 * d + 6 * s;
+          const double* Je = J + 12 * e + 6 * t;
           for (int i = 0; i < 6; i++)
             for (int j = 0; j < 6; j++)
-              B[(size_t)i * stride + (size_t)j] += J[d][s][i] * h * J[e][t][j];
+              B[(size_t)i * stride + (size_t)j] += Jd[i] * hde * Je[j];
         }
     }
   }
 }
 
-/* gradient (into g, which holds M (u - u*) on entry), optional Hessian, impulse norm^2 */
-static double rows_eval(const Island* is, const double* u, double* g, Hess* H) {
+/* the gradient (into g, which holds M (u - u*) on entry) and the Hessian of the rows at the
+ * rates is->y; returns the squared norm of the impulses */
+static double rows_eval(Island* is) {
   double imp2 = 0;
   for (int k = 0; k < is->nr; k++) {
-    const cmRow* r = is->row[k];
-    double R, b;
-    row_rb(r, is->h, &R, &b);
-    double lam = (b - dir_dot(is, r, r->n, u)) / R;
+    const double* y = is->y + 3 * k;
+    double lam = normal_impulse(is, k, y[0]);
     if (lam > 0) {
-      double hn = 1 / R;
-      scatter(is, k, (const double (*)[3])r->n, 1, &lam, &hn, g, H);
+      double hn = 1 / is->R[k];
+      scatter(is, k, 0, 1, &lam, &hn);
       imp2 += lam * lam;
     }
     if (is->limit[k] > 0) {
-      double w[2] = {dir_dot(is, r, r->t[0], u), dir_dot(is, r, r->t[1], u)}, gf[2], Hf[4];
-      friction_law(w, is->limit[k], gf, H ? Hf : NULL);
-      scatter(is, k, (const double (*)[3])r->t, 2, gf, Hf, g, H);
+      double gf[2], Hf[4];
+      friction_law(y + 1, is->limit[k], gf, Hf, is->flag[k]);
+      scatter(is, k, 1, 2, gf, Hf);
       imp2 += gf[0] * gf[0] + gf[1] * gf[1];
     }
   }
   return imp2;
 }
 
-/* slope of E(u + t du) */
-static double line_slope(const Island* is, const double* u, const double* us, const double* du,
-                         const double* Mdu, double t, double* ut) {
-  int n = 6 * is->nb;
-  double s = 0;
-  for (int i = 0; i < n; i++) {
-    ut[i] = u[i] + t * du[i];
-    s += Mdu[i] * (ut[i] - us[i]);
-  }
+/* slope of E(u + t du): a + t c from the mass term, then the rows at y + t dy */
+static double line_slope(const Island* is, double a, double c, double t) {
+  double s = a + t * c;
   for (int k = 0; k < is->nr; k++) {
-    const cmRow* r = is->row[k];
-    double R, b;
-    row_rb(r, is->h, &R, &b);
-    double lam = (b - dir_dot(is, r, r->n, ut)) / R;
-    if (lam > 0) s -= dir_dot(is, r, r->n, du) * lam;
+    const double* y = is->y + 3 * k;
+    const double* dy = is->dy + 3 * k;
+    double lam = normal_impulse(is, k, y[0] + t * dy[0]);
+    if (lam > 0) s -= dy[0] * lam;
     if (is->limit[k] > 0) {
-      double w[2] = {dir_dot(is, r, r->t[0], ut), dir_dot(is, r, r->t[1], ut)}, gf[2];
-      friction_law(w, is->limit[k], gf, NULL);
-      s -= dir_dot(is, r, r->t[0], du) * gf[0] + dir_dot(is, r, r->t[1], du) * gf[1];
+      double w[2] = {y[1] + t * dy[1], y[2] + t * dy[2]}, gf[2];
+      friction_law(w, is->limit[k], gf, NULL, 0);
+      s -= dy[1] * gf[0] + dy[2] * gf[1];
     }
   }
   return s;
 }
 
-/* Newton on one island for fixed limits; returns iterations (negative if not converged) */
-static int newton(Island* is, cmArena* arena, double* u, const double* us, double pscale,
-                  double* res) {
+/* the exact line search along du: the root of the monotone slope, bracketed then found by
+ * regula falsi (Illinois) */
+static double line_search(const Island* is) {
   int n = 6 * is->nb;
-  double* g = cm_arena_alloc(arena, (size_t)n * sizeof *g);
-  double* du = cm_arena_alloc(arena, (size_t)n * sizeof *du);
-  double* Mdu = cm_arena_alloc(arena, (size_t)n * sizeof *Mdu);
-  double* ut = cm_arena_alloc(arena, (size_t)n * sizeof *ut);
-  Hess hs = {NULL, n, is->bc};
-  if (!is->bc) hs.dense = cm_arena_alloc(arena, (size_t)n * (size_t)n * sizeof(double));
-  double* H = hs.dense;
-  if (!g || !du || !Mdu || !ut || (!H && !is->bc)) return -MAX_ITER;
+  double a = 0, c = 0;
+  for (int i = 0; i < n; i++) {
+    a += is->Mdu[i] * (is->u[i] - is->us[i]);
+    c += is->Mdu[i] * is->du[i];
+  }
+  double lo = 0, hi = 1, slo = line_slope(is, a, c, 0), shi = line_slope(is, a, c, 1);
+  while (shi < 0 && hi < 1e6) {
+    lo = hi;
+    slo = shi;
+    hi *= 2;
+    shi = line_slope(is, a, c, hi);
+  }
+  double t = hi;
+  if (!(shi > 0 && slo < 0)) return t;
+  int side = 0;
+  for (int ls = 0; ls < 60; ls++) {
+    t = (lo * shi - hi * slo) / (shi - slo);
+    double st = line_slope(is, a, c, t);
+    if (fabs(st) <= 1e-15 * fabs(slo) || hi - lo <= 1e-15 * hi) break;
+    if (st < 0) {
+      lo = t;
+      slo = st;
+      if (side == -1) shi *= 0.5; /* Illinois: keep the bracket shrinking from both ends */
+      side = -1;
+    } else {
+      hi = t;
+      shi = st;
+      if (side == 1) slo *= 0.5;
+      side = 1;
+    }
+  }
+  return t;
+}
+
+/* set the limits from the normal impulses at is->y; 1 if they changed by more than the
+ * tolerance (LIMIT_TOL of the largest, or the precision the Newton tolerance gives the normal
+ * impulses: TOL times the momentum scale, times mu) */
+static int update_limits(Island* is, double pscale) {
+  double change = 0, big = 0, imp2 = 0, mu_max = 0;
+  for (int k = 0; k < is->nr; k++) {
+    double mu = is->row[k]->mu;
+    if (!(mu > 0)) continue;
+    double lam = normal_impulse(is, k, is->y[3 * k]), L = mu * lam;
+    change = fmax(change, fabs(L - is->limit[k]));
+    big = fmax(big, L);
+    imp2 += lam * lam;
+    mu_max = fmax(mu_max, mu);
+    is->limit[k] = L;
+  }
+  double noise = 10 * TOL * mu_max * fmax(pscale, sqrt(imp2));
+  return change > fmax(LIMIT_TOL * big, noise);
+}
+
+/* flag the sliding rows whose step du (rates is->dy) brings their slip within CROSS_FRAC of
+ * zero: their Hessian is the secant in the next iteration */
+static void flag_crossings(Island* is) {
+  for (int k = 0; k < is->nr; k++) {
+    is->flag[k] = 0;
+    if (!(is->limit[k] > 0)) continue;
+    const double* y = is->y + 3 * k;
+    const double* dy = is->dy + 3 * k;
+    double w2 = y[1] * y[1] + y[2] * y[2], dd = dy[1] * dy[1] + dy[2] * dy[2];
+    double t = dd > 0 ? -(y[1] * dy[1] + y[2] * dy[2]) / dd : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double m0 = y[1] + t * dy[1], m1 = y[2] + t * dy[2];
+    is->flag[k] = m0 * m0 + m1 * m1 < CROSS_FRAC * CROSS_FRAC * w2;
+  }
+}
+
+/* the gradient (is->g) and Hessian at u (rates is->y) for the current limits, and the relative
+ * residual is->res */
+static void gradient_hessian(Island* is, double pscale) {
+  int n = 6 * is->nb;
+  for (int i = 0; i < n; i++)
+    is->du[i] = is->u[i] - is->us[i];
+  mass_mul(is, is->du, is->g);
+  if (is->H)
+    memset(is->H, 0, (size_t)n * (size_t)n * sizeof *is->H);
+  else
+    cm_bchol_zero(is->bc);
+  double imp = sqrt(rows_eval(is)), gn = 0;
+  for (int i = 0; i < n; i++)
+    gn += is->g[i] * is->g[i];
+  double scale = pscale > imp ? pscale : imp;
+  is->res = sqrt(gn) / (scale > 1e-300 ? scale : 1e-300);
+}
+
+/* Newton on one island with the limits inside; sets is->iter, is->res, is->failed. Allocates
+ * nothing: every array was taken from the arena by the caller. */
+static void solve_island(Island* is) {
+  int n = 6 * is->nb, any_friction = 0;
+  mass_mul(is, is->us, is->g);
+  double pscale = 0;
+  for (int i = 0; i < n; i++)
+    pscale += is->g[i] * is->g[i];
+  pscale = sqrt(pscale);
+  for (int k = 0; k < is->nr; k++) {
+    is->limit[k] = 0;
+    is->flag[k] = 0;
+    any_friction |= is->row[k]->mu > 0;
+  }
+  memcpy(is->u, is->us, (size_t)n * sizeof *is->u);
+  is->failed = 1;
+  int outer = 0; /* 0: limits updated every iteration; 1: only when converged for them */
   for (int it = 0; it <= MAX_ITER; it++) {
-    for (int i = 0; i < n; i++) du[i] = u[i] - us[i];
-    mass_mul(is, du, g);
-    if (H)
-      memset(H, 0, (size_t)n * (size_t)n * sizeof *H);
-    else
-      cm_bchol_zero(is->bc);
-    double imp = sqrt(rows_eval(is, u, g, &hs));
-    double gn = 0;
-    for (int i = 0; i < n; i++) gn += g[i] * g[i];
-    double scale = pscale > imp ? pscale : imp;
-    *res = sqrt(gn) / (scale > 1e-300 ? scale : 1e-300);
-    if (*res <= TOL) return it;
-    if (it == MAX_ITER) break;
+    is->iter = it;
+    rates(is, is->u, is->y);
+    int moved = any_friction && !outer && update_limits(is, pscale);
+    gradient_hessian(is, pscale);
+    if (outer && is->res <= TOL && (moved = update_limits(is, pscale)))
+      gradient_hessian(is, pscale); /* an outer pass ends: again with the new limits */
+    if (is->res <= TOL && !moved) {
+      is->failed = 0;
+      return;
+    }
+    if (it == MAX_ITER) return;
+    if (any_friction && it + 1 == MERGED_ITER) outer = 1;
     /* Newton direction */
-    for (int i = 0; i < n; i++) du[i] = -g[i];
-    if (H) {
+    for (int i = 0; i < n; i++)
+      is->du[i] = -is->g[i];
+    if (is->H) {
       for (int l = 0; l < is->nb; l++)
         for (int i = 0; i < 6; i++)
           for (int j = 0; j < 6; j++)
-            H[(6 * l + i) * n + 6 * l + j] += is->Mb[36 * l + 6 * i + j];
-      if (!cm_chol_factor(H, H, n)) return -it - 1; /* in place */
-      cm_chol_solve(H, n, du);
+            is->H[(6 * l + i) * n + 6 * l + j] += is->Mb[36 * l + 6 * i + j];
+      if (!cm_chol_factor(is->H, is->H, n)) return; /* in place */
+      cm_chol_solve(is->H, n, is->du);
     } else {
       for (int l = 0; l < is->nb; l++) {
         double* B = cm_bchol_diag(is->bc, l);
         for (int i = 0; i < 36; i++)
           B[i] += is->Mb[36 * l + i];
       }
-      if (!cm_bchol_factor(is->bc)) return -it - 1;
-      cm_bchol_solve(is->bc, du);
+      if (!cm_bchol_factor(is->bc)) return;
+      cm_bchol_solve(is->bc, is->du);
     }
-    /* exact line search on the monotone slope */
-    mass_mul(is, du, Mdu);
-    double lo = 0, hi = 1, slo = line_slope(is, u, us, du, Mdu, 0, ut);
-    double shi = line_slope(is, u, us, du, Mdu, 1, ut);
-    while (shi < 0 && hi < 1e6) {
-      lo = hi;
-      slo = shi;
-      hi *= 2;
-      shi = line_slope(is, u, us, du, Mdu, hi, ut);
-    }
-    double t = hi;
-    if (shi > 0 && slo < 0) {
-      int side = 0;
-      for (int ls = 0; ls < 60; ls++) {
-        t = (lo * shi - hi * slo) / (shi - slo);
-        double st = line_slope(is, u, us, du, Mdu, t, ut);
-        if (fabs(st) <= 1e-15 * fabs(slo) || hi - lo <= 1e-15 * hi) break;
-        if (st < 0) {
-          lo = t;
-          slo = st;
-          if (side == -1) shi *= 0.5; /* Illinois: keep the bracket shrinking from both ends */
-          side = -1;
-        } else {
-          hi = t;
-          shi = st;
-          if (side == 1) slo *= 0.5;
-          side = 1;
-        }
-      }
-    }
-    for (int i = 0; i < n; i++) u[i] += t * du[i];
+    rates(is, is->du, is->dy);
+    if (any_friction) flag_crossings(is);
+    mass_mul(is, is->du, is->Mdu);
+    double t = line_search(is);
+    for (int i = 0; i < n; i++)
+      is->u[i] += t * is->du[i];
   }
-  return -MAX_ITER;
 }
 
-/* normal impulse of a row at velocities u */
-static double normal_impulse(const Island* is, const cmRow* r, const double* u) {
-  double R, b;
-  row_rb(r, is->h, &R, &b);
-  double lam = (b - dir_dot(is, r, r->n, u)) / R;
-  return lam > 0 ? lam : 0;
-}
-
-/* the outer fixed point on the Coulomb limits; returns Newton iterations in total */
-static int solve_island(Island* is, cmArena* arena, double* u, const double* us, double* res,
-                        int* failed) {
-  int n = 6 * is->nb, total = 0;
-  double* g = cm_arena_alloc(arena, (size_t)n * sizeof *g);
-  if (!g) {
-    *failed = 1;
-    return 0;
-  }
-  mass_mul(is, us, g);
-  double pscale = 0;
-  for (int i = 0; i < n; i++) pscale += g[i] * g[i];
-  pscale = sqrt(pscale);
-  int any_friction = 0;
-  for (int k = 0; k < is->nr; k++) {
-    is->limit[k] = 0;
-    any_friction |= is->row[k]->mu > 0;
-  }
-  for (int outer = 0; outer < MAX_OUTER; outer++) {
-    int it = newton(is, arena, u, us, pscale, res);
-    if (it < 0) {
-      *failed = 1;
-      it = -it;
-    }
-    total += it;
-    if (!any_friction) return total;
-    /* new limits from the normal impulses. The normal impulses are known to the Newton
-     * tolerance, TOL times the momentum scale, so the limits cannot settle more finely than
-     * mu_max times that: the loop stops at whichever bound is larger */
-    double change = 0, big = 0, imp2 = 0, mu_max = 0;
-    for (int k = 0; k < is->nr; k++) {
-      double lam = normal_impulse(is, is->row[k], u), L = is->row[k]->mu * lam;
-      change = fmax(change, fabs(L - is->limit[k]));
-      big = fmax(big, L);
-      imp2 += lam * lam;
-      mu_max = fmax(mu_max, is->row[k]->mu);
-      is->limit[k] = L;
-    }
-    double noise = 10 * TOL * mu_max * fmax(pscale, sqrt(imp2));
-    if (change <= fmax(OUTER_TOL * big, noise)) return total;
-  }
-  *failed = 1;
-  return total;
-}
+/* ---- islands ----------------------------------------------------------------------------- */
 
 /* the block-sparse Hessian store of an island: its pattern is every pair of bodies coupled by
- * a row (whether active or not), so one analysis serves all Newton iterations and outer passes
- * of the step; returns nonzero when out of memory */
+ * a row (whether active or not), so one analysis serves all Newton iterations of the step;
+ * returns nonzero when out of memory */
 static int block_sparse(Island* is, cmArena* arena) {
   int* edge = cm_arena_alloc(arena, (size_t)(2 * is->nr + 1) * sizeof *edge);
   is->slot = cm_arena_alloc(arena, (size_t)(is->nr + 1) * sizeof *is->slot);
@@ -371,7 +430,7 @@ static int block_sparse(Island* is, cmArena* arena) {
   if (!edge || !is->slot || !is->bc) return 1;
   int ne = 0;
   for (int k = 0; k < is->nr; k++) {
-    int a = local(is, is->row[k]->body[0]), b = local(is, is->row[k]->body[1]);
+    int a = is->lb[2 * k], b = is->lb[2 * k + 1];
     if (a >= 0 && b >= 0 && a != b) {
       edge[2 * ne] = a;
       edge[2 * ne + 1] = b;
@@ -380,18 +439,85 @@ static int block_sparse(Island* is, cmArena* arena) {
   }
   if (cm_bchol_analyse(is->bc, arena, is->nb, ne, edge)) return 1;
   for (int k = 0; k < is->nr; k++) {
-    int a = local(is, is->row[k]->body[0]), b = local(is, is->row[k]->body[1]);
+    int a = is->lb[2 * k], b = is->lb[2 * k + 1];
     is->slot[k] = a >= 0 && b >= 0 ? cm_bchol_slot(is->bc, a, b) : -1;
   }
   return 0;
 }
 
+/* everything an island needs, from the arena, and its per-step data: mass blocks, free
+ * velocities, row Jacobians and laws; returns nonzero when out of memory */
+static int island_setup(const cmModel* m, const cmData* d, Island* is, const int* loc,
+                        int dense_max, cmArena* arena) {
+  int n = 6 * is->nb, nr = is->nr;
+  is->lb = cm_arena_alloc(arena, (size_t)nr * 2 * sizeof *is->lb);
+  is->J = cm_arena_alloc(arena, (size_t)nr * 36 * sizeof *is->J);
+  is->R = cm_arena_alloc(arena, (size_t)nr * sizeof *is->R);
+  is->b = cm_arena_alloc(arena, (size_t)nr * sizeof *is->b);
+  is->limit = cm_arena_alloc(arena, (size_t)nr * sizeof *is->limit);
+  is->flag = cm_arena_alloc(arena, (size_t)nr);
+  is->y = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->y);
+  is->dy = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->dy);
+  is->Mb = cm_arena_calloc(arena, (size_t)is->nb * 36, sizeof *is->Mb);
+  double** vec[] = {&is->u, &is->us, &is->g, &is->du, &is->Mdu};
+  int bad = !is->lb || !is->J || !is->R || !is->b || !is->limit || !is->flag || !is->y || !is->dy ||
+            !is->Mb;
+  for (size_t v = 0; v < sizeof vec / sizeof vec[0]; v++) {
+    *vec[v] = cm_arena_alloc(arena, (size_t)n * sizeof(double));
+    bad |= !*vec[v];
+  }
+  if (bad) return 1;
+  /* bodies: mass blocks (world inertia at the start of the step) and free velocities */
+  for (int l = 0; l < is->nb; l++) {
+    int b = is->body[l];
+    double* M = is->Mb + 36 * l;
+    double R[9], Iw[9];
+    for (int i = 0; i < 3; i++)
+      M[6 * i + i] = m->body_mass[b];
+    cm_quat_to_mat(R, d->body_xquat + 4 * b);
+    cm_m3_rotate(Iw, R, m->body_inertia + 9 * b);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        M[6 * (3 + i) + 3 + j] = Iw[3 * i + j];
+    memcpy(is->us + 6 * l, d->body_cvel + 3 * b, 3 * sizeof(double));
+    memcpy(is->us + 6 * l + 3, d->body_angvel + 3 * b, 3 * sizeof(double));
+  }
+  /* rows: local bodies, Jacobians, the normal law's R and b */
+  for (int k = 0; k < nr; k++) {
+    const cmRow* r = is->row[k];
+    for (int s = 0; s < 2; s++)
+      is->lb[2 * k + s] = r->body[s] < 0 ? -1 : loc[r->body[s]];
+    dir_jacobian(r, r->n, is->J + 36 * k);
+    dir_jacobian(r, r->t[0], is->J + 36 * k + 12);
+    dir_jacobian(r, r->t[1], is->J + 36 * k + 24);
+    double alpha = 1.0 / (0.5 * is->h / r->c + r->D);
+    is->R[k] = alpha / is->h;
+    is->b[k] = -alpha * r->f;
+  }
+  /* the Hessian store */
+  is->H = NULL;
+  is->bc = NULL;
+  is->slot = NULL;
+  if (is->nb > dense_max) return block_sparse(is, arena);
+  is->H = cm_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *is->H);
+  return !is->H;
+}
+
+/* larger islands first (then by first body), so that a parallel loop starts with them */
+static int island_cmp(const void* x, const void* y) {
+  const Island* a = *(const Island* const*)x;
+  const Island* b = *(const Island* const*)y;
+  long wa = (long)a->nb * a->nr, wb = (long)b->nb * b->nr;
+  if (wa != wb) return wa > wb ? -1 : 1;
+  return (a->body[0] > b->body[0]) - (a->body[0] < b->body[0]);
+}
 
 void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
   cmArena* arena = &p->arena;
   int nb = m->nbody, nimp = 0;
-  for (int k = 0; k < p->nrow; k++) nimp += p->row[k].implicit;
+  for (int k = 0; k < p->nrow; k++)
+    nimp += p->row[k].implicit;
   d->solver_iter = 0;
   d->solver_residual = 0;
   if (!nimp) return;
@@ -409,7 +535,8 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
   }
 #define DYN(b) ((b) >= 0 && m->body_invmass[b] > 0)
   /* islands: union-find over dynamic bodies joined by implicit rows */
-  for (int b = 0; b < nb; b++) parent[b] = b;
+  for (int b = 0; b < nb; b++)
+    parent[b] = b;
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
     if (!r->implicit || !DYN(r->body[0]) || !DYN(r->body[1])) continue;
@@ -421,7 +548,8 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     loc[b] = -1;
     if (DYN(b)) start[find(parent, b) + 1]++;
   }
-  for (int b = 0; b < nb; b++) start[b + 1] += start[b];
+  for (int b = 0; b < nb; b++)
+    start[b + 1] += start[b];
   memcpy(fill, start, (size_t)nb * sizeof *fill);
   for (int b = 0; b < nb; b++)
     if (DYN(b)) {
@@ -434,7 +562,8 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     int b = DYN(r->body[0]) ? r->body[0] : r->body[1];
     if (r->implicit && DYN(b)) rstart[find(parent, b) + 1]++;
   }
-  for (int b = 0; b < nb; b++) rstart[b + 1] += rstart[b];
+  for (int b = 0; b < nb; b++)
+    rstart[b + 1] += rstart[b];
   memcpy(fill, rstart, (size_t)nb * sizeof *fill);
   for (int k = 0; k < p->nrow; k++) {
     cmRow* r = &p->row[k];
@@ -442,69 +571,71 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     if (r->implicit && DYN(b)) rows[fill[find(parent, b)]++] = r;
   }
 #undef DYN
-  /* solve every island with rows */
+  /* every island with rows, set up serially (the arena is not thread-safe) */
+  int nisl = 0;
+  for (int root = 0; root < nb; root++)
+    nisl += rstart[root + 1] > rstart[root];
+  Island* isl = cm_arena_calloc(arena, (size_t)nisl + 1, sizeof *isl);
+  Island** order = cm_arena_alloc(arena, ((size_t)nisl + 1) * sizeof *order);
+  if (!isl || !order) {
+    d->warning[CM_WARN_SOLVER]++;
+    return;
+  }
+  int ni = 0, rows_total = 0;
   for (int root = 0; root < nb; root++) {
     int nr = rstart[root + 1] - rstart[root];
     if (!nr) continue;
-    Island is;
-    is.nb = start[root + 1] - start[root];
-    is.body = bodies + start[root];
-    is.nr = nr;
-    is.row = rows + rstart[root];
-    is.loc = loc;
-    is.h = h;
-    int n = 6 * is.nb;
-    is.Mb = cm_arena_calloc(arena, (size_t)is.nb * 36, sizeof(double));
-    is.limit = cm_arena_calloc(arena, (size_t)nr, sizeof(double));
-    double* u = cm_arena_alloc(arena, (size_t)n * sizeof *u);
-    double* us = cm_arena_alloc(arena, (size_t)n * sizeof *us);
-    if (!is.Mb || !is.limit || !u || !us) {
+    Island* is = &isl[ni];
+    is->nb = start[root + 1] - start[root];
+    is->body = bodies + start[root];
+    is->nr = nr;
+    is->row = rows + rstart[root];
+    is->h = h;
+    if (island_setup(m, d, is, loc, dense_max, arena)) {
       d->warning[CM_WARN_SOLVER]++;
-      continue;
+      continue; /* out of memory: this island keeps its free velocities */
     }
-    for (int l = 0; l < is.nb; l++) {
-      int b = is.body[l];
-      double* M = is.Mb + 36 * l;
-      double R[9], Iw[9];
-      for (int i = 0; i < 3; i++) M[6 * i + i] = m->body_mass[b];
-      cm_quat_to_mat(R, d->body_xquat + 4 * b);
-      cm_m3_rotate(Iw, R, m->body_inertia + 9 * b);
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) M[6 * (3 + i) + 3 + j] = Iw[3 * i + j];
-      memcpy(us + 6 * l, d->body_cvel + 3 * b, 3 * sizeof(double));
-      memcpy(us + 6 * l + 3, d->body_angvel + 3 * b, 3 * sizeof(double));
-    }
-    memcpy(u, us, (size_t)n * sizeof *u);
-    double res = 0;
-    int failed = 0;
-    is.bc = NULL;
-    is.slot = NULL;
-    if (is.nb > dense_max && block_sparse(&is, arena)) {
+    order[ni] = is;
+    rows_total += nr;
+    ni++;
+  }
+  cm_sort(order, (size_t)ni, sizeof *order, island_cmp);
+  /* solve: in parallel when there is enough work for more than one thread */
+#pragma omp parallel for schedule(dynamic, 1) if (ni > 1 && rows_total >= PARALLEL_MIN_ROWS)
+  for (int i = 0; i < ni; i++)
+    solve_island(order[i]);
+  /* results, in island order */
+  int failed = 0;
+  for (int i = 0; i < ni; i++) {
+    Island* is = &isl[i];
+    if (is->failed) {
       d->warning[CM_WARN_SOLVER]++;
-      continue;
+      failed = 1;
     }
-    int it = solve_island(&is, arena, u, us, &res, &failed);
-    if (failed) d->warning[CM_WARN_SOLVER]++;
-    if (it > d->solver_iter) d->solver_iter = it;
-    if (res > d->solver_residual) d->solver_residual = res;
+    if (is->iter > d->solver_iter) d->solver_iter = is->iter;
+    if (is->res > d->solver_residual) d->solver_residual = is->res;
     /* end velocities and the rows' forces (impulse / h) */
-    for (int l = 0; l < is.nb; l++) {
-      int b = is.body[l];
-      memcpy(d->body_cvel + 3 * b, u + 6 * l, 3 * sizeof(double));
-      memcpy(d->body_angvel + 3 * b, u + 6 * l + 3, 3 * sizeof(double));
+    for (int l = 0; l < is->nb; l++) {
+      int b = is->body[l];
+      memcpy(d->body_cvel + 3 * b, is->u + 6 * l, 3 * sizeof(double));
+      memcpy(d->body_angvel + 3 * b, is->u + 6 * l + 3, 3 * sizeof(double));
     }
-    for (int k = 0; k < nr; k++) {
-      cmRow* r = is.row[k];
-      r->lambda = normal_impulse(&is, r, u) / h;
+    rates(is, is->u, is->y);
+    for (int k = 0; k < is->nr; k++) {
+      cmRow* r = is->row[k];
+      r->lambda = normal_impulse(is, k, is->y[3 * k]) / h;
       r->ftan[0] = r->ftan[1] = 0;
-      if (is.limit[k] > 0) {
-        double w[2] = {dir_dot(&is, r, r->t[0], u), dir_dot(&is, r, r->t[1], u)}, gf[2];
-        friction_law(w, is.limit[k], gf, NULL);
+      if (is->limit[k] > 0) {
+        double gf[2];
+        friction_law(is->y + 3 * k + 1, is->limit[k], gf, NULL, 0);
         r->ftan[0] = gf[0] / h;
         r->ftan[1] = gf[1] / h;
       }
     }
   }
+  d->solver_solves++;
+  d->solver_total_iter += d->solver_iter;
+  d->solver_failed_solves += failed;
   if (d->solver_iter > d->solver_max_iter) d->solver_max_iter = d->solver_iter;
   if (d->solver_residual > d->solver_max_residual) d->solver_max_residual = d->solver_residual;
 }

@@ -62,7 +62,14 @@ def test_demo(s):
     for k in ("wall_time", "kinetic_energy", "potential_energy"):
         check(isinstance(summ[k], (int, float)), "%s = %r" % (k, summ[k]))
     check(isinstance(summ["warnings"], dict) and isinstance(summ["timers"], dict), "summary dicts")
-    check(set(summ["solver"]) == {"max_iterations", "max_residual"}, "solver %r" % summ["solver"])
+    sv = summ["solver"]
+    check(set(sv) == {"solves", "total_iterations", "mean_iterations", "not_converged",
+                      "max_iterations", "max_residual"}, "solver %r" % sv)
+    check(sv["not_converged"] == 0 and summ["warnings"]["solver_not_converged"] == 0,
+          "the demo's implicit solves converge: %r" % sv)
+    check(0 < sv["solves"] <= summ["steps"] and
+          abs(sv["mean_iterations"] - sv["total_iterations"] / sv["solves"]) < 1e-12 and
+          sv["max_iterations"] <= sv["total_iterations"], "solver statistics %r" % sv)
 
     fr = frames(read_bodies(os.path.join(out, "bodies.csv")))
     check(fr[0][0] == 0, "first frame is step %d" % fr[0][0])
