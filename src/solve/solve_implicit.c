@@ -78,6 +78,7 @@
 #define MERGED_ITER 30
 #define LIMIT_TOL 1e-9
 #define CROSS_FRAC 0.8
+#define KEEP_FRAC 0.2
 /* islands and rows below which the islands are solved on one thread */
 #define PARALLEL_MIN_ROWS 64
 
@@ -327,9 +328,12 @@ static int update_limits(Island* is, double pscale) {
 }
 
 /* flag the sliding rows whose step du (rates is->dy) brings their slip within CROSS_FRAC of
- * zero: their Hessian is the secant in the next iteration */
+ * zero: their Hessian is the secant in the next iteration. A flag stays while the step still
+ * changes the slip by more than KEEP_FRAC of it (the contact has not settled on a direction):
+ * dropping it at once made the flags of such contacts alternate from one iteration to the next */
 static void flag_crossings(Island* is) {
   for (int k = 0; k < is->nr; k++) {
+    int was = is->flag[k];
     is->flag[k] = 0;
     if (!(is->limit[k] > 0)) continue;
     const double* y = is->y + 3 * k;
@@ -338,7 +342,8 @@ static void flag_crossings(Island* is) {
     double t = dd > 0 ? -(y[1] * dy[1] + y[2] * dy[2]) / dd : 0;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     double m0 = y[1] + t * dy[1], m1 = y[2] + t * dy[2];
-    is->flag[k] = m0 * m0 + m1 * m1 < CROSS_FRAC * CROSS_FRAC * w2;
+    is->flag[k] = m0 * m0 + m1 * m1 < CROSS_FRAC * CROSS_FRAC * w2 ||
+                  (was && dd > KEEP_FRAC * KEEP_FRAC * w2);
   }
 }
 
