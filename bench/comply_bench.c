@@ -1,6 +1,7 @@
 /* comply_bench: contact-detection benchmarks over named scenes (bench/README.md).
  *
- *   comply_bench [--quick] [--out FILE.csv] [--threads N] [SCENE...]
+ *   comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full] [SCENE...]
+ *   comply_bench --check-peer-scenes DIR
  *
  * Scenes (all when none is named):
  *   vertex_query     the raw kernel (geom/bvh.h): nearest face on the BVH of a ~100k-face mesh and
@@ -23,6 +24,11 @@
  *   pile             seconds per cm_step of one large island (pyramids of 55 and 91 boxes,
  *                    friction) with the dense and the block-sparse Newton factorisation, side by
  *                    side on the same steps, and their ratio
+ *   pile_125         the peer comparison scenes (../shared/peers, rebuilt here from the same
+ *   pile_1000        numbers): the S2 pile of 5^3 and 10^3 boxes thrown into an open box and
+ *   spheres_1000     the S4 box of 10^3 spheres, ka 1e7, a fixed number of steps from t = 0
+ *                    (--steps), one thread; CPU seconds per step, Newton iterations per step
+ *                    (mean, max), steps with a solver warning, contacts
  *
  * The target mesh of vertex_query is a "bumpy sphere": cm_mesh_box(2, 2, 2; divisions 91) has
  * 6 * 2 * 91^2 = 99,372 faces; every vertex is projected radially to the radius
@@ -76,6 +82,7 @@ typedef struct Options {
   int threads;     /* the multi-threaded measurements use this many threads */
   double budget;   /* seconds per repetition */
   const char* out; /* CSV path (NULL: bench/results/<hostname>.csv) */
+  long steps;      /* steps of the peer scenes: 0 their default, -1 the peer kit's duration */
 } Options;
 
 static double now(void) {
@@ -957,11 +964,408 @@ static int bench_pile(const Options* o) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * pile_125, pile_1000, spheres_1000: the peer comparison scenes S2 and S4
+ *
+ * The scenes of the peer kit (../shared/peers: src/common.h defines them for every engine,
+ * comply_scenes.py writes comply's YAML of them) built here through the builder API from the
+ * same numbers, copied below: the bench reads nothing from ../shared. The lattices follow
+ * common.h's pb_pile_init / pb_spheres_init (the same 64-bit LCG, the same operations in the
+ * same order, the same libm calls), so the compiled initial state is bit-identical to the one
+ * of the kit's YAML (`comply_bench --check-peer-scenes DIR` compares them). The comply-side
+ * choices are those of comply_scenes.py's defaults: one rule `* *` area_compliant, ka 1e7,
+ * friction PB_MU, the other rule fields default; boxes of divisions 2, spheres as icospheres
+ * of refine 2; implicit integrator, h = PB_DT. */
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* common.h: global */
+#define PB_GRAVITY (-9.81)
+#define PB_DT 1e-3
+#define PB_MU 1.0
+/* comply_scenes.py defaults: --ka, --box-div, --s4-refine */
+#define PB_KA 1e7
+#define PB_BOX_DIV 2
+#define PB_S4_REFINE 2
+/* common.h: S2 pile */
+#define S2_HALF 0.05
+#define S2_MASS 1.0
+#define S2_SPACING 0.15
+#define S2_Z0 0.15
+#define S2_BOX_IN 0.80
+#define S2_WALL_H 1.2
+#define S2_WALL_T 0.10
+#define S2_MAX_ANG 0.25
+#define S2_JITTER 0.002
+#define S2_T 3.0
+#define S2_VXY 0.5
+#define S2_W 5.0
+/* common.h: S4 spheres (S4_MASS as comply_scenes.py computes it: rho 4/3 pi r**3) */
+#define S4_R 0.01
+#define S4_RHO 1000.0
+#define S4_MASS (S4_RHO * 4.0 / 3.0 * M_PI * pow(S4_R, 3))
+#define S4_I (0.4 * S4_MASS * S4_R * S4_R)
+#define S4_BOX_IN 0.25
+#define S4_WALL_H 0.7
+#define S4_WALL_T 0.05
+#define S4_SPACING 0.024
+#define S4_Z0 0.02
+#define S4_JITTER 0.001
+#define S4_T 1.0
+
+/* the steps from t = 0 that each scene runs by default (--steps overrides); --quick: lattices
+ * of a fifth of the side (1, 8 and 8 bodies) and enough steps to land (the piles' lowest layer
+ * touches the floor after ~143 steps, the spheres' after ~45) */
+enum {
+  PILE_125_STEPS = 1000,
+  PILE_1000_STEPS = 250,
+  SPHERES_1000_STEPS = 120,
+  PILE_QUICK_STEPS = 200,
+  SPHERES_QUICK_STEPS = 80
+};
+
+/* the peer kit's generator: 64-bit LCG (Knuth's MMIX constants), top 53 bits as a double */
+typedef struct PeerRng {
+  unsigned long long s;
+} PeerRng;
+
+static double peer_u01(PeerRng* r) {
+  r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* uniform in [-a, a) */
+static double peer_sym(PeerRng* r, double a) {
+  return a * (2.0 * peer_u01(r) - 1.0);
+}
+
+/* quaternion of a rotation by `ang` about (ax, ay, az), in common.h's operation order */
+static void peer_axis_angle(double q[4], double ax, double ay, double az, double ang) {
+  double n = sqrt(ax * ax + ay * ay + az * az), s = sin(0.5 * ang);
+  q[0] = cos(0.5 * ang);
+  q[1] = s * ax / n;
+  q[2] = s * ay / n;
+  q[3] = s * az / n;
+}
+
+/* the fixed plane z = 0 and four fixed wall boxes around the square [-in, in]^2 (common.h
+ * pb_walls: wall w lies across axis w / 2, on the + side for even w) */
+static int peer_open_box(cmScene* s, double in, double height, double thick, char* err,
+                         size_t errsz) {
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  if (cm_scene_add_body(s, &g, err, errsz) < 0) return 0;
+  for (int w = 0; w < 4; w++) {
+    int ax = w / 2;
+    double sign = (w % 2) ? -1.0 : 1.0, h[3];
+    char name[16];
+    snprintf(name, sizeof name, "wall%d", w);
+    cmBodyDef b = cm_body_def_default();
+    b.name = name;
+    b.motion = CM_MOTION_FIXED;
+    b.geom.type = CM_GEOM_BOX;
+    b.position[2] = 0.5 * height;
+    b.position[ax] = sign * (in + 0.5 * thick);
+    h[2] = 0.5 * height;
+    h[ax] = 0.5 * thick;
+    h[1 - ax] = in + thick;
+    for (int k = 0; k < 3; k++)
+      b.geom.size[k] = 2 * h[k];
+    if (cm_scene_add_body(s, &b, err, errsz) < 0) return 0;
+  }
+  return 1;
+}
+
+/* The S2 pile: the open box, and an nx x ny x nz lattice of 0.1 m boxes (1 kg, divisions 2)
+ * centred over the floor, S2_SPACING apart, the lowest layer at S2_Z0, each tilted by up to
+ * S2_MAX_ANG about a random axis, jittered in x and y, and thrown with a random horizontal
+ * velocity and a random angular velocity (common.h pb_pile_init with vscale 1) */
+static int peer_pile_bodies(cmScene* s, int nx, int ny, int nz, char* err, size_t errsz) {
+  PeerRng r = {12345ull};
+  int n = 0;
+  for (int k = 0; k < nz; k++) {
+    for (int j = 0; j < ny; j++) {
+      for (int i = 0; i < nx; i++, n++) {
+        /* the draws in common.h's order: axis, angle, jitter x, jitter y, velocities */
+        double ax = peer_sym(&r, 1), ay = peer_sym(&r, 1), az = peer_sym(&r, 1);
+        double ang = S2_MAX_ANG * peer_u01(&r);
+        char name[16];
+        snprintf(name, sizeof name, "box%d", n);
+        cmBodyDef b = cm_body_def_default();
+        b.name = name;
+        b.alias = "box";
+        b.geom.type = CM_GEOM_BOX;
+        b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 2 * S2_HALF;
+        b.geom.divisions = PB_BOX_DIV;
+        b.mass = S2_MASS;
+        b.position[0] = (i - 0.5 * (nx - 1)) * S2_SPACING + peer_sym(&r, S2_JITTER);
+        b.position[1] = (j - 0.5 * (ny - 1)) * S2_SPACING + peer_sym(&r, S2_JITTER);
+        b.position[2] = S2_Z0 + k * S2_SPACING;
+        if (ax * ax + ay * ay + az * az < 1e-6) ax = 1;
+        peer_axis_angle(b.orientation, ax, ay, az, ang);
+        b.velocity[0] = peer_sym(&r, S2_VXY);
+        b.velocity[1] = peer_sym(&r, S2_VXY);
+        for (int c = 0; c < 3; c++)
+          b.angular_velocity[c] = peer_sym(&r, S2_W);
+        if (cm_scene_add_body(s, &b, err, errsz) < 0) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* The S4 spheres: the smaller open box, and an nx x ny x nz lattice of spheres of radius
+ * S4_R (icospheres of refine 2, water density, solid-sphere inertia) S4_SPACING apart from
+ * S4_Z0 up, jittered in x and y, at rest (common.h pb_spheres_init) */
+static int peer_sphere_bodies(cmScene* s, int nx, int ny, int nz, char* err, size_t errsz) {
+  PeerRng r = {987654321ull};
+  int n = 0;
+  for (int k = 0; k < nz; k++) {
+    for (int j = 0; j < ny; j++) {
+      for (int i = 0; i < nx; i++, n++) {
+        char name[16];
+        snprintf(name, sizeof name, "s%d", n);
+        cmBodyDef b = cm_body_def_default();
+        b.name = name;
+        b.alias = "sphere";
+        b.geom.type = CM_GEOM_SPHERE;
+        b.geom.radius = S4_R;
+        b.geom.refine = PB_S4_REFINE;
+        b.mass = S4_MASS;
+        b.has_inertia = 1;
+        b.inertia[0] = b.inertia[4] = b.inertia[8] = S4_I;
+        b.position[0] = (i - 0.5 * (nx - 1)) * S4_SPACING + peer_sym(&r, S4_JITTER);
+        b.position[1] = (j - 0.5 * (ny - 1)) * S4_SPACING + peer_sym(&r, S4_JITTER);
+        b.position[2] = S4_Z0 + k * S4_SPACING;
+        if (cm_scene_add_body(s, &b, err, errsz) < 0) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* the compiled S2 pile (spheres == 0) or S4 spheres (spheres == 1) of an nx x ny x nz
+ * lattice; NULL with a message on failure */
+static cmModel* peer_scene(int spheres, int nx, int ny, int nz, char* err, size_t errsz) {
+  char name[32];
+  snprintf(name, sizeof name, "%s_%d", spheres ? "s4_spheres" : "s2_pile", nx * ny * nz);
+  cmScene* s = cm_scene_new(name);
+  cmModel* m = NULL;
+  if (!s) {
+    snprintf(err, errsz, "no memory");
+    return NULL;
+  }
+  s->opt.timestep = PB_DT;
+  s->opt.duration = spheres ? S4_T : S2_T;
+  s->opt.gravity[0] = s->opt.gravity[1] = 0;
+  s->opt.gravity[2] = PB_GRAVITY;
+  s->opt.integrator = CM_INTEGRATOR_IMPLICIT;
+  int ok = spheres ? peer_open_box(s, S4_BOX_IN, S4_WALL_H, S4_WALL_T, err, errsz) &&
+                         peer_sphere_bodies(s, nx, ny, nz, err, errsz)
+                   : peer_open_box(s, S2_BOX_IN, S2_WALL_H, S2_WALL_T, err, errsz) &&
+                         peer_pile_bodies(s, nx, ny, nz, err, errsz);
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = PB_KA;
+  r.friction = PB_MU;
+  if (ok && cm_scene_add_rule(s, &r, err, errsz) >= 0 &&
+      cm_model_compile(s, &m, err, errsz) != CM_OK)
+    m = NULL;
+  cm_scene_free(s);
+  return m;
+}
+
+/* The peer scenes as benchmarks: a fresh run from t = 0 for a fixed number of steps (the
+ * scene's default, --steps N, or --steps full: the peer kit's duration), one thread (the
+ * peer harness's comply(1T) rows), each cm_step timed in process CPU time and wall time.
+ * Per step: mean CPU and wall seconds, mean and max Newton iterations (d->solver_iter), the
+ * steps that counted a CM_WARN_SOLVER, and the contact count (mean, peak, last step). */
+static int bench_peer(const Options* o, const char* bench, int spheres, int lattice,
+                      long default_steps) {
+  char err[512] = "";
+  if (o->quick) lattice /= 5; /* the smoke run */
+  int nx = lattice, ny = lattice, nz = lattice;
+  double t0 = now();
+  cmModel* m = peer_scene(spheres, nx, ny, nz, err, sizeof err);
+  double t_compile = now() - t0;
+  cmData* d = m ? cm_data_new(m) : NULL;
+  if (!d) {
+    fprintf(stderr, "comply_bench: %s: setup failed: %s\n", bench, err[0] ? err : "no memory");
+    cm_model_free(m);
+    return 0;
+  }
+  long steps = o->steps > 0 ? o->steps : o->steps < 0 ? m->opt.steps : default_steps;
+  if (o->quick && o->steps == 0) steps = spheres ? SPHERES_QUICK_STEPS : PILE_QUICK_STEPS;
+  long n = (long)nx * ny * nz, done = 0, iters = 0, contacts = 0;
+  int iter_max = 0, warn_steps = 0, contact_peak = 0, ok = 1;
+  double cpu = 0, wall = 0;
+  set_threads(1);
+  for (; done < steps; done++) {
+    int warned = d->warning[CM_WARN_SOLVER];
+    double w0 = now(), c0 = cpu_now();
+    cmStatus st = cm_step(m, d);
+    cpu += cpu_now() - c0;
+    wall += now() - w0;
+    if (st != CM_OK) {
+      fprintf(stderr, "comply_bench: %s: step %ld failed: %s: %s\n", bench, done,
+              cm_status_name(st), d->message);
+      ok = 0;
+      break;
+    }
+    iters += d->solver_iter;
+    if (d->solver_iter > iter_max) iter_max = d->solver_iter;
+    warn_steps += d->warning[CM_WARN_SOLVER] > warned;
+    contacts += d->ncontact;
+    if (d->ncontact > contact_peak) contact_peak = d->ncontact;
+  }
+  set_threads(o->threads);
+  if (done > 0) {
+    double per = 1.0 / (double)done;
+    const char* what = spheres ? "spheres" : "boxes";
+    printf("%s: %ld %s, %ld steps to t = %.3f s (model compiled in %.2f s); per step: %.4g CPU s "
+           "(%.4g s wall), Newton iterations mean %.1f max %d, contacts mean %.0f peak %d last %d; "
+           "%d steps with a solver warning\n",
+           bench, n, what, done, d->time, t_compile, cpu * per, wall * per, (double)iters * per,
+           iter_max, (double)contacts * per, contact_peak, d->ncontact, warn_steps);
+    result(bench, 1, n, (double)done, "steps");
+    result(bench, 1, n, cpu * per, "cpu_s/step");
+    result(bench, 1, n, wall * per, "s/step");
+    result(bench, 1, n, (double)iters * per, "newton_it/step");
+    result(bench, 1, n, iter_max, "newton_it_max");
+    result(bench, 1, n, warn_steps, "solver_warn_steps");
+    result(bench, 1, n, (double)contacts * per, "contacts_mean");
+    result(bench, 1, n, contact_peak, "contacts_peak");
+    result(bench, 1, n, d->ncontact, "contacts_last");
+    Timing t = {wall * per, cpu * per};
+    check_share(bench, t, 1);
+  }
+  cm_data_free(d);
+  cm_model_free(m);
+  return ok;
+}
+
+/* --check-peer-scenes DIR: compare the bench's peer scenes with the YAML the peer kit writes
+ * (`comply_scenes.py DIR --s2 5 5 5 10 10 10`: s2_125.yaml, s2_1000.yaml, s4_1000.yaml),
+ * both compiled: every body's initial pose and velocities, mass, inertia, centre of mass,
+ * motion and geometry, the mesh vertices, the rules and the physical options, bit for bit. */
+
+/* first difference of two double arrays, bit for bit (memcmp: -0 differs from 0); 1 if same */
+static int same_doubles(const char* file, const char* what, const double* a, const double* b,
+                        long n) {
+  for (long i = 0; i < n; i++) {
+    if (memcmp(a + i, b + i, sizeof(double))) {
+      printf("  %s: %s[%ld] differs: bench %.17g, peer YAML %.17g\n", file, what, i, a[i], b[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int same_ints(const char* file, const char* what, const int* a, const int* b, long n) {
+  for (long i = 0; i < n; i++) {
+    if (a[i] != b[i]) {
+      printf("  %s: %s[%ld] differs: bench %d, peer YAML %d\n", file, what, i, a[i], b[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int same_models(const char* file, const cmModel* a, const cmModel* b) {
+  if (a->nbody != b->nbody || a->ngeom != b->ngeom || a->nvert != b->nvert ||
+      a->nface != b->nface || a->nrule != b->nrule) {
+    printf("  %s: sizes differ: bench %d bodies %d geometries %d vertices %d faces %d rules, "
+           "peer YAML %d %d %d %d %d\n",
+           file, a->nbody, a->ngeom, a->nvert, a->nface, a->nrule, b->nbody, b->ngeom, b->nvert,
+           b->nface, b->nrule);
+    return 0;
+  }
+  long nb = a->nbody;
+  for (int i = 0; i < a->nbody; i++) {
+    if (strcmp(a->body_name[i], b->body_name[i]) ||
+        strcmp(a->alias_name[a->body_alias[i]], b->alias_name[b->body_alias[i]])) {
+      printf("  %s: body %d: bench '%s' (alias '%s'), peer YAML '%s' (alias '%s')\n", file, i,
+             a->body_name[i], a->alias_name[a->body_alias[i]], b->body_name[i],
+             b->alias_name[b->body_alias[i]]);
+      return 0;
+    }
+  }
+  const cmRuleDef *ra = a->rule + a->nrule - 1, *rb = b->rule + b->nrule - 1;
+  double rule_a[] = {ra->law,      ra->ka,           ra->step_damping, ra->stiffness_damping,
+                     ra->play,     ra->contact_time, ra->stiffness,    ra->damping,
+                     ra->friction, ra->method,       ra->direction,    ra->integration};
+  double rule_b[] = {rb->law,      rb->ka,           rb->step_damping, rb->stiffness_damping,
+                     rb->play,     rb->contact_time, rb->stiffness,    rb->damping,
+                     rb->friction, rb->method,       rb->direction,    rb->integration};
+  double opt_a[] = {a->opt.timestep,   (double)a->opt.steps, a->opt.gravity[0], a->opt.gravity[1],
+                    a->opt.gravity[2], a->opt.integrator,    a->opt.substeps,   a->opt.max_speed};
+  double opt_b[] = {b->opt.timestep,   (double)b->opt.steps, b->opt.gravity[0], b->opt.gravity[1],
+                    b->opt.gravity[2], b->opt.integrator,    b->opt.substeps,   b->opt.max_speed};
+  return same_doubles(file, "body_pos0", a->body_pos0, b->body_pos0, 3 * nb) &&
+         same_doubles(file, "body_quat0", a->body_quat0, b->body_quat0, 4 * nb) &&
+         same_doubles(file, "body_vel0", a->body_vel0, b->body_vel0, 3 * nb) &&
+         same_doubles(file, "body_angvel0", a->body_angvel0, b->body_angvel0, 3 * nb) &&
+         same_doubles(file, "body_mass", a->body_mass, b->body_mass, nb) &&
+         same_doubles(file, "body_inertia", a->body_inertia, b->body_inertia, 9 * nb) &&
+         same_doubles(file, "body_com", a->body_com, b->body_com, 3 * nb) &&
+         same_ints(file, "body_motion", a->body_motion, b->body_motion, nb) &&
+         same_ints(file, "body_geom", a->body_geom, b->body_geom, nb) &&
+         same_ints(file, "geom_type", a->geom_type, b->geom_type, a->ngeom) &&
+         same_ints(file, "geom_nvert", a->geom_nvert, b->geom_nvert, a->ngeom) &&
+         same_doubles(file, "geom_plane", a->geom_plane, b->geom_plane, 4L * a->ngeom) &&
+         same_doubles(file, "mesh_vert", a->mesh_vert, b->mesh_vert, 3L * a->nvert) &&
+         same_ints(file, "mesh_face", a->mesh_face, b->mesh_face, 3L * a->nface) &&
+         same_doubles(file, "rule (law, ka, ..., friction, method, ...)", rule_a, rule_b,
+                      (long)(sizeof rule_a / sizeof rule_a[0])) &&
+         same_doubles(file, "options (timestep, steps, gravity, integrator, ...)", opt_a, opt_b,
+                      (long)(sizeof opt_a / sizeof opt_a[0]));
+}
+
+static int check_peer_scenes(const char* dir) {
+  static const struct {
+    const char* file;
+    int spheres, lattice;
+  } peer[] = {{"s2_125.yaml", 0, 5}, {"s2_1000.yaml", 0, 10}, {"s4_1000.yaml", 1, 10}};
+  int same = 0, found = 0;
+  for (size_t k = 0; k < sizeof peer / sizeof peer[0]; k++) {
+    char path[1024], err[1024] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, peer[k].file);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+      printf("%s: not found (comply_scenes.py %s --s2 5 5 5 10 10 10 writes it)\n", path, dir);
+      continue;
+    }
+    found++;
+    cmScene* s = NULL;
+    cmModel *yaml = NULL, *bench = NULL;
+    int n = peer[k].lattice;
+    if (cm_scene_load(path, &s, err, sizeof err) != CM_OK ||
+        cm_model_compile(s, &yaml, err, sizeof err) != CM_OK ||
+        !(bench = peer_scene(peer[k].spheres, n, n, n, err, sizeof err))) {
+      printf("%s: %s\n", path, err);
+    } else if (same_models(peer[k].file, bench, yaml)) {
+      printf("%s: identical to the bench's scene: %d bodies, initial poses and velocities, "
+             "masses, inertias, geometry (%d vertices), rule and options, bit for bit\n",
+             path, bench->nbody, bench->nvert);
+      same++;
+    }
+    cm_model_free(yaml);
+    cm_model_free(bench);
+    cm_scene_free(s);
+  }
+  return found > 0 && same == found;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * the CLI */
 
 static const char* const scenes[] = {
     "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
-    "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile"};
+    "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile",
+    "pile_125",      "pile_1000",      "spheres_1000"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -977,6 +1381,12 @@ static int run_scene(const Options* o, int k) {
     return bench_method(o, scenes[k], (cmMethod)(CM_METHOD_VERTEX + (k - 5)));
   case 9:
     return bench_pile(o);
+  case 10:
+    return bench_peer(o, scenes[k], 0, 5, PILE_125_STEPS);
+  case 11:
+    return bench_peer(o, scenes[k], 0, 10, PILE_1000_STEPS);
+  case 12:
+    return bench_peer(o, scenes[k], 1, 10, SPHERES_1000_STEPS);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;
@@ -987,18 +1397,29 @@ static int run_scene(const Options* o, int k) {
 }
 
 static void usage(FILE* f) {
-  fprintf(f, "usage: comply_bench [--quick] [--out FILE.csv] [--threads N] [SCENE...]\n"
-             "  --quick      small scenes and short measurements (a smoke run)\n"
-             "  --out FILE   append the CSV rows to FILE (default bench/results/<hostname>.csv)\n"
-             "  --threads N  thread count of the multi-threaded measurements (default 2)\n"
-             "scenes (default: all):");
+  fprintf(f,
+          "usage: comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full] "
+          "[SCENE...]\n"
+          "       comply_bench --check-peer-scenes DIR\n"
+          "  --quick      small scenes and short measurements (a smoke run)\n"
+          "  --out FILE   append the CSV rows to FILE (default bench/results/<hostname>.csv)\n"
+          "  --threads N  thread count of the multi-threaded measurements (default 2)\n"
+          "  --steps N    steps of pile_125, pile_1000, spheres_1000 from t = 0 (default %d, %d, "
+          "%d;\n"
+          "               full: the peer kit's duration, 3000 steps for the piles, 1000 for "
+          "the spheres)\n"
+          "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
+          "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
+          "scenes (default: all):",
+          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS);
   for (int k = 0; k < NSCENE; k++)
     fprintf(f, " %s", scenes[k]);
   fprintf(f, "\n");
 }
 
 int main(int argc, char** argv) {
-  Options o = {0, 2, 0.5, NULL};
+  Options o = {0, 2, 0.5, NULL, 0};
+  const char* check_dir = NULL;
   int selected[NSCENE] = {0}, any = 0;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -1014,6 +1435,20 @@ int main(int argc, char** argv) {
         return 2;
       }
       o.threads = (int)n;
+    } else if (!strcmp(a, "--steps") && i + 1 < argc) {
+      char* end;
+      long n = strtol(argv[++i], &end, 10);
+      if (!strcmp(argv[i], "full")) {
+        o.steps = -1;
+      } else if (*end || n < 1) {
+        fprintf(stderr, "comply_bench: --steps wants a positive integer or 'full', got '%s'\n",
+                argv[i]);
+        return 2;
+      } else {
+        o.steps = n;
+      }
+    } else if (!strcmp(a, "--check-peer-scenes") && i + 1 < argc) {
+      check_dir = argv[++i];
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return 0;
@@ -1029,6 +1464,7 @@ int main(int argc, char** argv) {
       selected[k] = any = 1;
     }
   }
+  if (check_dir) return check_peer_scenes(check_dir) ? 0 : 1;
   if (o.quick) o.budget = 0.005;
 #ifndef _OPENMP
   if (o.threads > 1) printf("(built without OpenMP: multi-threaded measurements skipped)\n");
