@@ -81,6 +81,6 @@ static void test_resting_sphere(void) {
 }
 
 int main(void) {
-  RUN(test_resting_sphere);
+  RUN_LONG(test_resting_sphere); /* 8 resolutions up to 163,842 vertices (tests/CMakeLists.txt) */
   return test_report();
 }

@@ -502,7 +502,7 @@ static void test_nearest_brute_force(void) {
     TestMesh t;
     int kind = trial % 2, level = kind == 0 ? 2 + trial / 2 % 2 : 3 + trial;
     CHECK(make_mesh(&t, kind, level, trial < 2 ? 0.05 : 0.25));
-    for (int i = 0; i < 1200 * Q_NKIND; i++) {
+    for (int i = 0; i < test_trials(1200, 1) * Q_NKIND; i++) {
       double p[3];
       int kind_q = i % Q_NKIND;
       query_point(t.m, kind_q, p);
@@ -528,7 +528,7 @@ static void test_nearest_bounded(void) {
   TestMesh t;
   CHECK(make_mesh(&t, 0, 3, 0.2));
   int ok = 1;
-  for (int i = 0; i < 5000; i++) {
+  for (int i = 0; i < test_trials(5000, Q_NKIND); i++) {
     double p[3];
     query_point(t.m, i % Q_NKIND, p);
     cmNearest a, b;
@@ -559,7 +559,7 @@ static void test_signed_vs_rays(void) {
     TestMesh t;
     int kind = trial % 2;
     CHECK(make_mesh(&t, kind, kind == 0 ? 3 : 4, 0.3));
-    for (int i = 0; i < 700 * Q_NKIND; i++) {
+    for (int i = 0; i < test_trials(700, 1) * Q_NKIND; i++) {
       double p[3];
       int qk = i % Q_NKIND;
       query_point(t.m, qk, p);
@@ -590,7 +590,7 @@ static void test_signed_vs_rays(void) {
             (sd < 0));
     }
     /* points just off a face interior along its normal: the sign is the side */
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < test_trials(2000, 1); i++) {
       int f = irand(t.m->nface);
       const int* v = t.m->face + 3 * f;
       double u = urange(0.2, 0.6), w = urange(0.2, 0.8 - u), p[3], s = urand() < 0.5 ? -1 : 1;

@@ -225,7 +225,7 @@ static void test_random_pairs(void) {
   cmData* d = cm_data_new(m);
   cmArena arena;
   cm_arena_init(&arena, 1 << 12);
-  int ntrial = 200, nclosed = 0, nwith = 0, bad_inv = 0;
+  int ntrial = test_trials(200, 1), nclosed = 0, nwith = 0, bad_inv = 0;
   for (int it = 0; it < ntrial; it++) {
     /* a random overlapping pose of B relative to A */
     cm_v3_set(d->body_xpos, 0, 0, 0);

@@ -192,7 +192,8 @@ static void test_random_meshes(void) {
   int total = 0, mismatch = 0, cases = 0;
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
-  for (int it = 0; it < 60; it++) {
+  const int its = test_trials(60, 9); /* 9: every pair of mesh levels */
+  for (int it = 0; it < its; it++) {
     double sa[3] = {1, 0.6 + urand(), 0.5 + urand()}, sb[3] = {0.5 + urand(), 1, 0.7};
     cmMesh* A = rand_mesh(1 + it % 3, 0.3, sa);
     cmMesh* B = rand_mesh(1 + (it / 3) % 3, 0.3, sb);

@@ -332,7 +332,8 @@ static int brute_pairs(const cmMesh* A, const cmMesh* B, const double R[9], cons
 
 static void test_bvh_pairs(void) {
   int bad = 0, total = 0;
-  for (int it = 0; it < 40; it++) {
+  const int its = test_trials(40, 10); /* 10: every level, amplitude and copy case */
+  for (int it = 0; it < its; it++) {
     cmMesh* A = rand_mesh(it % 3 + 1, it % 2 ? 0.2 : 0);
     cmMesh* B = it % 5 == 0 ? cm_mesh_copy(A) : rand_mesh((it + 1) % 3 + 1, 0.15);
     cmBvh ta, tb;
@@ -362,7 +363,8 @@ static void test_bvh_pairs(void) {
     cm_mesh_free(A);
     cm_mesh_free(B);
   }
-  printf("  %d intersecting face pairs over 40 mesh pairs, %d mismatching cases\n", total, bad);
+  printf("  %d intersecting face pairs over %d mesh pairs, %d mismatching cases\n", total, its,
+         bad);
   CHECK(bad == 0);
   CHECK(total > 100);
 }
