@@ -125,6 +125,19 @@ static inline int test_report(void) {
   return t_failures ? 1 : 0;
 }
 
+/* splitmix64, the tests' random numbers: each test keeps its own state (its seed) */
+static inline unsigned long long test_rand64(unsigned long long* state) {
+  unsigned long long z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) */
+static inline double test_urand(unsigned long long* state) {
+  return (double)(test_rand64(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 /* path of a file in the source tree */
 #define CM_SRC(rel) CM_SOURCE_DIR "/" rel
 

@@ -3,9 +3,8 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 typedef struct Setup {
   double h, ka, step_damping;
@@ -18,23 +17,9 @@ typedef struct Setup {
 
 /* a 0.1 x 0.1 x 0.05 box (0.5 kg) over a fixed ground plane z = 0 */
 static cmModel* box_on_plane(const Setup* su) {
-  cmScene* s = cm_scene_new("p-claims");
-  s->opt.timestep = su->h;
-  cm_v3_set(s->opt.gravity, 0, 0, -su->gravity);
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "box";
-  b.geom.type = CM_GEOM_BOX;
-  b.geom.size[0] = b.geom.size[1] = 0.1;
-  b.geom.size[2] = 0.05;
-  b.geom.divisions = su->divisions;
+  cmBodyDef b = scene_box("box", 0.1, 0.1, 0.05, su->divisions);
   b.position[2] = su->z0;
   b.velocity[2] = su->vz0;
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.law = su->law;
   r.ka = su->ka;
@@ -43,11 +28,10 @@ static cmModel* box_on_plane(const Setup* su) {
     r.stiffness = su->stiffness;
     r.damping = su->stiffness * su->h; /* D/K = h >= h/2: the stable mid-step damping */
   }
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  cmScene* s = scene_on_ground("p-claims", NULL, &b, &r);
+  s->opt.timestep = su->h;
+  cm_v3_set(s->opt.gravity, 0, 0, -su->gravity);
+  return scene_compile(s);
 }
 
 /* P3: resting on the plane, the penetration is weight / (ka A) and the pressure is uniform,

@@ -24,9 +24,8 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 static void clamped(double zeta, double w, double* e, double* tstar) {
   double sq = sqrt(1 - zeta * zeta), s = CM_PI - atan(2 * zeta * sq / (1 - 2 * zeta * zeta));
@@ -81,27 +80,12 @@ static void tilted_reference(double mass, double J, double tilt, const double b[
 }
 
 static cmModel* drop_scene(int shape, int res, double tilt_deg, double T, double v0) {
-  cmScene* s = cm_scene_new("drop");
-  s->opt.timestep = 1e-3;
-  cm_v3_set(s->opt.gravity, 0, 0, 0);
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "body";
+  cmBodyDef b;
   if (shape == 0) {
-    b.geom.type = CM_GEOM_SPHERE;
-    b.geom.radius = 0.05;
-    b.geom.refine = res;
+    b = scene_sphere("body", 0.05, res);
     b.position[2] = 0.05 + v0 * 2.5e-3; /* first contact between steps 2 and 3 */
   } else {
-    b.geom.type = CM_GEOM_BOX;
-    b.geom.size[0] = 0.1;
-    b.geom.size[1] = 0.08;
-    b.geom.size[2] = 0.06;
-    b.geom.divisions = res;
+    b = scene_box("body", 0.1, 0.08, 0.06, res);
     double e[3] = {0, tilt_deg, 0};
     cm_quat_from_euler_deg(b.orientation, e);
     double t = tilt_deg * CM_PI / 180;
@@ -109,14 +93,12 @@ static cmModel* drop_scene(int shape, int res, double tilt_deg, double T, double
     b.position[2] = 0.05 * fabs(sin(t)) + 0.03 * cos(t) + v0 * 2.5e-3;
   }
   b.velocity[2] = -v0;
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.contact_time = T;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  cmScene* s = scene_on_ground("drop", NULL, &b, &r);
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  return scene_compile(s);
 }
 
 /* normal velocity of the body point b (body frame, relative to the com at the origin) */

@@ -12,23 +12,12 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 static cmModel* on_ground(const cmGeomDef* geom, double z0, int ground_div, cmMethod method,
                           double ka) {
-  cmScene* s = cm_scene_new("contour-rest");
-  s->opt.timestep = 1e-3;
-  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_BOX;
-  cm_v3_set(g.geom.size, 1, 1, 0.2);
-  g.geom.divisions = ground_div;
-  g.position[2] = -0.1;
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
+  cmBodyDef g = scene_ground_box(ground_div);
   cmBodyDef b = cm_body_def_default();
   b.name = "body";
   b.geom = *geom;
@@ -36,17 +25,15 @@ static cmModel* on_ground(const cmGeomDef* geom, double z0, int ground_div, cmMe
   cm_v3_set(b.position, 0.0123, -0.0171, z0);
   double ez[3] = {0, 0, 1};
   cm_quat_from_axis_angle(b.orientation, ez, 0.1);
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
   r.ka = ka;
   r.step_damping = 1.0;
   r.method = method;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  cmScene* s = scene_on_ground("contour-rest", &g, &b, &r);
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
+  return scene_compile(s);
 }
 
 static void test_box_on_box(void) {

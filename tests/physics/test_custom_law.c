@@ -6,35 +6,18 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
 
-static char err[1024];
-
 static cmModel* box_scene(cmLawType law) {
-  cmScene* s = cm_scene_new("custom");
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "box";
-  b.geom.type = CM_GEOM_BOX;
-  b.geom.size[0] = b.geom.size[1] = 0.1;
-  b.geom.size[2] = 0.05;
-  b.geom.divisions = 3;
+  cmBodyDef b = scene_box("box", 0.1, 0.1, 0.05, 3);
   b.position[2] = 0.03;
   b.angular_velocity[0] = 0.5;
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.law = law;
   r.stiffness = 2e5;
   r.damping = 2e5 * 1e-3;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
-  cm_scene_free(s);
-  return m;
+  return scene_compile(scene_on_ground("custom", NULL, &b, &r));
 }
 
 static cmResponse my_linear(void* ctx, double dist, const cmContact* c) {

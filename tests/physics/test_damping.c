@@ -14,38 +14,24 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 /* damping ratio of the vertical oscillation of a 0.5 kg box on a soft plane contact */
 static double measure(double zeta, double wh) {
   const double mass = 0.1 * 0.1 * 0.05 * 1000, area = 0.01, w = 100, g = 9.81;
   double h = wh / w, ka = mass * w * w / area, delta = g / (w * w);
-  cmScene* s = cm_scene_new("damping");
-  s->opt.timestep = h;
-  cmBodyDef gr = cm_body_def_default();
-  gr.name = "ground";
-  gr.motion = CM_MOTION_FIXED;
-  gr.geom.type = CM_GEOM_PLANE;
-  CHECK(cm_scene_add_body(s, &gr, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "box";
-  b.geom.type = CM_GEOM_BOX;
-  b.geom.size[0] = b.geom.size[1] = 0.1;
-  b.geom.size[2] = 0.05;
+  cmBodyDef b = scene_box("box", 0.1, 0.1, 0.05, 1);
   b.position[2] = 0.025 - delta;   /* static equilibrium */
   b.velocity[2] = -0.2 * delta * w; /* amplitude 0.2 delta: the contact never opens */
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
   r.ka = ka;
   r.step_damping = 0; /* only the stiffness damping (>= h/2 here, so stable) */
   r.stiffness_damping = 2 * zeta / w;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
+  cmScene* s = scene_on_ground("damping", NULL, &b, &r);
+  s->opt.timestep = h;
+  cmModel* m = scene_compile(s);
   if (!m) return -1;
   cmData* d = cm_data_new(m);
   /* successive minima of z - z_eq (downward peaks) */

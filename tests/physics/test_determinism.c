@@ -22,6 +22,7 @@
 #endif
 
 #include "comply/comply.h"
+#include "scenes.h"
 #include "test.h"
 
 #ifndef CM_OPT_LABEL
@@ -34,34 +35,21 @@ enum { STEPS = 500 };
 static cmModel* reference(void) {
   cmScene* s = cm_scene_new("determinism");
   s->opt.timestep = 1e-3;
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
+  cmBodyDef g = scene_ground();
   CHECK(cm_scene_add_body(s, &g, err, sizeof err) >= 0);
   static const char* boxes[3] = {"box1", "box2", "box3"};
   static const char* balls[3] = {"ball1", "ball2", "ball3"};
   for (int i = 0; i < 3; i++) {
-    cmBodyDef b = cm_body_def_default();
-    b.name = boxes[i];
+    cmBodyDef b = scene_box(boxes[i], 0.1 + 0.02 * i, 0.1, 0.06, 8);
     b.alias = "box";
-    b.geom.type = CM_GEOM_BOX;
-    b.geom.size[0] = 0.1 + 0.02 * i;
-    b.geom.size[1] = 0.1;
-    b.geom.size[2] = 0.06;
-    b.geom.divisions = 8;
     b.density = 500;
     b.position[0] = 0.25 * i;
     b.position[2] = 0.04 + 0.01 * i;
     b.angular_velocity[0] = 0.3 * i;
     b.angular_velocity[2] = 1.0;
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
-    cmBodyDef c = cm_body_def_default();
-    c.name = balls[i];
+    cmBodyDef c = scene_sphere(balls[i], 0.04, 3);
     c.alias = "ball";
-    c.geom.type = CM_GEOM_SPHERE;
-    c.geom.radius = 0.04;
-    c.geom.refine = 3;
     c.density = 800;
     c.position[0] = 0.25 * i + 0.01;
     c.position[1] = i == 2 ? 0.3 : 0.0;
@@ -82,10 +70,7 @@ static cmModel* reference(void) {
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
   r.pair[0] = "ball";
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  return scene_compile(s);
 }
 
 /* steps from d's state; the most contacts and pairs seen */

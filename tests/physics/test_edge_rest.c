@@ -15,43 +15,25 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
 #include "test_alloc.h"
 
-static char err[1024];
-
-
 static const double L = 0.6, S = 0.1, KA = 5e10, H = 1e-3;
 
+/* the bars of scenes.h with the ridges touching (upper = body 0, lower = body 1) */
 static cmModel* crossed_bars(cmMethod method) {
-  cmScene* s = cm_scene_new("edge-rest");
-  s->opt.timestep = H;
-  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
-  double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
-  cmBodyDef a = cm_body_def_default();
-  a.name = "upper";
-  a.geom.type = CM_GEOM_BOX;
-  cm_v3_set(a.geom.size, L, S, S);
-  cm_quat_from_axis_angle(a.orientation, ex, CM_PI / 4);
-  a.position[2] = S * sqrt(2.0);
-  CHECK(cm_scene_add_body(s, &a, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "lower";
-  b.motion = CM_MOTION_FIXED;
-  b.geom.type = CM_GEOM_BOX;
-  cm_v3_set(b.geom.size, S, L, S);
-  cm_quat_from_axis_angle(b.orientation, ey, CM_PI / 4);
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
+  cmBodyDef a, b;
+  scene_crossed_bars(L, S, 0, &a, &b);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
   r.ka = KA;
   r.step_damping = 1.0;
   r.method = method;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  cmScene* s = scene_two_bodies("edge-rest", &a, &b, &r);
+  s->opt.timestep = H;
+  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
+  return scene_compile(s);
 }
 
 /* height of the upper bar's centre after each step of 1 s: min and max over the last 0.9 s */

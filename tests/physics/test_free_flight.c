@@ -5,27 +5,14 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
 
 static char err[1024];
 
-static cmModel* compile(cmScene* s) {
-  cmModel* m = NULL;
-  cmStatus st = cm_model_compile(s, &m, err, sizeof err);
-  if (st != CM_OK) fprintf(stderr, "compile: %s\n", err);
-  CHECK(st == CM_OK);
-  cm_scene_free(s);
-  return m;
-}
-
+/* an a x b x c box, faces undivided */
 static cmBodyDef box_body(const char* name, double a, double b, double c) {
-  cmBodyDef def = cm_body_def_default();
-  def.name = name;
-  def.geom.type = CM_GEOM_BOX;
-  def.geom.size[0] = a;
-  def.geom.size[1] = b;
-  def.geom.size[2] = c;
-  return def;
+  return scene_box(name, a, b, c, 1);
 }
 
 /* symplectic Euler under constant g: v_n = -g h n, z_n = z0 - g h^2 n (n+1) / 2 exactly; the
@@ -37,7 +24,7 @@ static void test_free_fall(void) {
   cmBodyDef b = box_body("box", 0.1, 0.2, 0.3);
   b.position[2] = z0;
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
   for (int n = 1; n <= 1000; n++) {
@@ -74,7 +61,7 @@ static void test_momentum_energy(void) {
       b.density = 500 + 300 * i;
       CHECK(cm_scene_add_body(s, &b, err, sizeof err) == i);
     }
-    cmModel* m = compile(s);
+    cmModel* m = scene_compile(s);
     if (!m) return;
     cmData* d = cm_data_new(m);
     double p0[3], L0[3], ke0, pe0, M = 0;
@@ -136,7 +123,7 @@ static void run_dzhanibekov(double h, double* flip_time, double* max_de) {
   cmBodyDef b = box_body("t_handle", 0.1, 0.2, 0.4); /* Jx > Jy > Jz: y is intermediate */
   cm_v3_set(b.angular_velocity, 1e-3, 20, 1e-3);
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
   double p0[3], L0[3], ke0;
@@ -191,7 +178,7 @@ static void test_fast_spin_stable(void) {
   cmBodyDef b = box_body("b", 0.1, 0.2, 0.4);
   cm_v3_set(b.angular_velocity, 1, 200, 1);
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
   double p0[3], L0[3], ke0;
@@ -226,7 +213,7 @@ static void test_outer_force_moment(void) {
   cm_v3_set(b.force, 1, -2, 3);
   cm_v3_set(b.moment, 0.01, 0.02, -0.03);
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
   for (int n = 0; n < 500; n++) cm_step(m, d);
@@ -251,7 +238,7 @@ static void test_prescribed_fixed(void) {
   f.motion = CM_MOTION_FIXED;
   cm_v3_set(f.position, 3, 2, 1);
   CHECK(cm_scene_add_body(s, &f, err, sizeof err) == 1);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
   for (int n = 0; n < 1000; n++) cm_step(m, d);
@@ -273,7 +260,7 @@ static void test_numeric_guard(void) {
   b.mass = 1e-10; /* v = h F / m = 1e295 ... then x overflows: the first step must fail */
   b.velocity[0] = 1e300;
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
   CHECK(cm_step(m, d) == CM_ERR_NUMERIC);
@@ -288,7 +275,7 @@ static void test_determinism(void) {
   cmBodyDef b = box_body("b", 0.1, 0.2, 0.3);
   cm_v3_set(b.angular_velocity, 1, 5, 3);
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmModel* m = compile(s);
+  cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d1 = cm_data_new(m);
   cmData* d2 = cm_data_new(m);
@@ -321,10 +308,7 @@ static void test_free_body_beside_contacts(void) {
     cm_v3_set(f.angular_velocity, 0.3, 7, 0.2);
     CHECK(cm_scene_add_body(s, &f, err, sizeof err) == 0);
     if (withc) {
-      cmBodyDef g = cm_body_def_default();
-      g.name = "ground";
-      g.motion = CM_MOTION_FIXED;
-      g.geom.type = CM_GEOM_PLANE;
+      cmBodyDef g = scene_ground();
       g.geom.offset = -100; /* far below the free body's flight */
       CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 1);
       for (int i = 0; i < 3; i++) {
@@ -339,7 +323,7 @@ static void test_free_body_beside_contacts(void) {
       r.friction = 0.5;
       CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
     }
-    cmModel* m = compile(s);
+    cmModel* m = scene_compile(s);
     if (!m) return;
     cmData* d = cm_data_new(m);
     int contacts = 0;

@@ -4,43 +4,28 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 /* a 0.1 x 0.1 x 0.05 box resting on a fixed half-space tilted by theta about y */
 static cmModel* incline(double theta, double mu, cmLawType law, cmIntegration integ, double vx,
                         double sink, double T) {
-  cmScene* s = cm_scene_new("friction");
-  s->opt.timestep = 1e-3;
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
+  cmBodyDef g = scene_ground();
   cm_v3_set(g.geom.normal, sin(theta), 0, cos(theta));
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "block";
-  b.geom.type = CM_GEOM_BOX;
-  b.geom.size[0] = b.geom.size[1] = 0.1;
-  b.geom.size[2] = 0.05;
-  b.geom.divisions = 2;
+  cmBodyDef b = scene_box("block", 0.1, 0.1, 0.05, 2);
   double axis[3] = {0, 1, 0}, n[3] = {sin(theta), 0, cos(theta)};
   cm_quat_from_axis_angle(b.orientation, axis, theta);
   cm_v3_scale(b.position, n, 0.025 - sink);
   double dir[3] = {cos(theta), 0, -sin(theta)};
   cm_v3_scale(b.velocity, dir, vx);
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.law = law;
   r.friction = mu;
   r.integration = integ;
   r.contact_time = T;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  cmScene* s = scene_on_ground("friction", &g, &b, &r);
+  s->opt.timestep = 1e-3;
+  return scene_compile(s);
 }
 
 /* velocity along the downhill direction (cos, 0, -sin) */

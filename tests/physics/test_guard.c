@@ -4,45 +4,29 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 static cmModel* ball_on_ground(cmLawType law, cmIntegration integ, double k, double vz,
                                long max_contacts, int box_div) {
-  cmScene* s = cm_scene_new("guard");
-  if (max_contacts) s->opt.max_contacts = max_contacts;
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "ball";
+  cmBodyDef b;
   if (box_div) {
-    b.geom.type = CM_GEOM_BOX;
-    b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 0.1;
-    b.geom.divisions = box_div;
+    b = scene_box("ball", 0.1, 0.1, 0.1, box_div);
     b.position[2] = 0.049;
   } else {
-    b.geom.type = CM_GEOM_SPHERE;
-    b.geom.radius = 0.05;
-    b.geom.refine = 2;
+    b = scene_sphere("ball", 0.05, 2);
     b.position[2] = 0.06;
   }
   b.velocity[2] = vz;
-  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
   cmRuleDef r = cm_rule_def_default();
   r.pair[0] = "ball";
   r.pair[1] = "ground";
   r.law = law;
   r.stiffness = k;
   r.integration = integ;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  cmScene* s = scene_on_ground("guard", NULL, &b, &r);
+  if (max_contacts) s->opt.max_contacts = max_contacts;
+  return scene_compile(s);
 }
 
 /* an explicit contact with w h = 44 is refused before it explodes: w = sqrt(k n / m) with the

@@ -23,6 +23,7 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "solve/block_cholesky.h"
 #include "test.h"
 
@@ -36,22 +37,15 @@ static cmModel* pyramid(int layers, double friction) {
   cmScene* s = cm_scene_new("pile");
   s->opt.timestep = 1e-3;
   cm_v3_set(s->opt.gravity, 0, 0, -9.81);
-  cmBodyDef gr = cm_body_def_default();
-  gr.name = "ground";
-  gr.motion = CM_MOTION_FIXED;
-  gr.geom.type = CM_GEOM_PLANE;
+  cmBodyDef gr = scene_ground();
   CHECK(cm_scene_add_body(s, &gr, err, sizeof err) == 0);
   char name[64];
   for (int j = 0; j < layers; j++) {
     int k = layers - j;
     for (int iy = 0; iy < k; iy++)
       for (int ix = 0; ix < k; ix++) {
-        cmBodyDef b = cm_body_def_default();
         snprintf(name, sizeof name, "box_%d_%d_%d", j, iy, ix);
-        b.name = name;
-        b.geom.type = CM_GEOM_BOX;
-        b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = SIZE;
-        b.geom.divisions = 4;
+        cmBodyDef b = scene_box(name, SIZE, SIZE, SIZE, 4);
         b.position[0] = (ix - 0.5 * (k - 1)) * PITCH;
         b.position[1] = (iy - 0.5 * (k - 1)) * PITCH;
         b.position[2] = j * (SIZE - OVERLAP) - OVERLAP + 0.5 * SIZE;
@@ -63,10 +57,7 @@ static cmModel* pyramid(int layers, double friction) {
   r.ka = 5e10;
   r.friction = friction;
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  return scene_compile(s);
 }
 
 /* upward force of the ground on the pile (the ground is body 0) */

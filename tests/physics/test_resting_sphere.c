@@ -11,36 +11,21 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 static void test_resting_sphere(void) {
   const double R = 0.05, rho = 1000, ka = 5e7, g = 9.81;
   const double mass = 4.0 / 3.0 * CM_PI * R * R * R * rho, d0 = sqrt(mass * g / (CM_PI * ka * R));
   double err_prev = 1;
   for (int refine = 0; refine <= 7; refine++) {
-    cmScene* s = cm_scene_new("rest");
-    cmBodyDef gr = cm_body_def_default();
-    gr.name = "ground";
-    gr.motion = CM_MOTION_FIXED;
-    gr.geom.type = CM_GEOM_PLANE;
-    CHECK(cm_scene_add_body(s, &gr, err, sizeof err) == 0);
-    cmBodyDef b = cm_body_def_default();
-    b.name = "ball";
-    b.geom.type = CM_GEOM_SPHERE;
-    b.geom.radius = R;
-    b.geom.refine = refine;
+    cmBodyDef b = scene_sphere("ball", R, refine);
     b.mass = mass; /* the smooth sphere's mass at every resolution */
     b.position[2] = R - d0;
-    CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
     cmRuleDef r = cm_rule_def_default();
     r.law = CM_LAW_AREA_COMPLIANT;
     r.ka = ka;
-    CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-    cmModel* m = NULL;
-    CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
-    cm_scene_free(s);
+    cmModel* m = scene_compile(scene_on_ground("rest", NULL, &b, &r));
     if (!m) return;
     /* the lowest vertex: the mesh's bottom, which may lie above -R at low refinement */
     double zmin = 0;

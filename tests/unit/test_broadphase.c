@@ -8,6 +8,7 @@
 #include "core/cm_math.h"
 #include "model/data_internal.h"
 #include "collide/collide.h"
+#include "scenes.h"
 #include "test.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -26,10 +27,7 @@ static int overlap(const double* A, const double* B) {
 static void run_scene(int n, double span) {
   char err[512], name[32];
   cmScene* s = cm_scene_new("bp");
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
+  cmBodyDef g = scene_ground();
   g.geom.offset = -0.5 * span;
   CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
   for (int i = 0; i < n; i++) {

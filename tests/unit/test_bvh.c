@@ -21,12 +21,8 @@
 
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
 
-static double urand(void) { /* uniform [0, 1), splitmix64 */
-  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+static double urand(void) {
+  return test_urand(&rng_state);
 }
 
 static double urange(double a, double b) {

@@ -7,6 +7,7 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
 
 static char err[1024];
@@ -17,28 +18,16 @@ static const char* BAD = "test_checkpoint_bad.bin";
 static cmModel* scene(int nbox, double h) {
   cmScene* s = cm_scene_new("checkpoint-test");
   s->opt.timestep = h;
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
+  cmBodyDef g = scene_ground();
   CHECK(cm_scene_add_body(s, &g, err, sizeof err) >= 0);
   for (int i = 0; i < nbox; i++) {
-    cmBodyDef b = cm_body_def_default();
-    b.name = i == 0 ? "box" : "box2";
-    b.geom.type = CM_GEOM_BOX;
-    b.geom.size[0] = b.geom.size[1] = 0.1;
-    b.geom.size[2] = 0.05;
-    b.geom.divisions = 3;
+    cmBodyDef b = scene_box(i == 0 ? "box" : "box2", 0.1, 0.1, 0.05, 3);
     b.position[0] = 0.3 * i;
     b.position[2] = 0.045;
     b.angular_velocity[2] = 0.5;
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
   }
-  cmBodyDef ball = cm_body_def_default();
-  ball.name = "ball";
-  ball.geom.type = CM_GEOM_SPHERE;
-  ball.geom.radius = 0.03;
-  ball.geom.refine = 2;
+  cmBodyDef ball = scene_sphere("ball", 0.03, 2);
   ball.position[2] = 0.2;
   ball.velocity[0] = 0.01;
   CHECK(cm_scene_add_body(s, &ball, err, sizeof err) >= 0);
@@ -46,10 +35,7 @@ static cmModel* scene(int nbox, double h) {
   r.law = CM_LAW_AREA_COMPLIANT;
   r.friction = 0.3;
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  return scene_compile(s);
 }
 
 static void steps(const cmModel* m, cmData* d, int n) {

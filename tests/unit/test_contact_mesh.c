@@ -3,36 +3,14 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-static char err[1024];
-
-static cmBodyDef box(const char* name, double sx, double sy, double sz, int div) {
-  cmBodyDef b = cm_body_def_default();
-  b.name = name;
-  b.geom.type = CM_GEOM_BOX;
-  b.geom.size[0] = sx;
-  b.geom.size[1] = sy;
-  b.geom.size[2] = sz;
-  b.geom.divisions = div;
-  return b;
-}
-
 static cmModel* two_bodies(const cmBodyDef* a, const cmBodyDef* b, cmMethod method) {
-  cmScene* s = cm_scene_new("pair");
-  CHECK(cm_scene_add_body(s, a, err, sizeof err) == 0);
-  CHECK(cm_scene_add_body(s, b, err, sizeof err) == 1);
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.method = method;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  return scene_pair("pair", a, b, method); /* area_compliant */
 }
 
 /* a finely meshed small box sunk delta into a coarse big box: the small box's bottom vertices
@@ -40,9 +18,9 @@ static cmModel* two_bodies(const cmBodyDef* a, const cmBodyDef* b, cmMethod meth
  * areas add up to the bottom face area */
 static void test_box_on_box(void) {
   const double delta = 1e-3;
-  cmBodyDef big = box("big", 1, 1, 0.2, 1);
+  cmBodyDef big = scene_box("big", 1, 1, 0.2, 1);
   big.motion = CM_MOTION_FIXED;
-  cmBodyDef small = box("small", 0.2, 0.1, 0.05, 6);
+  cmBodyDef small = scene_box("small", 0.2, 0.1, 0.05, 6);
   small.position[0] = 0.13;
   small.position[1] = -0.07;
   small.position[2] = 0.1 + 0.025 - delta;
@@ -72,9 +50,9 @@ static void test_box_on_box(void) {
  * interior vertices of spacing 0.05 (area 0.05^2 each), covering A's 0.2 x 0.2 footprint. */
 static void test_two_way(void) {
   const double delta = 1e-3;
-  cmBodyDef B = box("B", 0.4, 0.4, 0.1, 8);
+  cmBodyDef B = scene_box("B", 0.4, 0.4, 0.1, 8);
   B.motion = CM_MOTION_FIXED;
-  cmBodyDef A = box("A", 0.2, 0.2, 0.1, 4);
+  cmBodyDef A = scene_box("A", 0.2, 0.2, 0.1, 4);
   A.position[0] = 0.025;
   A.position[1] = 0.025;
   A.position[2] = 0.1 - delta;
@@ -109,12 +87,8 @@ typedef struct Stats {
 
 static Stats collide_posed(const double q[4], const double t[3], cmMethod method) {
   /* sphere pressed into a box, both moved by the rigid motion (q, t) */
-  cmBodyDef a = box("block", 0.3, 0.3, 0.1, 3);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "ball";
-  b.geom.type = CM_GEOM_SPHERE;
-  b.geom.radius = 0.05;
-  b.geom.refine = 4;
+  cmBodyDef a = scene_box("block", 0.3, 0.3, 0.1, 3);
+  cmBodyDef b = scene_sphere("ball", 0.05, 4);
   double pb[3] = {0.01, -0.02, 0.05 + 0.05 - 0.004}, qa[4] = {1, 0, 0, 0};
   double ea[3] = {20, 10, 5}, qb[4];
   cm_quat_from_euler_deg(qb, ea);
@@ -162,11 +136,7 @@ static void test_invariance(void) {
 /* the contact list is the same with 1 and 2 threads, bit for bit */
 static void test_threads(void) {
 #ifdef _OPENMP
-  cmBodyDef a = cm_body_def_default();
-  a.name = "a";
-  a.geom.type = CM_GEOM_SPHERE;
-  a.geom.radius = 0.1;
-  a.geom.refine = 6;
+  cmBodyDef a = scene_sphere("a", 0.1, 6);
   cmBodyDef b = a;
   b.name = "b";
   b.position[0] = 0.17;

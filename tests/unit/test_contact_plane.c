@@ -3,24 +3,14 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 /* a fixed half-space with outward normal n through the origin, and one body */
 static cmModel* plane_scene(const double n[3], const cmBodyDef* body) {
-  cmScene* s = cm_scene_new("plane");
-  cmBodyDef g = cm_body_def_default();
-  g.name = "ground";
-  g.motion = CM_MOTION_FIXED;
-  g.geom.type = CM_GEOM_PLANE;
+  cmBodyDef g = scene_ground();
   cm_v3_copy(g.geom.normal, n);
-  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
-  CHECK(cm_scene_add_body(s, body, err, sizeof err) == 1);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  return scene_compile(scene_on_ground("plane", &g, body, NULL));
 }
 
 /* a box of n x n subdivided faces sunk by delta: exactly the (n+1)^2 bottom vertices touch,
@@ -30,11 +20,7 @@ static void test_box_sunk(void) {
   const double size[3] = {0.3, 0.2, 0.1}, delta = 1e-3;
   const double up[3] = {0, 0, 1};
   for (int n = 1; n <= 64; n = n < 8 ? n + 1 : 2 * n) {
-    cmBodyDef b = cm_body_def_default();
-    b.name = "box";
-    b.geom.type = CM_GEOM_BOX;
-    memcpy(b.geom.size, size, sizeof size);
-    b.geom.divisions = n;
+    cmBodyDef b = scene_box("box", size[0], size[1], size[2], n);
     b.position[2] = 0.5 * size[2] - delta;
     cmModel* m = plane_scene(up, &b);
     if (!m) return;
@@ -71,11 +57,7 @@ static void test_invariance(void) {
   double area[2] = {0, 0}, depth[2] = {0, 0};
   int count[2] = {0, 0};
   for (int k = 0; k < 2; k++) {
-    cmBodyDef b = cm_body_def_default();
-    b.name = "ball";
-    b.geom.type = CM_GEOM_SPHERE;
-    b.geom.radius = 0.1;
-    b.geom.refine = 4;
+    cmBodyDef b = scene_sphere("ball", 0.1, 4);
     double pos[3] = {0, 0, 0.1 - delta};
     if (k) {
       cm_quat_rotate(b.position, q, pos);
@@ -111,11 +93,7 @@ static void test_sphere_cap_area(void) {
   const double exact = CM_PI * (2 * R * delta - delta * delta);
   double prev = 1;
   for (int r = 3; r <= 7; r++) {
-    cmBodyDef b = cm_body_def_default();
-    b.name = "ball";
-    b.geom.type = CM_GEOM_SPHERE;
-    b.geom.radius = R;
-    b.geom.refine = r;
+    cmBodyDef b = scene_sphere("ball", R, r);
     b.position[2] = R - delta;
     cmModel* m = plane_scene(up, &b);
     if (!m) return;
@@ -136,10 +114,7 @@ static void test_sphere_cap_area(void) {
 /* a body above the plane has no contact; an ignored body never has contacts */
 static void test_no_contact(void) {
   const double up[3] = {0, 0, 1};
-  cmBodyDef b = cm_body_def_default();
-  b.name = "box";
-  b.geom.type = CM_GEOM_BOX;
-  b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 0.1;
+  cmBodyDef b = scene_box("box", 0.1, 0.1, 0.1, 1);
   b.position[2] = 0.0501;
   cmModel* m = plane_scene(up, &b);
   if (!m) return;

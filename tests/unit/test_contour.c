@@ -18,43 +18,18 @@
 #include "comply/comply.h"
 #include "core/arena.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
 
 static char err[1024];
 
 static unsigned long long rng_state = 0x243F6A8885A308D3ull;
 static double urand(void) {
-  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+  return test_urand(&rng_state);
 }
 
 static cmModel* compile_pair(const cmBodyDef* a, const cmBodyDef* b) {
-  cmScene* s = cm_scene_new("contour");
-  CHECK(cm_scene_add_body(s, a, err, sizeof err) == 0);
-  CHECK(cm_scene_add_body(s, b, err, sizeof err) == 1);
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.method = CM_METHOD_CONTOUR;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
-}
-
-/* B: a 1 x 1 x 0.2 box with its top face at z = 0 */
-static cmBodyDef ground_box(int div) {
-  cmBodyDef b = cm_body_def_default();
-  b.name = "B";
-  b.motion = CM_MOTION_FIXED;
-  b.geom.type = CM_GEOM_BOX;
-  cm_v3_set(b.geom.size, 1, 1, 0.2);
-  b.geom.divisions = div;
-  b.position[2] = -0.1;
-  return b;
+  return scene_pair("contour", a, b, CM_METHOD_CONTOUR);
 }
 
 /* (1/2) sum p_i x p_(i+1) . z over polyline i, and whether every polyline is closed */
@@ -79,7 +54,7 @@ static void test_box_in_box(void) {
   const double L = 0.3, W = 0.2, H = 0.1, d = 0.01;
   int divs[3] = {1, 3, 5};
   for (int k = 0; k < 3; k++) {
-    cmBodyDef a = cm_body_def_default(), b = ground_box(divs[(k + 1) % 3]);
+    cmBodyDef a = cm_body_def_default(), b = scene_ground_box(divs[(k + 1) % 3]);
     a.name = "A";
     a.geom.type = CM_GEOM_BOX;
     cm_v3_set(a.geom.size, L, W, H);
@@ -133,7 +108,7 @@ static void test_sphere_in_box(void) {
   const double R = 0.1, d = 0.02, r2 = 2 * R * d - d * d;
   double prev_err = INFINITY;
   for (int refine = 2; refine <= 5; refine++) {
-    cmBodyDef a = cm_body_def_default(), b = ground_box(2);
+    cmBodyDef a = cm_body_def_default(), b = scene_ground_box(2);
     a.name = "A";
     a.geom.type = CM_GEOM_SPHERE;
     a.geom.radius = R;
@@ -293,7 +268,7 @@ static void test_random_pairs(void) {
 static void test_degenerate(void) {
   double zs[3] = {0.05, 0.05 - 1e-17, -0.1};
   for (int k = 0; k < 3; k++) {
-    cmBodyDef a = cm_body_def_default(), b = ground_box(2);
+    cmBodyDef a = cm_body_def_default(), b = scene_ground_box(2);
     a.name = "A";
     a.geom.type = CM_GEOM_BOX;
     cm_v3_set(a.geom.size, k == 2 ? 1 : 0.3, k == 2 ? 1 : 0.2, k == 2 ? 0.2 : 0.1);

@@ -17,48 +17,24 @@
 #include "comply/comply.h"
 #include "core/arena.h"
 #include "core/cm_math.h"
+#include "scenes.h"
 #include "test.h"
-
-static char err[1024];
 
 static unsigned long long rng_state = 0x13198A2E03707344ull;
 static double urand(void) {
-  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+  return test_urand(&rng_state);
 }
 
 static const double L = 0.6, S = 0.1;
 
 static cmModel* compile_pair(const cmBodyDef* a, const cmBodyDef* b, cmMethod method) {
-  cmScene* s = cm_scene_new("edges");
-  CHECK(cm_scene_add_body(s, a, err, sizeof err) == 0);
-  CHECK(cm_scene_add_body(s, b, err, sizeof err) == 1);
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.method = method;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  return m;
+  return scene_pair("edges", a, b, method);
 }
 
+/* A = the upper bar, B = the lower (scenes.h) */
 static cmModel* crossed_bars(double delta, cmMethod method) {
-  cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
-  a.name = "A";
-  a.geom.type = CM_GEOM_BOX;
-  cm_v3_set(a.geom.size, L, S, S);
-  double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
-  cm_quat_from_axis_angle(a.orientation, ex, CM_PI / 4);
-  a.position[2] = S * sqrt(2.0) - delta;
-  b.name = "B";
-  b.motion = CM_MOTION_FIXED;
-  b.geom.type = CM_GEOM_BOX;
-  cm_v3_set(b.geom.size, S, L, S);
-  cm_quat_from_axis_angle(b.orientation, ey, CM_PI / 4);
+  cmBodyDef a, b;
+  scene_crossed_bars(L, S, delta, &a, &b);
   return compile_pair(&a, &b, method);
 }
 

@@ -20,16 +20,13 @@ __extension__ typedef __int128 i128;
 
 static unsigned long long rng_state = 0x243F6A8885A308D3ull;
 static unsigned long long rnd(void) {
-  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return test_rand64(&rng_state);
 }
 static long long irange(long long lo, long long hi) { /* [lo, hi] */
   return lo + (long long)(rnd() % (unsigned long long)(hi - lo + 1));
 }
 static double urand(void) {
-  return (double)(rnd() >> 11) * (1.0 / 9007199254740992.0);
+  return test_urand(&rng_state);
 }
 
 #define SCALE (1.0 / 1048576.0) /* 2^-20 */

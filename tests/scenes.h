@@ -1,0 +1,127 @@
+/* Scenes shared by the tests, one definition each. The builders CHECK every call they make
+ * (test.h): a scene that does not compile is a failed check, not a skipped test.
+ *
+ *   cmBodyDef b = scene_box("box", 0.1, 0.1, 0.05, 4);   a 0.1 x 0.1 x 0.05 box, 4 x 4 faces
+ *   b.position[2] = 0.025;
+ *   cmRuleDef r = cm_rule_def_default();
+ *   r.law = CM_LAW_AREA_COMPLIANT;
+ *   cmScene* s = scene_on_ground("name", NULL, &b, &r); ground = body 0, the box = body 1
+ *   s->opt.timestep = 1e-3;
+ *   cmModel* m = scene_compile(s);                        frees s; NULL if it did not compile
+ *
+ * Each builder sets exactly the fields its name says, on top of cm_body_def_default(), so a
+ * test that moves onto it builds the same model as before, bit for bit. */
+#ifndef CM_TEST_SCENES_H
+#define CM_TEST_SCENES_H
+
+#include "comply/comply.h"
+#include "core/cm_math.h"
+#include "test.h"
+
+static char scene_err[1024];
+
+/* ---------------------------------------------------------------------------------------------
+ * bodies */
+
+/* "ground": a fixed half-space z <= 0 (normal +z through the origin; change geom.normal and
+ * geom.offset for another) */
+static inline cmBodyDef scene_ground(void) {
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  return g;
+}
+
+/* "ground": a fixed 1 x 1 x 0.2 box meshed with `divisions` faces per edge, its top face at z = 0
+ * (a mesh ground, for the mesh-mesh methods) */
+static inline cmBodyDef scene_ground_box(int divisions) {
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_BOX;
+  cm_v3_set(g.geom.size, 1, 1, 0.2);
+  g.geom.divisions = divisions;
+  g.position[2] = -0.1;
+  return g;
+}
+
+/* a dynamic sx x sy x sz box (m) centred on its frame, each face divided divisions x divisions */
+static inline cmBodyDef scene_box(const char* name, double sx, double sy, double sz,
+                                  int divisions) {
+  cmBodyDef b = cm_body_def_default();
+  b.name = name;
+  b.geom.type = CM_GEOM_BOX;
+  cm_v3_set(b.geom.size, sx, sy, sz);
+  b.geom.divisions = divisions;
+  return b;
+}
+
+/* a dynamic icosphere of the given radius (m) and refinement (12 vertices at 0, x4 per level) */
+static inline cmBodyDef scene_sphere(const char* name, double radius, int refine) {
+  cmBodyDef b = cm_body_def_default();
+  b.name = name;
+  b.geom.type = CM_GEOM_SPHERE;
+  b.geom.radius = radius;
+  b.geom.refine = refine;
+  return b;
+}
+
+/* Crossed bars (tests/unit/test_edge_contact.c derives the contact): `upper`, a dynamic
+ * L x s x s box turned 45 degrees about x so that an edge along x points down, its centre at
+ * z = s sqrt2 - drop; `lower`, a fixed s x L x s box centred at the origin, turned 45 degrees
+ * about y so that an edge along y points up, its ridge at z = s/sqrt2. The ridges cross at
+ * x = y = 0, `drop` apart (drop > 0: interpenetrating). */
+static inline void scene_crossed_bars(double L, double s, double drop, cmBodyDef* upper,
+                                      cmBodyDef* lower) {
+  const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+  *upper = scene_box("upper", L, s, s, 1);
+  cm_quat_from_axis_angle(upper->orientation, ex, CM_PI / 4);
+  upper->position[2] = s * sqrt(2.0) - drop;
+  *lower = scene_box("lower", s, L, s, 1);
+  lower->motion = CM_MOTION_FIXED;
+  cm_quat_from_axis_angle(lower->orientation, ey, CM_PI / 4);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * scenes */
+
+/* compile s and free it; the model, or NULL (a failed check, the message on stderr) */
+static inline cmModel* scene_compile(cmScene* s) {
+  cmModel* m = NULL;
+  cmStatus st = cm_model_compile(s, &m, scene_err, sizeof scene_err);
+  if (st != CM_OK) fprintf(stderr, "%s\n", scene_err);
+  CHECK(st == CM_OK);
+  cm_scene_free(s);
+  return m;
+}
+
+/* bodies a (0) and b (1) and the rule `rule` (NULL: none), default options: set s->opt, then
+ * scene_compile(s) */
+static inline cmScene* scene_two_bodies(const char* name, const cmBodyDef* a, const cmBodyDef* b,
+                                        const cmRuleDef* rule) {
+  cmScene* s = cm_scene_new(name);
+  CHECK(cm_scene_add_body(s, a, scene_err, sizeof scene_err) == 0);
+  CHECK(cm_scene_add_body(s, b, scene_err, sizeof scene_err) == 1);
+  if (rule) CHECK(cm_scene_add_rule(s, rule, scene_err, sizeof scene_err) == 0);
+  return s;
+}
+
+/* `body` over `ground` (NULL: scene_ground()): ground = body 0, body = body 1 */
+static inline cmScene* scene_on_ground(const char* name, const cmBodyDef* ground,
+                                       const cmBodyDef* body, const cmRuleDef* rule) {
+  cmBodyDef g = ground ? *ground : scene_ground();
+  return scene_two_bodies(name, &g, body, rule);
+}
+
+/* bodies a and b (0 and 1) and one area_compliant rule (every other parameter the default) with
+ * the contact method `method`, compiled */
+static inline cmModel* scene_pair(const char* name, const cmBodyDef* a, const cmBodyDef* b,
+                                  cmMethod method) {
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.method = method;
+  return scene_compile(scene_two_bodies(name, a, b, &r));
+}
+
+#endif
