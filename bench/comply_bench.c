@@ -1014,13 +1014,15 @@ static int bench_pile(const Options* o) {
 #define S4_JITTER 0.001
 #define S4_T 1.0
 
-/* the steps from t = 0 that each scene runs by default (--steps overrides); --quick: lattices
- * of a fifth of the side (1, 8 and 8 bodies) and enough steps to land (the piles' lowest layer
- * touches the floor after ~143 steps, the spheres' after ~45) */
+/* the steps from t = 0 that each scene runs by default (--steps overrides): pile_125 the whole
+ * 3 s of the peer kit; the 1000-body scenes up to where a step costs ~1 CPU s (bench/README.md),
+ * about 1.5 min for the three together. --quick: lattices of a fifth of the side (1, 8 and 8
+ * bodies) and enough steps to land (the piles' lowest layer touches the floor after ~143 steps,
+ * the spheres' after ~45) */
 enum {
-  PILE_125_STEPS = 1000,
-  PILE_1000_STEPS = 250,
-  SPHERES_1000_STEPS = 120,
+  PILE_125_STEPS = 3000,
+  PILE_1000_STEPS = 300,
+  SPHERES_1000_STEPS = 150,
   PILE_QUICK_STEPS = 200,
   SPHERES_QUICK_STEPS = 80
 };
