@@ -14,8 +14,8 @@
  *    sum m g + sum m dv_z/dt to 1e-9 (the reported forces are the ones that moved the bodies;
  *    internal forces cancel), and the pile has settled (dv/dt and |v| tiny) so it is the total
  *    weight to 1e-6;
- *  - no solver warnings (the Newton iterations of a step, summed over the outer passes on the
- *    Coulomb limits, stay below 100);
+ *  - every step's implicit solve converges (no solver warning), in at most 8 Newton
+ *    iterations per step on average;
  *  - the sparse path reproduces the dense one on a small pile (3 layers, 14 boxes): identical
  *    positions when the orderings agree, else within 1e-9 relative (different elimination
  *    orders round differently). */
@@ -98,14 +98,21 @@ static void test_pile_weight(void) {
       vmax = fmax(vmax, fabs(d->body_cvel[3 * b + k]));
   }
   double W = mass * 9.81, f = fsum / avg, dpdt = (p1 - p0) / (avg * m->opt.timestep);
+  double mean = d->solver_solves ? (double)d->solver_total_iter / (double)d->solver_solves : 0;
   printf("  %d boxes, %d contacts in %d pairs: ground force / weight %.12f, dp/dt %.3g N, |v| "
-         "<= %.3g m/s, Newton iterations <= %d, residual <= %.2g\n",
-         m->nbody - 1, d->ncontact, d->npair, f / W, dpdt, vmax, maxit, d->solver_max_residual);
+         "<= %.3g m/s, Newton iterations mean %.2f, max %d, residual <= %.2g\n",
+         m->nbody - 1, d->ncontact, d->npair, f / W, dpdt, vmax, mean, maxit,
+         d->solver_max_residual);
   CHECK_REL(f, W + dpdt, 1e-9);
   CHECK_REL(f, W, 1e-6);
   CHECK(vmax < 1e-4);
+  /* every step's solve converged (the friction limits settled with the velocities), in few
+   * Newton iterations: the pile rests, so after the first contact every step starts next to its
+   * solution (mean measured 4.2, max 30 on the first steps while the contacts close) */
   CHECK(d->warning[CM_WARN_SOLVER] == 0);
-  CHECK(maxit <= 100); /* Newton iterations summed over the outer friction passes (~47) */
+  CHECK(d->solver_solves == steps && d->solver_failed_solves == 0);
+  CHECK(mean <= 8);
+  CHECK(maxit <= 100);
   cm_data_free(d);
   cm_model_free(m);
 }
