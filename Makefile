@@ -61,7 +61,7 @@ fuzz:
 	for p in $(FUZZ_PARSERS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$p; log=$(FUZZ_BUILD)/fuzz-$$p.log; \
 	  echo "fuzz_$$p: $(FUZZ_SECONDS) s, log in $$log"; \
-	  if ! ./$(FUZZ_BUILD)/fuzz/fuzz_$$p -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/$$p.dict \
+	  if ! $(FUZZ_BUILD)/fuzz/fuzz_$$p -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/$$p.dict \
 	      -max_len=8192 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
 	      -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$p- $(FUZZ_FLAGS) \
 	      $(FUZZ_BUILD)/corpus/$$p fuzz/corpus/$$p >$$log 2>&1; then \
