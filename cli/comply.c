@@ -228,8 +228,17 @@ static int cmd_help(int argc, char** argv) {
  * it the command starts itself again with it set. */
 static void passive_openmp_wait(char** argv) {
   if (getenv("OMP_WAIT_POLICY")) return;
+  /* not under valgrind (its preload library is in LD_PRELOAD): the new process would run
+   * outside it, or fail (/proc/self/exe is then valgrind's own tool) */
+  const char* preload = getenv("LD_PRELOAD");
+  if (preload && strstr(preload, "vgpreload")) return;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 || (size_t)n >= sizeof self - 1) return;
+  self[n] = 0;
   if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
-  execv("/proc/self/exe", argv); /* returns only on failure: then run as we are */
+  execv(self, argv); /* returns only on failure: then run as we are */
+  unsetenv("OMP_WAIT_POLICY");
 }
 
 int main(int argc, char** argv) {

@@ -1,6 +1,8 @@
-"""comply: --version, help, usage errors (exit 2 with a usage line)."""
+"""comply: --version, help, usage errors (exit 2 with a usage line), the OpenMP wait policy."""
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,8 +63,41 @@ def test_usage_errors(s):
     expect_exit(r, 2, "check with two scenes")
 
 
+def spin_counts(s, env, prefix=()):
+    """run `comply --version` with env; the GOMP_SPINCOUNT of every OpenMP start (libgomp prints
+    its settings with OMP_DISPLAY_ENV=verbose), and the result"""
+    r = subprocess.run(list(prefix) + [s.comply, "--version"], capture_output=True, text=True,
+                       env=env, timeout=300, cwd=s.tmp)
+    return re.findall(r"GOMP_SPINCOUNT = '(\d+)'", r.stderr), r
+
+
+def test_openmp_wait_policy(s):
+    """waiting OpenMP threads sleep (cli/comply.c starts itself again with
+    OMP_WAIT_POLICY=passive); a policy the user set is kept; under valgrind no second start"""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env["OMP_DISPLAY_ENV"] = "verbose"
+    counts, r = spin_counts(s, env)
+    if not counts:
+        print("     (not built with libgomp: nothing to check)")
+        return
+    expect_exit(r, 0, "--version with the policy unset")
+    check(counts == ["300000", "0"], "unset: libgomp's spinning default, then a start without "
+          "spinning expected, got spin counts %r" % counts)
+    check(re.fullmatch(r"comply \d+\.\d+\.\d+\n", r.stdout), "printed %r" % r.stdout)
+    counts, r = spin_counts(s, dict(env, OMP_WAIT_POLICY="active"))
+    check(len(counts) == 1 and counts[0] != "0", "the user's policy is kept: %r" % counts)
+    vg = shutil.which("valgrind")
+    with open(s.comply, "rb") as f:
+        asan = b"__asan_init" in f.read()  # ASan and valgrind exclude each other
+    if vg and not asan:
+        counts, r = spin_counts(s, env, (vg, "--quiet", "--error-exitcode=3"))
+        expect_exit(r, 0, "--version under valgrind with the policy unset")
+        check(len(counts) == 1 and "comply " in r.stdout,
+              "under valgrind one start, in valgrind: %r %r" % (counts, r.stdout))
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_version, test_help, test_usage_errors):
+    for t in (test_version, test_help, test_usage_errors, test_openmp_wait_policy):
         s.test(t)
     s.finish()
