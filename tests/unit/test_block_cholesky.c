@@ -21,12 +21,7 @@
 #include "test.h"
 
 static unsigned long long rng = 0x2545F4914F6CDD1Dull;
-static double rnd(void) { /* uniform in [-1, 1) */
-  rng ^= rng >> 12;
-  rng ^= rng << 25;
-  rng ^= rng >> 27;
-  return (double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 2 - 1;
-}
+static double rnd(void) { return 2 * test_urand(&rng) - 1; } /* uniform in [-1, 1) */
 
 static double norm(const double* x, int n) {
   double s = 0;

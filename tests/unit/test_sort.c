@@ -14,12 +14,7 @@
 #include "test.h"
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
-static unsigned long long next(void) {
-  rng ^= rng >> 12;
-  rng ^= rng << 25;
-  rng ^= rng >> 27;
-  return rng * 0x2545F4914F6CDD1Dull;
-}
+static unsigned long long next(void) { return test_rand64(&rng); }
 
 /* the reference: stable insertion sort */
 static void insertion_sort(void* base, size_t n, size_t size,
