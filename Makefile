@@ -6,7 +6,7 @@
 #                        make fuzz with 45 s per parser
 # Builds go to build/ (RelWithDebInfo, warnings as errors) and build-asan/ (sanitizers).
 
-DEBS := cmake gcc make pkg-config libyaml-dev python3 valgrind
+DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev python3 valgrind
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
