@@ -50,6 +50,22 @@ int cli_option(const char* cmd, int argc, char** argv, int* i, const char* name,
 /* the built-in demo scene of `comply run` with no SCENE; NULL with a message on failure */
 cmScene* cli_demo_scene(char* err, size_t errsz);
 
+/* the initial overlaps of a model (overlap.c): pairs in contact at t = 0, the deepest
+ * penetration, m, and the largest launch speed, m/s (the speed the elastic energy of the
+ * overlap would give the pair) with its bodies */
+typedef struct cliOverlaps {
+  int pairs;
+  double deepest;
+  double fastest;
+  int body[2]; /* the pair of the fastest, -1 none */
+} cliOverlaps;
+/* a launch speed above this refuses `run` unless scene.allow_initial_overlap, m/s */
+#define CLI_OVERLAP_SPEED 1.0
+/* detect them; print the first `limit` pairs to f (if not NULL), each line after prefix;
+ * -1 if out of memory */
+int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limit,
+                         cliOverlaps* out);
+
 /* monotonic wall clock, s */
 double cli_now(void);
 

@@ -189,19 +189,23 @@ static void print_joints(const cmScene* s, const cmModel* m) {
   }
 }
 
-/* contacts at t = 0: the body pairs that already overlap, with their points and depth */
+/* contacts at t = 0: the body pairs that already overlap, with their points, depth and the
+ * speed the stored elastic energy would give them */
 static void print_overlaps(const cmModel* m) {
-  cmData* d = cm_data_new(m);
-  if (!d) return;
-  cm_collide(m, d);
-  printf("initial overlaps: %d\n", d->npair);
-  for (int k = 0; k < d->npair; k++) {
-    const cmContactPair* P = &d->pair[k];
-    printf("  %s <-> %s: %d points, area %.6g m^2, max penetration %.6g m\n",
-           m->body_name[P->body[0]], m->body_name[P->body[1]], P->points, P->area,
-           P->max_penetration);
+  cliOverlaps o;
+  if (cli_initial_overlaps(m, NULL, "", 0, &o) != 0) {
+    printf("initial overlaps: not checked (out of memory)\n");
+    return;
   }
-  cm_data_free(d);
+  printf("initial overlaps: %d", o.pairs);
+  if (o.pairs)
+    printf(" (deepest %.6g m, fastest launch %.3g m/s%s)", o.deepest, o.fastest,
+           o.fastest > CLI_OVERLAP_SPEED && !m->opt.allow_initial_overlap
+               ? ": above 1 m/s, `comply run` refuses the scene unless "
+                 "scene.allow_initial_overlap is true"
+               : "");
+  printf("\n");
+  cli_initial_overlaps(m, stdout, "  ", 1 << 30, &o);
 }
 
 int cmd_check(int argc, char** argv) {

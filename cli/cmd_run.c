@@ -146,7 +146,7 @@ typedef struct RunArgs {
   const char* scene;
   const char* outdir;
   const char* restart; /* checkpoint to continue from, or NULL */
-  int has_steps, has_duration, quiet;
+  int has_steps, has_duration, quiet, strict;
   long steps;
   long checkpoint_every; /* 0: checkpoints only on a signal */
   double duration;
@@ -167,6 +167,9 @@ static int parse_args(int argc, char** argv, RunArgs* a) {
         i++;
       } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
         a->quiet = 1;
+        i++;
+      } else if (strcmp(s, "--strict") == 0) {
+        a->strict = 1;
         i++;
       } else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
         cli_help(stdout, "run");
@@ -246,6 +249,64 @@ static void free_run(Run* r) {
   cm_model_free(r->m);
 }
 
+/* ---- warnings: on stderr when a kind first occurs, and counted at the end ---- */
+
+/* the first occurrence of each warning kind since the last call, with what it means */
+static void report_new_warnings(const cmModel* m, const cmData* d, int* seen) {
+  for (int w = 0; w < CM_WARN_COUNT; w++) {
+    if (seen[w] || d->warning[w] == 0) continue;
+    seen[w] = 1;
+    fprintf(stderr, "comply: warning: %s from step %ld (t = %.6g s)", cm_warning_name((cmWarning)w),
+            d->step, d->time);
+    if (w == CM_WARN_ENERGY && d->energy_body >= 0 && d->energy_body < m->nbody)
+      fprintf(stderr, ", body '%s', growth %.3g of the largest kinetic energy %.3g J",
+              m->body_name[d->energy_body], d->energy_growth, d->energy_scale);
+    if (w == CM_WARN_SOLVER)
+      fprintf(stderr, ", residual %.3g", d->solver_max_residual);
+    fprintf(stderr, ": %s\n", cm_warning_help((cmWarning)w));
+  }
+}
+
+/* the total and "kind count, ..." of the warnings of d plus `extra` of the run itself */
+static long warning_list(const cmData* d, int extra, char* buf, size_t n) {
+  long total = extra;
+  size_t used = 0;
+  buf[0] = 0;
+  if (extra) used += (size_t)snprintf(buf, n, "initial_overlap %d", extra);
+  for (int w = 0; w < CM_WARN_COUNT; w++) {
+    if (!d->warning[w]) continue;
+    total += d->warning[w];
+    if (used < n)
+      used += (size_t)snprintf(buf + used, n - used, "%s%s %d", used ? ", " : "",
+                               cm_warning_name((cmWarning)w), d->warning[w]);
+  }
+  return total;
+}
+
+/* the initial overlaps, as warnings; CLI_USAGE if one would launch its pair faster than
+ * CLI_OVERLAP_SPEED and the scene does not allow it. *count: the pairs */
+static int check_overlaps(const cmModel* m, int* count) {
+  cliOverlaps o;
+  *count = 0;
+  if (cli_initial_overlaps(m, NULL, "", 0, &o) != 0)
+    return cli_error(CLI_FAILED, "out of memory checking the initial overlaps");
+  if (!o.pairs) return CLI_OK;
+  *count = o.pairs;
+  fprintf(stderr,
+          "comply: warning: initial_overlap: %d body pairs overlap at t = 0 (deepest %.3g m); "
+          "their elastic energy is released in the first steps:\n",
+          o.pairs, o.deepest);
+  cli_initial_overlaps(m, stderr, "comply:   ", 10, &o);
+  if (o.fastest > CLI_OVERLAP_SPEED && !m->opt.allow_initial_overlap)
+    return cli_error(CLI_USAGE,
+                     "the initial overlap of %s <-> %s would set the pair apart at %.3g m/s "
+                     "(more than %g m/s): check the positions (comply check lists every "
+                     "overlap) or set scene.allow_initial_overlap: true",
+                     m->body_name[o.body[0]], m->body_name[o.body[1]], o.fastest,
+                     CLI_OVERLAP_SPEED);
+  return CLI_OK;
+}
+
 int cmd_run(int argc, char** argv) {
   RunArgs a;
   int rc = parse_args(argc, argv, &a);
@@ -299,6 +360,11 @@ int cmd_run(int argc, char** argv) {
   snprintf(r.ckpt_path, nd + 32, "%s%scheckpoint.bin", a.outdir,
            nd && a.outdir[nd - 1] == '/' ? "" : "/");
   cmData* d = r.d;
+  int overlaps = 0;
+  if (!a.restart && (rc = check_overlaps(m, &overlaps)) != CLI_OK) {
+    free_run(&r);
+    return rc;
+  }
   if (a.restart) {
     st = cm_checkpoint_read(m, d, a.restart, err, sizeof err);
     if (st != CM_OK) {
@@ -336,8 +402,12 @@ int cmd_run(int argc, char** argv) {
   int io_failed = write_frame(&r) != 0, ckpt_failed = 0;
   long ck = a.checkpoint_every;
   cmStatus step_st = CM_OK;
+  int seen[CM_WARN_COUNT] = {0};
+  for (int w = 0; w < CM_WARN_COUNT; w++)
+    seen[w] = d->warning[w] != 0; /* a restart: reported by the interrupted run */
   while (!io_failed && !ckpt_failed && d->step < total && !g_signal) {
     step_st = cm_step(m, d);
+    report_new_warnings(m, d, seen);
     if (step_st != CM_OK) break;
     if (d->step % every == 0 || d->step == total) io_failed = write_frame(&r) != 0;
     if (!io_failed && ck > 0 && d->step % ck == 0 && d->step != total)
@@ -374,7 +444,14 @@ int cmd_run(int argc, char** argv) {
   int summary_errno = errno;
   restore_handlers();
 
-  /* report */
+  /* report: warnings whatever the outcome, then the outcome */
+  char list[512];
+  long nwarn = warning_list(d, overlaps, list, sizeof list);
+  if (nwarn)
+    fprintf(stderr,
+            "comply: warning: the run had %ld warning%s (%s): see the messages above and "
+            "docs/outputs.md, \"Warnings\"\n",
+            nwarn, nwarn == 1 ? "" : "s", list);
   if (summary_failed) {
     if (info.message) cli_error(CLI_FAILED, "%s", info.message);
     cli_error(CLI_FAILED, "cannot write '%s/summary.json': %s", a.outdir, strerror(summary_errno));
@@ -388,9 +465,14 @@ int cmd_run(int argc, char** argv) {
                    sig == SIGINT ? "SIGINT" : "SIGTERM", d->step, d->time, a.outdir);
   } else {
     if (!a.quiet)
-      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time\n", a.outdir, d->step,
-             d->time, info.wall_time);
+      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time, %ld warning%s%s%s%s\n",
+             a.outdir, d->step, d->time, info.wall_time, nwarn, nwarn == 1 ? "" : "s",
+             nwarn ? " (" : "", list, nwarn ? ")" : "");
     rc = CLI_OK;
+    if (nwarn && a.strict)
+      rc = cli_error(CLI_FAILED, "--strict: %ld warning%s; the output in '%s' is complete but "
+                                 "not to be trusted",
+                     nwarn, nwarn == 1 ? "" : "s", a.outdir);
   }
   free_run(&r);
   return rc;

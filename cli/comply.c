@@ -23,7 +23,7 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"run", cmd_run,
      "comply run [SCENE] [-o DIR] [--duration T] [--steps N] [--checkpoint-every N]\n"
-     "           [--restart FILE] [--quiet]",
+     "           [--restart FILE] [--quiet] [--strict]",
      "Simulate SCENE (a YAML scene file) and write bodies.csv, contacts.csv and summary.json\n"
      "into the output directory. With no SCENE, run a built-in demo: a sphere, a box and a box\n"
      "tumbling about its intermediate axis, thrown up, landing on a fixed ground and coming to\n"
@@ -33,7 +33,8 @@ static const Command COMMANDS[] = {
      "  -o, --output DIR  output directory, created with its parents if needed (default: out)\n"
      "  --duration T      simulate T seconds (T >= 0); steps = round(T / timestep)\n"
      "  --steps N         simulate N steps (N >= 0); overrides the scene's duration or steps\n"
-     "  --quiet           no progress bar and no final line\n"
+     "  --quiet           no progress bar and no final line (warnings are still printed)\n"
+     "  --strict          exit 1 if the run had any warning (the output is still written)\n"
      "  --checkpoint-every N  write DIR/checkpoint.bin every N steps (N >= 1) and at the end\n"
      "  --restart FILE    continue from checkpoint FILE (same scene and options): the files in\n"
      "                    DIR are cut after the checkpoint's step and appended to, so they end\n"
@@ -47,8 +48,14 @@ static const Command COMMANDS[] = {
      "exit status:\n"
      "  0    done\n"
      "  1    the simulation failed (non-finite state); the last good state is written and\n"
-     "       summary.json has \"failed\": true and the message\n"
-     "  2    bad scene, option or output directory (nothing simulated)\n"
+     "       summary.json has \"failed\": true and the message. With --strict, also a run\n"
+     "       that had warnings\n"
+     "  2    bad scene, option or output directory, or initial overlaps whose elastic energy\n"
+     "       would set a pair apart faster than 1 m/s (nothing simulated)\n"
+     "\n"
+     "Warnings (a solve that did not converge, energy created by the numerics, initial\n"
+     "overlaps, ...) are printed on stderr when they first occur, with what they mean and what\n"
+     "to do, and counted in the final line and in summary.json (docs/outputs.md).\n"
      "  130  interrupted by SIGINT (143: SIGTERM): the step in progress is finished and written,\n"
      "       summary.json has \"interrupted\": true, DIR/checkpoint.bin holds the state. A\n"
      "       second signal ends the process at once.\n"},

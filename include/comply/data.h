@@ -18,25 +18,30 @@ extern "C" {
 
 /* warning kinds counted in cmData.warning[] */
 typedef enum cmWarning {
-  CM_WARN_BAD_AREA = 0,    /* contact with zero area: no force */
-  CM_WARN_SOLVER,          /* the implicit solve did not reach its tolerance */
-  CM_WARN_CONTACT_LIMIT,   /* contact buffer limit reached */
-  CM_WARN_GYRO,            /* gyroscopic Newton iteration did not converge */
+  CM_WARN_BAD_AREA = 0,  /* contact with zero area: no force */
+  CM_WARN_SOLVER,        /* the implicit solve did not reach its tolerance */
+  CM_WARN_CONTACT_LIMIT, /* contact buffer limit reached */
+  CM_WARN_GYRO,          /* gyroscopic Newton iteration did not converge */
+  CM_WARN_ENERGY,        /* the total mechanical energy grew: the numerics created energy */
+  CM_WARN_SUBSTEPS,      /* substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX sub-steps */
   CM_WARN_COUNT
 } cmWarning;
+/* the name of a warning kind as in summary.json ("solver_not_converged"), "unknown" if none */
 CM_API const char* cm_warning_name(cmWarning w);
+/* one sentence for a user: what the warning means for the results and what to do about it */
+CM_API const char* cm_warning_help(cmWarning w);
 
 /* stages of cm_step, timed into cmData.timer[] (cumulative seconds) */
 typedef enum cmTimer {
-  CM_TIMER_STEP = 0,   /* the whole step */
-  CM_TIMER_KINEMATICS, /* prescribed poses, world boxes */
-  CM_TIMER_BROADPHASE, /* candidate pairs */
-  CM_TIMER_NARROWPHASE,/* contact points */
-  CM_TIMER_LAWS,       /* contact responses */
-  CM_TIMER_FORCES,     /* gravity, outer forces, explicit contacts, joints */
-  CM_TIMER_SOLVE,      /* velocity update */
-  CM_TIMER_INTEGRATE,  /* positions and orientations */
-  CM_TIMER_RECORD,     /* contact forces and pair summaries for the outputs */
+  CM_TIMER_STEP = 0,    /* the whole step */
+  CM_TIMER_KINEMATICS,  /* prescribed poses, world boxes */
+  CM_TIMER_BROADPHASE,  /* candidate pairs */
+  CM_TIMER_NARROWPHASE, /* contact points */
+  CM_TIMER_LAWS,        /* contact responses */
+  CM_TIMER_FORCES,      /* gravity, outer forces, explicit contacts, joints */
+  CM_TIMER_SOLVE,       /* velocity update */
+  CM_TIMER_INTEGRATE,   /* positions and orientations */
+  CM_TIMER_RECORD,      /* contact forces and pair summaries for the outputs */
   CM_TIMER_COUNT
 } cmTimer;
 CM_API const char* cm_timer_name(cmTimer t);
@@ -63,19 +68,19 @@ typedef struct cmContact {
 
 /* the contacts of one body pair in the current step */
 typedef struct cmContactPair {
-  int body[2];           /* body A (penetrating side of most contacts) and body B */
-  int rule;              /* interaction rule index */
-  int first;             /* index of the pair's first contact in cmData.contact */
-  int points;            /* number of contacts */
-  double area;           /* total contact area, m^2 */
-  double max_penetration;/* largest -dist, m */
-  double force[3];       /* total contact force on body A, world, N */
-  double max_pressure;   /* largest force/area over the points, Pa */
+  int body[2];            /* body A (penetrating side of most contacts) and body B */
+  int rule;               /* interaction rule index */
+  int first;              /* index of the pair's first contact in cmData.contact */
+  int points;             /* number of contacts */
+  double area;            /* total contact area, m^2 */
+  double max_penetration; /* largest -dist, m */
+  double force[3];        /* total contact force on body A, world, N */
+  double max_pressure;    /* largest force/area over the points, Pa */
 } cmContactPair;
 
 typedef struct cmData {
-  long step;    /* steps taken */
-  double time;  /* simulated time, s */
+  long step;   /* steps taken */
+  double time; /* simulated time, s */
 
   /* body state (the com is the dynamic reference; frame-origin values are derived) */
   double* body_xpos;   /* world position of the body frame origin, m         (nbody x 3) */
@@ -95,22 +100,37 @@ typedef struct cmData {
   cmContactPair* pair; /* (npair) */
 
   /* solver statistics */
-  int solver_iter;           /* Newton iterations of the last implicit solve (largest island) */
-  double solver_residual;    /* relative residual of the last implicit solve */
-  int solver_max_iter;       /* worst over the run */
-  double solver_max_residual;/* worst over the run */
-  long solver_solves;        /* implicit solves over the run (one per step, or per sub-step) */
-  long solver_total_iter;    /* sum of solver_iter over those solves: the mean is
-                                solver_total_iter / solver_solves */
-  long solver_failed_solves; /* solves in which some island did not converge (each also counts
-                                as CM_WARN_SOLVER, once per island) */
+  int solver_iter;            /* Newton iterations of the last implicit solve (largest island) */
+  double solver_residual;     /* relative residual of the last implicit solve */
+  int solver_max_iter;        /* worst over the run */
+  double solver_max_residual; /* worst over the run */
+  long solver_solves;         /* implicit solves over the run (one per step, or per sub-step) */
+  long solver_total_iter;     /* sum of solver_iter over those solves: the mean is
+                                 solver_total_iter / solver_solves */
+  long solver_failed_solves;  /* solves in which some island did not converge (each also counts
+                                 as CM_WARN_SOLVER, once per island) */
 
-  int warning[CM_WARN_COUNT]; /* counts */
-  char message[512];          /* diagnosis of the last failed step ("" if none) */
+  /* energy monitor (docs/outputs.md "Energy monitor"): E = kinetic + gravity and outer-force
+   * potential + the elastic energy of the contact laws and joints, at the end of every step */
+  double energy;          /* E at the end of the last step, J */
+  double energy_low;      /* the lowest E so far, J (the reference growth is measured from) */
+  double energy_scale;    /* the largest kinetic energy so far, J */
+  double energy_growth;   /* the largest (E - elastic - energy_low) / energy_scale so far; a step
+                             where it   exceeds CM_ENERGY_TOL counts as CM_WARN_ENERGY */
+  long energy_first_step; /* the first step that counted CM_WARN_ENERGY, 0 none */
+  int energy_body;        /* the body that gained the most kinetic energy in that step, -1 */
+  int energy_monitor;     /* 1 while the monitor runs; 0 if the scene has what it cannot count
+                             (prescribed bodies, outer moments, laws given as C functions) */
+
+  int warning[CM_WARN_COUNT];   /* counts */
+  char message[512];            /* diagnosis of the last failed step ("" if none) */
   double timer[CM_TIMER_COUNT]; /* cumulative seconds per stage */
 
   void* internal; /* scratch arena and private state (do not touch) */
 } cmData;
+
+/* relative energy growth beyond which a step counts as CM_WARN_ENERGY */
+#define CM_ENERGY_TOL 0.05
 
 /* new data at the model's initial state; NULL on no memory */
 CM_API cmData* cm_data_new(const cmModel* m);
@@ -135,9 +155,13 @@ CM_API cmStatus cm_collide(const cmModel* m, cmData* d);
 
 /* Per-vertex contact values of one body for visualisation: pressure (force/area of the contact
  * at that vertex, Pa) and penetration (-dist, m) of the vertices of `body` that penetrate in the
- * current contact list; 0 elsewhere. Arrays of the body's geometry vertex count. */
-CM_API void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
-                             double* penetration);
+ * current contact list; 0 elsewhere. pressure and penetration are caller-owned arrays of
+ * m->geom_nvert[m->body_geom[body]] doubles (0 for a plane: nothing is written). CM_ERR_ARG,
+ * with a message in err and nothing written, if m, d, pressure or penetration is NULL or body is
+ * not in [0, m->nbody). */
+CM_API cmStatus cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body,
+                                        double* pressure, double* penetration, char* err,
+                                        size_t errsz);
 
 /* Determinism hash of the state: FNV-1a 64 over d->step and, per body, body_cpos, body_xquat,
  * body_cvel and body_angvel (13 doubles as IEEE-754 bit patterns, each 8 bytes little-endian).

@@ -119,7 +119,14 @@
   X(double, solver_max_residual)                                                                   \
   X(long, solver_solves)                                                                           \
   X(long, solver_total_iter)                                                                       \
-  X(long, solver_failed_solves)
+  X(long, solver_failed_solves)                                                                    \
+  X(double, energy)                                                                                \
+  X(double, energy_low)                                                                            \
+  X(double, energy_scale)                                                                          \
+  X(double, energy_growth)                                                                         \
+  X(long, energy_first_step)                                                                       \
+  X(int, energy_body)                                                                              \
+  X(int, energy_monitor)
 
 /* run totals (warning counts, cumulative stage timers); copied and saved after the scalars:
  * X(type, name, count) */

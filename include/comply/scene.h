@@ -33,15 +33,23 @@ typedef struct cmOptions {
   long steps;         /* number of steps; 0 = round(duration / timestep) */
   double gravity[3];  /* m/s^2 (default 0, 0, -9.81) */
   cmIntegrator integrator;
-  int substeps;       /* explicit sub-steps per step, >= 1 (default 1) */
+  int substeps;       /* sub-steps per step: >= 1, or CM_SUBSTEPS_AUTO (0, the default):
+                         per step the fewest that keep every explicit row resolved, at most
+                         CM_SUBSTEPS_AUTO_MAX (docs/contact-laws.md, "Explicit stability") */
   int output_every;   /* write outputs every N steps, >= 1 (default 1) */
   double max_speed;   /* numerical guard: a body faster than this (com speed, or angular speed
                          times the body's radius) stops the run, m/s, > 0 (default 1e4) */
   long max_contacts;  /* resource limit: more contact points in one step stop the run, >= 1
                          (default 10,000,000) */
   int vtk;            /* 1: write the VTK series (default 0) */
+  int allow_initial_overlap; /* 1: `comply run` accepts initial overlaps whose elastic energy
+                                would set a pair apart faster than 1 m/s (default 0) */
 } cmOptions;
 CM_API cmOptions cm_options_default(void);
+/* cmOptions.substeps: chosen per step from the explicit rows (`substeps: auto`), and the most
+ * sub-steps that choice may take in one step */
+#define CM_SUBSTEPS_AUTO 0
+#define CM_SUBSTEPS_AUTO_MAX 100
 
 typedef enum cmGeomType {
   CM_GEOM_NONE = 0,
@@ -56,7 +64,7 @@ typedef struct cmGeomDef {
   double radius;      /* sphere radius, m, > 0 */
   int refine;         /* sphere subdivision level 0..8 (default 3) */
   double size[3];     /* box edge lengths, m, > 0 */
-  int divisions;      /* box divisions per face edge 1..1024 (default 1) */
+  int divisions;      /* box divisions per face edge 1..CM_BOX_MAX_DIVISIONS = 330 (default 1) */
   const char* file;   /* mesh file; relative paths are relative to the scene file's folder */
   double scale;       /* mesh scale factor, > 0 (default 1) */
   const cmMesh* mesh; /* mesh given by the API instead of a file (copied by cm_scene_add_body) */
@@ -76,8 +84,10 @@ typedef struct cmBodyDef {
   const char* name;       /* unique, required; "world" is reserved */
   const char* alias;      /* rule name (NULL = name); several bodies may share one */
   cmGeomDef geom;
-  double density;         /* kg/m^3, > 0 (default 1000); used when mass == 0 */
-  double mass;            /* kg; > 0 overrides density, 0 = from density and volume */
+  double density;         /* kg/m^3, CM_MASS_MIN..CM_MASS_MAX (default 1000); used when
+                             mass == 0 */
+  double mass;            /* kg; CM_MASS_MIN..CM_MASS_MAX overrides density, 0 = from density
+                             and volume (which must give a mass in that range) */
   int has_com;            /* 1: com given (else from geometry) */
   double com[3];          /* centre of mass in the body frame, m */
   int has_inertia;        /* 1: inertia given (else from geometry, scaled to the mass) */
@@ -92,6 +102,10 @@ typedef struct cmBodyDef {
   cmSourceLoc loc;
 } cmBodyDef;
 CM_API cmBodyDef cm_body_def_default(void);
+/* the range of a body's mass (kg) and of its density (kg/m^3): beyond it the inertia tensor
+ * (some m L^2) and its determinant leave the range of doubles */
+#define CM_MASS_MIN 1e-30
+#define CM_MASS_MAX 1e30
 
 typedef enum cmLawType {
   CM_LAW_CONTACT_TIME = 0, /* rigidbody-interaction.txt spring-dashpot scaled by m_rep */
@@ -112,6 +126,14 @@ typedef enum cmDirection {
   CM_DIRECTION_FIRST     /* the body matching the rule's first alias penetrates */
 } cmDirection;
 
+/* the representative mass m_rep of the contact_time law (rule key `mass`) */
+typedef enum cmRepMass {
+  CM_REP_MASS_MIN = 0,  /* min(m_i, m_j), a wall infinite (rigidbody-interaction.txt; default):
+                           T and e_r hold for a body against a wall, hit at its centre */
+  CM_REP_MASS_EFFECTIVE /* the effective mass of the pair at the contact point along the normal,
+                           1 / (J M^-1 J^T): T and e_r hold for any pair and lever arm */
+} cmRepMass;
+
 typedef enum cmIntegration {
   CM_INTEGRATION_DEFAULT = 0, /* contact_time: explicit; other laws: the scene's integrator */
   CM_INTEGRATION_IMPLICIT,
@@ -130,6 +152,7 @@ typedef struct cmRuleDef {
   double elastic_repulsion; /* e_r in (0, 1] (default 0.5) */
   double play;              /* d_play, m, >= 0 (default 0) */
   double contact_time;      /* T, s, > 0; 0 = 100 * timestep (default) */
+  cmRepMass mass;           /* m_rep (default CM_REP_MASS_MIN); also for joints */
   /* linear */
   double stiffness;         /* N/m per contact point, > 0 (default 1e5) */
   double damping;           /* N s/m per contact point, >= 0 (default 0) */

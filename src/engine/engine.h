@@ -4,11 +4,17 @@
 #define CM_ENGINE_H
 
 #include "comply/data.h"
+#include "comply/law.h"
 
 /* stage 8, record: each row's force spread over its contacts (a pair row by the weights
  * A_k x_k of its pressure centroid), and the pair summaries (force on pair body 0, max
  * pressure) (record.c) */
 void cm_stage_record(const cmModel* m, cmData* d);
+
+/* the energy monitor (energy.c): its reference at the initial state (cm_step calls it before
+ * the first step), and its update after a step whose last sub-step had length h */
+void cm_energy_start(const cmModel* m, cmData* d);
+void cm_stage_energy(const cmModel* m, cmData* d, double h);
 
 /* 1 if some moving body is non-finite or faster than opt.max_speed; *worst, *speed: the body
  * with the largest speed (INFINITY if non-finite) (guard.c) */
@@ -17,7 +23,28 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
 /* write the diagnosis of a failed step (rows of the failed step still in the arena) */
 void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, double h);
 
-/* a priori: 1 (and the diagnosis) if an explicit pair of this step has w h > 2 */
-int cm_guard_explicit(const cmModel* m, cmData* d, double h);
+/* Explicit stability of this sub-step's rows (stability.c). A sub-step alpha h (alpha <= 1)
+ * keeps lambda_max <= alpha^2 gk + alpha gd; `substeps: auto` splits until that is at most
+ * CM_STAB_TARGET: w h <= 1 for an undamped row (the discrete frequency within 5%), and a
+ * damper removing at most half of the row's speed per sub-step; 4 times below the limit 1. */
+#define CM_STAB_TARGET 0.25
+typedef struct cmStabScan {
+  int nexplicit; /* explicit rows */
+  double gk, gd; /* upper bound of lambda_max, stiffness and damping parts (Gershgorin) */
+  double low;    /* the largest lambda of a group of rows: a lower bound of lambda_max */
+  int worst;     /* the first row of that group, -1 if no explicit row */
+} cmStabScan;
+/* the scan of the rows in d at sub-step h; -1 (and the group bound only) without scratch */
+int cm_stability_scan(const cmModel* m, cmData* d, double h, cmStabScan* s);
+/* the report of the group of rows that starts at row k (cmStability, comply/law.h), of its
+ * explicit rows (all = 0) or of all its rows (all = 1); returns the row after the group */
+int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int all,
+                       cmStability* g);
+/* the pieces to split the scanned sub-step into so that the upper bound is <= CM_STAB_TARGET */
+int cm_stability_pieces(const cmStabScan* s);
+
+/* a priori, after the laws stage: 1 (and the diagnosis in d->message) if a group of explicit
+ * rows of the scan s is unstable at h (its lambda >= 1) */
+int cm_guard_explicit(const cmModel* m, cmData* d, double h, const cmStabScan* s);
 
 #endif

@@ -3,11 +3,16 @@
  *   1 kinematics  2 broadphase  3 narrowphase  4 laws  5 forces  6 solve  7 integrate  8 record
  *
  * One cm_step advances opt.timestep in opt.substeps sub-steps of h = timestep / substeps (each
- * sub-step runs the whole pipeline: MESHFREE's N_sub). Every stage is timed into d->timer[].
+ * sub-step runs the whole pipeline: MESHFREE's N_sub). With substeps: auto the step starts as
+ * one sub-step; when the explicit rows of a sub-step need a shorter one (stability.c), the rest
+ * of the step, from that sub-step's start, is split again (after the laws stage, the only stage
+ * before it that depends on h, runs again). Every stage is timed into d->timer[].
  * The state at the start of the step is saved; if the new state is not finite it is restored
  * and CM_ERR_NUMERIC returned, so a caller always holds the last good state. The per-step
  * scratch arena is reset at the start and at the end of the step (growing it if the step
- * overflowed it), so after the first step a step performs no heap allocation. */
+ * overflowed it), so after the first step a step performs no heap allocation; it is rewound at
+ * the start of every later sub-step (nothing of a sub-step's scratch outlives the next one), so
+ * that a step needs the scratch of one sub-step, whatever the number of sub-steps. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,18 +42,39 @@ static void roll_back(const cmModel* m, cmData* d, double t_step) {
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
 
+/* substeps: auto. The scan of sub-step `sub` of nsub (taken sub-steps before it in this step)
+ * asks for `pieces` per sub-step: the rest of the step, this sub-step included, is split into
+ * (nsub - sub) x pieces sub-steps, at most CM_SUBSTEPS_AUTO_MAX in the step (a counted warning
+ * when the cap binds). Returns the new count of the rest, 0 to keep the split. */
+static int auto_split(cmData* d, const cmStabScan* s, int rest, int taken) {
+  int pieces = cm_stability_pieces(s);
+  if (pieces <= 1) return 0;
+  long want = (long)rest * pieces, room = CM_SUBSTEPS_AUTO_MAX - taken;
+  if (want > room) {
+    d->warning[CM_WARN_SUBSTEPS]++;
+    want = room;
+  }
+  return want > rest ? (int)want : 0;
+}
+
 cmStatus cm_step(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   double t_step = cm_clock();
-  int nsub = m->opt.substeps > 0 ? m->opt.substeps : 1;
-  double h = m->opt.timestep / nsub;
+  /* sub-step `sub` of nsub covers its share of the part [f0, 1] of the step; substeps: auto
+   * starts with the whole step and splits the rest of it when a sub-step's rows need it */
+  int autosub = m->opt.substeps == CM_SUBSTEPS_AUTO;
+  int nsub = autosub ? 1 : m->opt.substeps, taken = 0;
+  double f0 = 0, h = m->opt.timestep / nsub;
   cm_arena_reset(&p->arena);
   cm_state_save(m, d, p->save);
   d->message[0] = 0;
   p->limit_hit = 0;
-  for (int sub = 0; sub < nsub; sub++) {
-    double t0 = m->opt.timestep * ((double)d->step + (double)sub / nsub);
-    double t1 = m->opt.timestep * ((double)d->step + (double)(sub + 1) / nsub);
+  if (d->step == 0) cm_energy_start(m, d);
+  for (int sub = 0; sub < nsub; sub++, taken++) {
+    double t0 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * sub / nsub));
+    double t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * (sub + 1) / nsub));
+    if (sub + 1 == nsub) t1 = m->opt.timestep * ((double)d->step + 1);
+    if (sub > 0) cm_arena_rewind(&p->arena);
     TIMED(d, CM_TIMER_KINEMATICS, cm_stage_kinematics(m, d, t0));
     TIMED(d, CM_TIMER_BROADPHASE, cm_stage_broadphase(m, d));
     TIMED(d, CM_TIMER_NARROWPHASE, cm_stage_narrowphase(m, d));
@@ -61,12 +87,25 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
       roll_back(m, d, t_step);
       return CM_ERR_LIMIT;
     }
-    TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d));
-    if (cm_guard_explicit(m, d, h)) {
+    TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h));
+    cmStabScan scan;
+    cm_stability_scan(m, d, h, &scan);
+    int rest = autosub ? auto_split(d, &scan, nsub - sub, taken) : 0;
+    if (rest) {
+      /* the rest of the step, from this sub-step's start, in `rest` sub-steps */
+      f0 += (1 - f0) * sub / nsub;
+      nsub = rest;
+      sub = 0;
+      h = m->opt.timestep * (1 - f0) / nsub;
+      t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) / nsub));
+      TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h));
+      cm_stability_scan(m, d, h, &scan);
+    }
+    if (cm_guard_explicit(m, d, h, &scan)) {
       roll_back(m, d, t_step);
       return CM_ERR_NUMERIC;
     }
-    TIMED(d, CM_TIMER_FORCES, cm_stage_forces(m, d));
+    TIMED(d, CM_TIMER_FORCES, cm_stage_forces(m, d, h));
     TIMED(d, CM_TIMER_SOLVE, cm_stage_solve(m, d, h));
     TIMED(d, CM_TIMER_INTEGRATE, cm_stage_integrate(m, d, h, t1));
     TIMED(d, CM_TIMER_RECORD, cm_stage_record(m, d));
@@ -78,6 +117,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
       return CM_ERR_NUMERIC;
     }
   }
+  cm_stage_energy(m, d, h);
   d->step++;
   d->time = m->opt.timestep * (double)d->step;
   /* release the scratch now (and grow it if this step overflowed it), so that the next step

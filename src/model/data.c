@@ -163,10 +163,46 @@ const char* cm_warning_name(cmWarning w) {
     return "contact_limit";
   case CM_WARN_GYRO:
     return "gyroscopic_not_converged";
+  case CM_WARN_ENERGY:
+    return "energy_growth";
+  case CM_WARN_SUBSTEPS:
+    return "substeps_capped";
   case CM_WARN_COUNT:
     break;
   }
   return "unknown";
+}
+
+const char* cm_warning_help(cmWarning w) {
+  switch (w) {
+  case CM_WARN_BAD_AREA:
+    return "contacts of zero area carried no force (degenerate faces or vertices of a mesh); "
+           "check the meshes with `comply mesh-info`";
+  case CM_WARN_SOLVER:
+    return "the implicit contact solve stopped before its tolerance, so the contact forces of "
+           "those steps are approximate; use a smaller timestep or substeps, or a lower ka or "
+           "friction (docs/contact-laws.md, \"The implicit solve\")";
+  case CM_WARN_CONTACT_LIMIT:
+    return "the contact buffer could not grow (out of memory): contacts were dropped; coarsen "
+           "the meshes or free memory";
+  case CM_WARN_GYRO:
+    return "the gyroscopic update of a fast-spinning body did not converge, so its rotation is "
+           "approximate; use a smaller timestep";
+  case CM_WARN_ENERGY:
+    return "the total mechanical energy grew by more than 5 % of the largest kinetic + elastic "
+           "energy of the run: the numerics created energy (step_damping below 0.5, an explicit "
+           "law too stiff for the timestep, a deep initial overlap); use a smaller timestep, "
+           "step_damping >= 0.5 or implicit integration (docs/outputs.md, \"Energy monitor\")";
+  case CM_WARN_SUBSTEPS:
+    return "substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX = 100 sub-steps in a step to "
+           "resolve an explicit contact or joint (w h <= 1): those steps ran at the cap, less "
+           "accurately (unstable ones stop the run); use integration: implicit for that rule, a "
+           "longer contact_time or mass: effective (docs/contact-laws.md, \"Explicit "
+           "stability\")";
+  case CM_WARN_COUNT:
+    break;
+  }
+  return "unknown warning";
 }
 
 const char* cm_timer_name(cmTimer t) {

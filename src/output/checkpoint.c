@@ -13,10 +13,12 @@
  *   48      8           total file size in bytes, checksum included (u64)
  *   56      4           warning kinds W (u32, CM_WARN_COUNT)
  *   60      4           timers T (u32, CM_TIMER_COUNT)
- *   64      72          step (i64), time (f64), solver_iter (i64), solver_residual (f64),
+ *   64      128         step (i64), time (f64), solver_iter (i64), solver_residual (f64),
  *                       solver_max_iter (i64), solver_max_residual (f64), solver_solves (i64),
- *                       solver_total_iter (i64), solver_failed_solves (i64)
- *   136     8 W         warning counts (i64 each)
+ *                       solver_total_iter (i64), solver_failed_solves (i64), energy (f64),
+ *                       energy_low (f64), energy_scale (f64), energy_growth (f64),
+ *                       energy_first_step (i64), energy_body (i64), energy_monitor (i64)
+ *   192     8 W         warning counts (i64 each)
  *   ..      8 T         cumulative stage timers, s (f64 each)
  *   ..      8 13 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
@@ -29,8 +31,10 @@
  * The state saved is all the next step depends on (the broadphase and the solver keep nothing
  * from step to step), so a run continued from a checkpoint is bit-identical to one that never
  * stopped. Reading validates, in order: the magic, the format version, the size, the checksum,
- * the library version and the model (nbody, timestep and the fingerprint), and names the file
- * and the failed check in the message. */
+ * the library version and the model (nbody, timestep and the fingerprint), the step (>= 0),
+ * the integers (each must fit its field: an int count of 2^32 would be read as 0) and the body
+ * states (finite, as a step leaves them), and names the file and the failed check in the
+ * message. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -59,8 +63,8 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #undef COUNT_SCALAR
 #undef COUNT_FIXED
 #define STATE_SIZE (8 * NSCALAR)
-_Static_assert(NSCALAR == 9 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 13,
-               "the field lists changed the checkpoint layout of format 3: bump "
+_Static_assert(NSCALAR == 16 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 13,
+               "the field lists changed the checkpoint layout of format 4: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
@@ -242,6 +246,59 @@ static cmStatus read_all(const char* path, unsigned char** out, size_t* size, ch
   }
 }
 
+/* does the i64 x of the file fit the field's C type (the type column of the lists)? */
+static int fits_long(int64_t x) {
+  return (int64_t)(long)x == x;
+}
+static int fits_int(int64_t x) {
+  return (int64_t)(int)x == x;
+}
+static int fits_double(int64_t x) {
+  (void)x;
+  return 1;
+}
+
+/* the name of the first scalar or total whose number does not fit its field (*value: that
+ * number), or NULL: a file written by this library never has one, and the read would silently
+ * truncate it */
+static const char* misfit(const unsigned char* buf, long long* value) {
+  const unsigned char* p = buf + HEADER_SIZE;
+#define FIT_SCALAR(type, name)                                                                     \
+  if (!fits_##type((int64_t)get_u64(p))) {                                                         \
+    *value = (long long)(int64_t)get_u64(p);                                                       \
+    return #name;                                                                                  \
+  }                                                                                                \
+  p += 8;
+#define FIT_FIXED(type, name, count)                                                               \
+  for (int i = 0; i < (count); i++, p += 8)                                                        \
+    if (!fits_##type((int64_t)get_u64(p))) {                                                       \
+      *value = (long long)(int64_t)get_u64(p);                                                     \
+      return #name;                                                                                \
+    }
+  CM_DATA_SCALARS(FIT_SCALAR)
+  CM_DATA_TOTALS(FIT_FIXED)
+#undef FIT_SCALAR
+#undef FIT_FIXED
+  return NULL;
+}
+
+/* the first body whose saved state has a number that is not finite (*field: which array), or -1:
+ * a step never leaves one (the step is undone), so such a file was not written by a run */
+static int nonfinite_body(int nbody, const unsigned char* buf, const char** field) {
+  const unsigned char* p = buf + HEADER_SIZE + STATE_SIZE + 8 * (size_t)NTOTAL;
+  for (int b = 0; b < nbody; b++) {
+#define FINITE_STATE(type, name, rows, cols)                                                       \
+  for (int k = 0; k < (cols); k++, p += 8)                                                         \
+    if (!isfinite(get_f64(p))) {                                                                   \
+      *field = #name;                                                                              \
+      return b;                                                                                    \
+    }
+    CM_DATA_STATE(FINITE_STATE)
+#undef FINITE_STATE
+  }
+  return -1;
+}
+
 /* every check of the file against the format and the model */
 static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, const char* path,
                          char* err, size_t errsz) {
@@ -296,6 +353,17 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
   if (step < 0)
     return cm_error(err, errsz, CM_ERR_PARSE, "checkpoint '%s': negative step %lld", path,
                     (long long)step);
+  long long value = 0;
+  const char* field = misfit(buf, &value);
+  if (field)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is corrupted: %s = %lld does not fit its field's C type",
+                    path, field, value);
+  int b = nonfinite_body(m->nbody, buf, &field);
+  if (b >= 0)
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is corrupted: body %d ('%s') has a %s that is not finite",
+                    path, b, m->body_name[b], field);
   return CM_OK;
 }
 

@@ -6,6 +6,8 @@
  *    "warnings": {KIND: count, ...},
  *    "solver": {"solves": n, "total_iterations": n, "mean_iterations": x, "not_converged": n,
  *               "max_iterations": n, "max_residual": r},
+ *    "energy": {"monitor": bool, "energy": J, "lowest": J, "scale": J, "max_growth": x,
+ *               "first_growth_step": n | null, "first_growth_body": name | null},
  *    "timers": {STAGE: s, ...}, "files": ["bodies.csv", "contacts.csv", "summary.json"]}
  * ("files" also lists "scene.pvd" and "vtk/" when the VTK series is written)
  *
@@ -183,6 +185,32 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   fprintf(f, "%d,\n", d->solver_max_iter);
   key(f, 4, "max_residual");
   cm_json_number(f, d->solver_max_residual);
+  fputs("\n  },\n", f);
+  key(f, 2, "energy");
+  fputs("{\n", f);
+  key(f, 4, "monitor");
+  fputs(d->energy_monitor ? "true,\n" : "false,\n", f);
+  key(f, 4, "energy");
+  cm_json_number(f, d->energy);
+  fputs(",\n", f);
+  key(f, 4, "lowest");
+  cm_json_number(f, d->energy_low);
+  fputs(",\n", f);
+  key(f, 4, "scale");
+  cm_json_number(f, d->energy_scale);
+  fputs(",\n", f);
+  key(f, 4, "max_growth");
+  cm_json_number(f, d->energy_growth);
+  fputs(",\n", f);
+  key(f, 4, "first_growth_step");
+  if (d->energy_first_step > 0)
+    fprintf(f, "%ld,\n", d->energy_first_step);
+  else
+    fputs("null,\n", f);
+  key(f, 4, "first_growth_body");
+  cm_json_string(f, d->energy_first_step > 0 && d->energy_body >= 0 && d->energy_body < m->nbody
+                        ? m->body_name[d->energy_body]
+                        : NULL);
   fputs("\n  },\n", f);
   key(f, 2, "timers");
   fputs("{\n", f);

@@ -183,6 +183,12 @@ static int scan_num(const yaml_node_t* n, double* v) {
   return isfinite(*v) ? 0 : 2;
 }
 
+/* 0x..., with an optional sign: strtod would read it, the scene (and mesh) readers do not */
+static int is_hex(const char* t) {
+  if (*t == '+' || *t == '-') t++;
+  return t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+}
+
 /* "a mapping", "a list", "nothing (null)", "the number 5", "the string 'abc'" */
 static const char* describe(const yaml_node_t* n, char* buf, size_t sz) {
   if (!n) return "nothing";
@@ -202,6 +208,8 @@ static const char* describe(const yaml_node_t* n, char* buf, size_t sz) {
     snprintf(buf, sz, "the number %s", t);
   else if (r == 2)
     snprintf(buf, sz, "%s, which is not a finite number", t);
+  else if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && is_hex(t))
+    snprintf(buf, sz, "the string '%.40s' (hexadecimal is not accepted)", t);
   else
     snprintf(buf, sz, "the string '%s'", t);
   return buf;
@@ -483,6 +491,7 @@ static const char* const law_names[] = {"contact_time", "area_compliant", "linea
 static const char* const method_names[] = {"vertex", "two_way", "vertex_edge", "contour"};
 static const char* const direction_names[] = {"auto", "first"};
 static const char* const integration_names[] = {"default", "implicit", "explicit"};
+static const char* const rep_mass_names[] = {"min", "effective"};
 
 static void begin_obj(Parser* p, const char* obj, const yaml_node_t* n) {
   snprintf(p->obj, sizeof p->obj, "%s", obj);
@@ -506,11 +515,13 @@ enum {
   S_SUBSTEPS,
   S_MAX_SPEED,
   S_MAX_CONTACTS,
+  S_ALLOW_OVERLAP,
   S_N
 };
 static const char* const scene_keys[] = {"name",       "timestep",  "duration",
                                          "steps",      "gravity",   "integrator",
-                                         "substeps",   "max_speed", "max_contacts"};
+                                         "substeps",   "max_speed", "max_contacts",
+                                         "allow_initial_overlap"};
 
 static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   const yaml_node_t* v[S_N];
@@ -531,17 +542,38 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
                "scene.steps: give either scene.duration or scene.steps, not both");
   if (v[S_DURATION] && get_num(p, v[S_DURATION], "scene.duration", "s", &o->duration)) return -1;
   if (v[S_STEPS] && get_long(p, v[S_STEPS], "scene.steps", &o->steps)) return -1;
+  /* in the API 0 means "from duration"; a file that writes steps: 0 meant something else */
+  if (v[S_STEPS] && o->steps < 1)
+    return ERR(p, v[S_STEPS], CM_ERR_ARG,
+               "scene.steps must be an integer >= 1 (got %ld); omit it to run round(duration / "
+               "timestep) steps, or give duration: 0 for no step",
+               o->steps);
   if (v[S_GRAVITY] && get_vec(p, v[S_GRAVITY], "scene.gravity", 3, "m/s^2", o->gravity)) return -1;
   if (v[S_INTEGRATOR]) {
     int e = 0;
     if (get_enum(p, v[S_INTEGRATOR], "scene.integrator", integrator_names, 2, &e)) return -1;
     o->integrator = (cmIntegrator)e;
   }
-  if (v[S_SUBSTEPS] && get_int(p, v[S_SUBSTEPS], "scene.substeps", &o->substeps)) return -1;
+  if (v[S_SUBSTEPS]) {
+    /* `auto` (CM_SUBSTEPS_AUTO, 0 in the API), or a count >= 1 stated explicitly */
+    const yaml_node_t* ns = v[S_SUBSTEPS];
+    if (ns->type == YAML_SCALAR_NODE && !strcmp(sval(ns), "auto")) {
+      record(p, "scene.substeps", ns);
+      o->substeps = CM_SUBSTEPS_AUTO;
+    } else {
+      if (get_int(p, ns, "scene.substeps", &o->substeps)) return -1;
+      if (o->substeps < 1)
+        return ERR(p, ns, CM_ERR_ARG, "scene.substeps must be an integer >= 1, or auto (got %d)",
+                   o->substeps);
+    }
+  }
   if (v[S_MAX_SPEED] && get_num(p, v[S_MAX_SPEED], "scene.max_speed", "m/s", &o->max_speed))
     return -1;
   if (v[S_MAX_CONTACTS] &&
       get_long(p, v[S_MAX_CONTACTS], "scene.max_contacts", &o->max_contacts))
+    return -1;
+  if (v[S_ALLOW_OVERLAP] && get_bool(p, v[S_ALLOW_OVERLAP], "scene.allow_initial_overlap",
+                                     &o->allow_initial_overlap))
     return -1;
   return 0;
 }
@@ -683,6 +715,8 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   if (v[B_EULER]) {
     double e[3];
     if (get_vec(p, v[B_EULER], "euler_deg", 3, "degrees", e)) return -1;
+    cmCheck c;
+    if (cm_check_euler_deg(e, &c)) return check_failed(p, &c, b.name);
     record(p, "orientation", v[B_EULER]);
     cm_quat_from_euler_deg(b.orientation, e);
   }
@@ -711,6 +745,7 @@ enum {
   R_ELASTIC_REPULSION,
   R_PLAY,
   R_CONTACT_TIME,
+  R_MASS,
   R_STIFFNESS,
   R_DAMPING,
   R_FRICTION,
@@ -727,6 +762,7 @@ static const char* const rule_keys[] = {"pair",
                                         "elastic_repulsion",
                                         "play",
                                         "contact_time",
+                                        "mass",
                                         "stiffness",
                                         "damping",
                                         "friction",
@@ -743,6 +779,7 @@ static const int rule_key_laws[R_N] = {LAWS_ALL,
                                        LAW_BIT(CM_LAW_AREA_COMPLIANT),
                                        LAW_BIT(CM_LAW_AREA_COMPLIANT),
                                        LAW_BIT(CM_LAW_AREA_COMPLIANT),
+                                       LAW_BIT(CM_LAW_CONTACT_TIME),
                                        LAW_BIT(CM_LAW_CONTACT_TIME),
                                        LAW_BIT(CM_LAW_CONTACT_TIME),
                                        LAW_BIT(CM_LAW_CONTACT_TIME),
@@ -808,6 +845,10 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   if (v[R_METHOD]) {
     if (get_enum(p, v[R_METHOD], "method", method_names, 4, &e)) return -1;
     r.method = (cmMethod)e;
+  }
+  if (v[R_MASS]) {
+    if (get_enum(p, v[R_MASS], "mass", rep_mass_names, 2, &e)) return -1;
+    r.mass = (cmRepMass)e;
   }
   if (v[R_DIRECTION]) {
     if (get_enum(p, v[R_DIRECTION], "direction", direction_names, 2, &e)) return -1;
@@ -939,7 +980,115 @@ static size_t deep_flow(const char* t, size_t len, int max) {
   return len;
 }
 
+/* ---- tags ---- */
+
+/* A YAML tag (`!!str 1.0e-3`, `!!float 1`, `!custom x`) asks for a type; comply reads every
+ * value by its schema and used to ignore tags silently, so a tagged node is refused. libyaml's
+ * document gives every untagged scalar the tag !!str, so an explicit `!!str` is told apart only
+ * by the events: the first node event that carries a tag is found there (its text offset, line
+ * and column), then its path in the document by a walk from the root. The walk visits every
+ * node once (aliases may share nodes or make cycles) and at most TAG_DEPTH levels deep (the
+ * schema has 7); a node beyond that is reported without a path. */
+#define TAG_DEPTH 32
+
+typedef struct TagFind {
+  const yaml_document_t* doc;
+  size_t at;     /* text offset of the tagged node */
+  char* visited; /* per node id - 1 */
+  char* path;
+  size_t pathsz;
+} TagFind;
+
+/* 1 if the node with id reached from path[0..k) starts at f->at; path completed */
+static int tag_path(TagFind* f, int id, size_t k, int depth) {
+  yaml_node_t* n = yaml_document_get_node((yaml_document_t*)f->doc, id);
+  if (!n || f->visited[id - 1] || depth > TAG_DEPTH || k >= f->pathsz - 1) return 0;
+  f->visited[id - 1] = 1;
+  if (n->start_mark.index == f->at) return 1;
+  if (n->type == YAML_SEQUENCE_NODE) {
+    for (yaml_node_item_t* it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++) {
+      int w = snprintf(f->path + k, f->pathsz - k, "[%d]",
+                       (int)(it - n->data.sequence.items.start));
+      if (w > 0 && tag_path(f, *it, k + (size_t)w, depth + 1)) return 1;
+    }
+  } else if (n->type == YAML_MAPPING_NODE) {
+    for (yaml_node_pair_t* pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+         pr++) {
+      yaml_node_t* key = yaml_document_get_node((yaml_document_t*)f->doc, pr->key);
+      char kb[48] = "?";
+      if (key && key->type == YAML_SCALAR_NODE)
+        cm_msg_str(kb, sizeof kb, sval(key), key->data.scalar.length);
+      int w = snprintf(f->path + k, f->pathsz - k, "%s%s", k ? "." : "", kb);
+      if (w <= 0) continue;
+      /* the key itself may be the tagged node */
+      if (key && key->start_mark.index == f->at) return 1;
+      if (tag_path(f, pr->value, k + (size_t)w, depth + 1)) return 1;
+    }
+  }
+  f->path[k] = 0;
+  return 0;
+}
+
+/* 0 if no node of the text has a tag; else an error naming the first one (-1) */
+static int refuse_tags(const char* text, size_t len, yaml_document_t* doc, const char* file,
+                       char* err, size_t errsz, cmStatus* st) {
+  yaml_parser_t yp;
+  if (!yaml_parser_initialize(&yp)) {
+    *st = cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
+    return -1;
+  }
+  yaml_parser_set_input_string(&yp, (const unsigned char*)text, len);
+  char tag[64] = "";
+  yaml_mark_t mark = {0, 0, 0};
+  int found = 0;
+  for (;;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(&yp, &ev)) break; /* the loader has reported syntax errors */
+    const yaml_char_t* t = ev.type == YAML_SCALAR_EVENT           ? ev.data.scalar.tag
+                           : ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.tag
+                           : ev.type == YAML_MAPPING_START_EVENT  ? ev.data.mapping_start.tag
+                                                                  : NULL;
+    int end = ev.type == YAML_STREAM_END_EVENT;
+    if (t) {
+      /* tag:yaml.org,2002:str is written !!str */
+      const char* ts = (const char*)t;
+      const char* std = "tag:yaml.org,2002:";
+      if (!strncmp(ts, std, strlen(std)))
+        snprintf(tag, sizeof tag, "!!%.50s", ts + strlen(std));
+      else
+        cm_msg_str(tag, sizeof tag, ts, strlen(ts));
+      mark = ev.start_mark;
+      found = 1;
+    }
+    yaml_event_delete(&ev);
+    if (found || end) break;
+  }
+  yaml_parser_delete(&yp);
+  if (!found) return 0;
+
+  /* the tagged node's path */
+  char path[256] = "";
+  TagFind f = {doc, mark.index, NULL, path, sizeof path};
+  size_t nn = (size_t)(doc->nodes.top - doc->nodes.start);
+  f.visited = cm_calloc(nn ? nn : 1, 1);
+  if (!f.visited) {
+    *st = cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
+    return -1;
+  }
+  if (!tag_path(&f, 1, 0, 0)) path[0] = 0;
+  cm_free(f.visited);
+  *st = cm_error(err, errsz, CM_ERR_PARSE,
+                 "%s:%d:%d: %s%sYAML tags such as '%s' are not supported: comply reads each value "
+                 "by its key (write the value without the tag)",
+                 file, mark_line(&mark), mark_col(&mark), path, *path ? ": " : "", tag);
+  return -1;
+}
+
 #define MAX_FLOW_DEPTH 256
+
+/* largest scene file read, bytes (64 MiB: a scene of some 300,000 bodies; docs/scene-format.md) */
+#define SCENE_FILE_MAX ((size_t)64 << 20)
 
 cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,
                         size_t errsz) {
@@ -990,6 +1139,8 @@ cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene*
     goto done;
   }
 
+  if (refuse_tags(text ? text : "", text ? len : 0, &doc, file, err, errsz, &st)) goto done;
+
   s = cm_scene_new(NULL);
   if (!s) {
     st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
@@ -1036,18 +1187,26 @@ cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz)
   char fb[256];
   const char* file = cm_msg_str(fb, sizeof fb, path, strlen(path));
 
-  /* the whole file; one of 2^41 bytes or more is reported as out of memory */
+  /* the whole file: a regular file (a FIFO would wait for a writer, /dev/zero never ends) of
+   * at most SCENE_FILE_MAX bytes */
   char* buf;
   size_t len;
-  switch (cm_file_read(path, ((size_t)1 << 41) - 1, 0, &buf, &len)) {
+  switch (cm_file_read(path, SCENE_FILE_MAX, CM_FILE_REGULAR, &buf, &len)) {
   case CM_FILE_OK:
     break;
   case CM_FILE_OPEN:
     return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open the scene file", file);
+  case CM_FILE_NOT_REGULAR:
+    return cm_error(err, errsz, CM_ERR_IO,
+                    "%s: %s, not a regular file (a scene is read from a file)", file,
+                    cm_file_kind(path));
   case CM_FILE_LIMIT:
+    return cm_error(err, errsz, CM_ERR_LIMIT,
+                    "%s: file larger than the limit of %zu bytes (%zu MiB) for a scene file", file,
+                    (size_t)SCENE_FILE_MAX, (size_t)SCENE_FILE_MAX >> 20);
   case CM_FILE_NOMEM:
-    return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", file);
-  default: /* CM_FILE_READ, e.g. a directory */
+    return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory reading the file", file);
+  default: /* CM_FILE_READ */
     return cm_error(err, errsz, CM_ERR_IO, "%s: read error", file);
   }
   cmStatus st = cm_scene_parse(buf, len, path, out, err, errsz);

@@ -333,6 +333,9 @@ static void test_copy(void) {
   CHECK(d->ncontact > 0 && d->npair >= 2);
   d->warning[CM_WARN_GYRO] += 3;
   d->solver_failed_solves += 2; /* no solve of this scene fails */
+  d->energy_growth += 0.01;     /* nor does it create energy */
+  d->energy_first_step = 77;
+  d->energy_body = 1;
   snprintf(d->message, sizeof d->message, "a message to copy");
 
   /* every listed field differs from a new data's, so that equal after the copy means copied */
@@ -458,7 +461,7 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   return h;
 }
 
-/* the checkpoint of format 3 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 4 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -466,17 +469,17 @@ static void test_documented_hash_and_file(void) {
   steps(m, d, 120);
   d->warning[CM_WARN_SOLVER] = 11;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 3);
+  CHECK(CM_CHECKPOINT_VERSION == 4);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
   FILE* f = fopen(PATH, "rb");
   size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
   if (f) fclose(f);
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody;
-  CHECK(n == 64 + 72 + 8 * W + 8 * T + 8 * 13 * nb + 8);
-  if (n != 64 + 72 + 8 * W + 8 * T + 8 * 13 * nb + 8) goto done;
+  CHECK(n == 64 + 128 + 8 * W + 8 * T + 8 * 13 * nb + 8);
+  if (n != 64 + 128 + 8 * W + 8 * T + 8 * 13 * nb + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 3 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 4 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK((int64_t)le64(buf + 64) == d->step);
@@ -488,13 +491,20 @@ static void test_documented_hash_and_file(void) {
   CHECK((int64_t)le64(buf + 112) == d->solver_solves);
   CHECK((int64_t)le64(buf + 120) == d->solver_total_iter);
   CHECK((int64_t)le64(buf + 128) == d->solver_failed_solves);
+  CHECK(le64(buf + 136) == bits(d->energy));
+  CHECK(le64(buf + 144) == bits(d->energy_low));
+  CHECK(le64(buf + 152) == bits(d->energy_scale));
+  CHECK(le64(buf + 160) == bits(d->energy_growth));
+  CHECK((int64_t)le64(buf + 168) == d->energy_first_step);
+  CHECK((int64_t)le64(buf + 176) == d->energy_body);
+  CHECK((int64_t)le64(buf + 184) == d->energy_monitor);
   int ok = 1;
   for (size_t w = 0; w < W; w++)
-    ok = ok && (int64_t)le64(buf + 136 + 8 * w) == d->warning[w];
+    ok = ok && (int64_t)le64(buf + 192 + 8 * w) == d->warning[w];
   for (size_t t = 0; t < T; t++)
-    ok = ok && le64(buf + 136 + 8 * W + 8 * t) == bits(d->timer[t]);
+    ok = ok && le64(buf + 192 + 8 * W + 8 * t) == bits(d->timer[t]);
   for (size_t b = 0; b < nb; b++) {
-    const unsigned char* s = buf + 136 + 8 * (W + T) + 8 * 13 * b;
+    const unsigned char* s = buf + 192 + 8 * (W + T) + 8 * 13 * b;
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 8 * k) == bits(d->body_cpos[3 * b + k]);
     for (int k = 0; k < 4; k++)

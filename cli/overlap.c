@@ -1,0 +1,77 @@
+/* Initial overlaps (used by `check` and `run`): the body pairs in contact at t = 0, their depth
+ * and the elastic energy their law stores there, as the speed it would give the pair.
+ *
+ * Energy stored by an overlap, from the law of the pair's rule (docs/contact-laws.md):
+ *   area_compliant  sum_k ka A_k d_k^2 / 2 over the contact points (depth d_k, area A_k)
+ *   linear          sum_k k d_k^2 / 2
+ *   contact_time    m_rep (pi/T)^2 x^2 / 2, x = the deepest point minus the play
+ * Released at once, it sets the two bodies apart at v = sqrt(2 E / m_red), m_red the reduced
+ * mass of the pair (the dynamic body's mass against a fixed one): the "launch speed". A law
+ * given as a C function has no known energy: its pairs get a depth but no speed. */
+#include <math.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* m_rep of the contact_time law: the smaller finite mass */
+static double rep_mass(const cmModel* m, int a, int b) {
+  double ma = m->body_invmass[a] > 0 ? m->body_mass[a] : INFINITY;
+  double mb = m->body_invmass[b] > 0 ? m->body_mass[b] : INFINITY;
+  return ma < mb ? ma : mb;
+}
+
+/* the launch speed of pair k of d (NAN when the law's energy is unknown) and its energy */
+static double launch_speed(const cmModel* m, const cmData* d, int k, double* energy) {
+  const cmContactPair* P = &d->pair[k];
+  const cmRuleDef* r = &m->rule[P->rule];
+  double inv = m->body_invmass[P->body[0]] + m->body_invmass[P->body[1]], E = 0;
+  *energy = NAN;
+  if (m->rule_law_fn[P->rule] || !(inv > 0)) return NAN;
+  if (r->law == CM_LAW_CONTACT_TIME) {
+    double T = r->contact_time > 0 ? r->contact_time : 100 * m->opt.timestep;
+    double x = P->max_penetration - r->play, w = 3.14159265358979323846 / T;
+    if (x > 0) E = 0.5 * rep_mass(m, P->body[0], P->body[1]) * w * w * x * x;
+  } else if (r->law == CM_LAW_AREA_COMPLIANT || r->law == CM_LAW_LINEAR) {
+    for (int i = 0; i < P->points; i++) {
+      const cmContact* c = &d->contact[P->first + i];
+      double K = r->law == CM_LAW_LINEAR ? r->stiffness : r->ka * c->area;
+      if (c->dist < 0) E += 0.5 * K * c->dist * c->dist;
+    }
+  }
+  *energy = E;
+  return sqrt(2 * E * inv);
+}
+
+int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limit,
+                         cliOverlaps* out) {
+  cliOverlaps o = {0, 0, 0, {-1, -1}};
+  cmData* d = cm_data_new(m);
+  if (!d) return -1;
+  if (cm_collide(m, d) != CM_OK) {
+    cm_data_free(d);
+    return -1;
+  }
+  o.pairs = d->npair;
+  for (int k = 0; k < d->npair; k++) {
+    const cmContactPair* P = &d->pair[k];
+    double E, v = launch_speed(m, d, k, &E);
+    if (P->max_penetration > o.deepest) o.deepest = P->max_penetration;
+    if (v > o.fastest) {
+      o.fastest = v;
+      o.body[0] = P->body[0];
+      o.body[1] = P->body[1];
+    }
+    if (!f || k >= limit) continue;
+    fprintf(f, "%s%s <-> %s: %d points, area %.6g m^2, max penetration %.6g m", prefix,
+            m->body_name[P->body[0]], m->body_name[P->body[1]], P->points, P->area,
+            P->max_penetration);
+    if (isnan(v))
+      fprintf(f, " (law given as a function: stored energy unknown)\n");
+    else
+      fprintf(f, ", stores %.3g J: enough to set the pair apart at up to %.3g m/s\n", E, v);
+  }
+  if (f && d->npair > limit) fprintf(f, "%s... and %d more pairs\n", prefix, d->npair - limit);
+  cm_data_free(d);
+  *out = o;
+  return 0;
+}

@@ -1,0 +1,97 @@
+"""Runs that used to exit 0 with nonsense and say nothing (issue 12): every warning is printed on
+stderr when it first occurs (also with --quiet), counted in the final line and in summary.json;
+--strict turns warnings into exit 1; initial overlaps are warnings, and beyond what the law can
+release gently (a launch speed above 1 m/s) the run is refused with exit 2 unless the scene
+allows it."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import Suite, check, expect_exit, read_bodies, read_summary  # noqa: E402
+
+# a 1 kg box dropped flat at ka 5e10 with step_damping 0.1: the mid-step law restitutes 1.22
+# (tests/physics/test_energy_monitor.c derives why): energy created by the numerics
+BOUNCY = """\
+scene: {timestep: 1.0e-3, duration: 0.6}
+bodies:
+  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}
+  - {name: box, geometry: {box: {size: 0.1, divisions: 2}}, density: 1000, position: [0, 0, 0.3]}
+interactions:
+  - {pair: ["*", "*"], law: area_compliant, ka: 5.0e10, step_damping: SD}
+"""
+
+# a 0.1 m ball whose centre is 0.07 m above the ground: 30 mm inside it
+OVERLAP = """\
+scene: {timestep: 1.0e-3, duration: 0.2ALLOW}
+bodies:
+  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}
+  - {name: ball, geometry: {sphere: {radius: 0.1, refine: 3}}, density: 1000, position: [0, 0, Z]}
+interactions:
+  - {pair: ["*", "*"], law: area_compliant, ka: 5.0e10}
+"""
+
+
+def test_energy_growth_printed(s):
+    path = s.write("bouncy.yaml", BOUNCY.replace("SD", "0.1"))
+    for quiet in ([], ["--quiet"]):
+        out = s.path("bouncy%d" % len(quiet))
+        r = s.run("run", path, "-o", out, *quiet)
+        expect_exit(r, 0, "bouncy run")
+        for needle in ("warning: energy_growth from step", "body 'box'", "step_damping",
+                       "the run had 1 warning (energy_growth 1)"):
+            check(needle in r.stderr, "%r not on stderr: %r" % (needle, r.stderr))
+        if not quiet:
+            check("1 warning (energy_growth 1)" in r.stdout, r.stdout)
+        summ = read_summary(os.path.join(out, "summary.json"))
+        check(summ["warnings"]["energy_growth"] == 1, summ["warnings"])
+        check(summ["energy"]["first_growth_body"] == "box", summ["energy"])
+        # the premise: the box really rebounds faster than it landed
+        vz = [float(row["vz"]) for row in read_bodies(os.path.join(out, "bodies.csv"))
+              if row["body"] == "box"]
+        check(max(vz) > -min(vz), "no restitution above 1: %g %g" % (max(vz), min(vz)))
+
+
+def test_strict(s):
+    bad = s.write("bouncy_strict.yaml", BOUNCY.replace("SD", "0.1"))
+    r = s.run("run", bad, "-o", s.path("strict_bad"), "--strict", "--quiet")
+    expect_exit(r, 1, "--strict with a warning")
+    check("--strict: 1 warning" in r.stderr, r.stderr)
+    check(os.path.exists(s.path("strict_bad", "summary.json")), "no summary with --strict")
+    good = s.write("calm.yaml", BOUNCY.replace("SD", "1.0"))
+    r = s.run("run", good, "-o", s.path("strict_good"), "--strict")
+    expect_exit(r, 0, "--strict without warnings")
+    check("0 warnings" in r.stdout and "warning" not in r.stderr, r.stdout + r.stderr)
+
+
+def test_initial_overlap(s):
+    # 0.5 mm inside: a warning with the pair and the depth, and the run goes on
+    path = s.write("shallow.yaml", OVERLAP.replace("ALLOW", "").replace("Z", "0.0995"))
+    r = s.run("run", path, "-o", s.path("shallow"), "--quiet")
+    expect_exit(r, 0, "shallow overlap")
+    for needle in ("initial_overlap: 1 body pairs", "ground <-> ball", "max penetration 0.0005 m",
+                   "m/s"):
+        check(needle in r.stderr, "%r not on stderr: %r" % (needle, r.stderr))
+    # 30 mm inside at ka 5e10: the stored energy could launch the ball at hundreds of m/s
+    deep = s.write("deep.yaml", OVERLAP.replace("ALLOW", "").replace("Z", "0.07"))
+    r = s.run("run", deep, "-o", s.path("deep"), "--quiet")
+    expect_exit(r, 2, "deep overlap")
+    for needle in ("ground <-> ball", "allow_initial_overlap", "more than 1 m/s"):
+        check(needle in r.stderr, "%r not on stderr: %r" % (needle, r.stderr))
+    check(not os.path.exists(s.path("deep", "bodies.csv")), "a refused run wrote output")
+    r = s.run("check", deep)
+    expect_exit(r, 0, "check of the deep overlap")
+    check("initial overlaps: 1" in r.stdout and "refuses" in r.stdout, r.stdout)
+    # allowed by the scene: it runs, with the warning
+    allowed = s.write("allowed.yaml", OVERLAP.replace("ALLOW", ", allow_initial_overlap: true")
+                      .replace("Z", "0.07"))
+    r = s.run("run", allowed, "-o", s.path("allowed"), "--quiet")
+    expect_exit(r, 0, "allowed deep overlap")
+    check("initial_overlap" in r.stderr, r.stderr)
+    # a restart does not report them again (the state is the checkpoint's, not t = 0)
+
+
+if __name__ == "__main__":
+    s = Suite()
+    for t in (test_energy_growth_printed, test_strict, test_initial_overlap):
+        s.test(t)
+    s.finish()
