@@ -43,6 +43,11 @@ static void install_handlers(void) {
   sa.sa_flags = SA_RESTART | SA_RESETHAND; /* a second signal is fatal */
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* past the file-size limit (ulimit -f) a write fails with EFBIG instead of killing the
+   * process: the frame is cut back to complete rows and the run ends as a write failure */
+  sa.sa_handler = SIG_IGN;
+  sa.sa_flags = 0;
+  sigaction(SIGXFSZ, &sa, NULL);
 }
 
 static void restore_handlers(void) {

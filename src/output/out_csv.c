@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 #include "core/sort.h"
@@ -255,8 +256,31 @@ static cmStatus grow_scratch(cmOutput* out, int n) {
   return CM_OK;
 }
 
+static cmStatus frame_rows(cmOutput* out, const cmModel* m, const cmData* d);
+
+/* cut f back to its size `at` (a frame that could not be written whole, e.g. past the file-size
+ * limit: EFBIG), so that the file keeps complete rows only; errno is kept */
+static void cut_back(FILE* f, off_t at) {
+  int e = errno;
+  if (at >= 0 && ftruncate(fileno(f), at) == 0) fseeko(f, at, SEEK_SET);
+  clearerr(f);
+  errno = e;
+}
+
 cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d) {
   CM_ASSERT(out && m && d);
+  off_t b0 = ftello(out->bodies), c0 = ftello(out->contacts);
+  cmStatus st = frame_rows(out, m, d);
+  if (st == CM_ERR_IO) {
+    cut_back(out->bodies, b0);
+    cut_back(out->contacts, c0);
+  }
+  if (st == CM_OK && out->vtk) st = cm_output_vtk_frame(out, m, d);
+  return st;
+}
+
+/* the rows of one frame in bodies.csv and contacts.csv, flushed */
+static cmStatus frame_rows(cmOutput* out, const cmModel* m, const cmData* d) {
   /* bodies.csv */
   for (int i = 0; i < m->nbody; i++) {
     const double* x = d->body_xpos + 3 * i;
@@ -298,7 +322,5 @@ cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d) {
     put_num(out->contacts, s->max_penetration);
     fputc('\n', out->contacts);
   }
-  st = flush_checked(out->contacts);
-  if (st == CM_OK && out->vtk) st = cm_output_vtk_frame(out, m, d);
-  return st;
+  return flush_checked(out->contacts);
 }

@@ -12,6 +12,7 @@
  * frames cut off are removed. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -132,6 +133,22 @@ static cmStatus reopen(const char* path, const char* header, long cut, FILE** ou
 }
 
 /* pvd entries of the kept frames; the .vtu files of the dropped ones removed */
+/* remove the temporary files a killed writer left in dir (a second SIGINT ends the process at
+ * once, possibly between writing NAME.tmp and renaming it): every entry ending in ".tmp" */
+static void remove_leftovers(const char* dir) {
+  DIR* dp = opendir(dir);
+  if (!dp) return;
+  struct dirent* e;
+  while ((e = readdir(dp)) != NULL) {
+    size_t n = strlen(e->d_name);
+    if (n <= 4 || strcmp(e->d_name + n - 4, ".tmp") != 0) continue;
+    char* path = cm_output_path(dir, e->d_name);
+    if (path) remove(path);
+    cm_free(path);
+  }
+  closedir(dp);
+}
+
 static cmStatus resume_vtk(cmOutput* o, const cmModel* m, const StepList* kept,
                            const StepList* dropped, char* err, size_t errsz) {
   for (size_t i = 0; i < kept->n; i++)
@@ -139,6 +156,7 @@ static cmStatus resume_vtk(cmOutput* o, const cmModel* m, const StepList* kept,
       return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   char* vdir = cm_output_path(o->dir, "vtk");
   if (!vdir) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  remove_leftovers(vdir);
   for (size_t i = 0; i < dropped->n; i++) {
     for (int b = 0; b < m->nbody; b++) {
       char* name = cm_vtk_file_name(m, b, dropped->step[i]);
@@ -162,6 +180,7 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   cmOutput* o = NULL;
   cmStatus st = cm_output_init(m, dir, &o, err, errsz);
   if (st != CM_OK) return st;
+  remove_leftovers(o->dir);
   StepList kept = {NULL, 0, 0}, dropped = {NULL, 0, 0};
   long cut_b = 0, cut_c = 0;
   st = scan(o->bodies_path, CM_BODIES_HEADER, last_step, &cut_b, &kept, &dropped, err, errsz);

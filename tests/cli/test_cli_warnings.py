@@ -90,8 +90,33 @@ def test_initial_overlap(s):
     # a restart does not report them again (the state is the checkpoint's, not t = 0)
 
 
+def test_file_size_limit(s):
+    """past `ulimit -f` the run ends as a write failure (exit 1) with complete CSV rows and a
+    summary, instead of being killed by SIGXFSZ with half a line"""
+    import resource
+    path = s.write("calm_long.yaml", BOUNCY.replace("SD", "1.0").replace("duration: 0.6",
+                                                                         "duration: 5"))
+    out = s.path("fsize")
+    limit = 64 * 1024
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    import subprocess
+    r = subprocess.run([s.comply, "run", path, "-o", out, "--quiet"], capture_output=True,
+                       text=True, timeout=300, preexec_fn=cap)
+    expect_exit(r, 1, "run past the file-size limit")
+    check("cannot write the output files" in r.stderr, r.stderr)
+    text = open(os.path.join(out, "bodies.csv")).read()
+    check(text.endswith("\n") and len(text) <= limit, "bodies.csv: %d bytes, last %r"
+          % (len(text), text[-80:]))
+    rows = read_bodies(os.path.join(out, "bodies.csv"))
+    check(len(rows) > 10 and all(len(row) == 16 for row in rows), "incomplete rows")
+    summ = read_summary(os.path.join(out, "summary.json"))
+    check(summ["failed"] is True and "cannot write" in summ["message"], summ)
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_energy_growth_printed, test_strict, test_initial_overlap):
+    for t in (test_energy_growth_printed, test_strict, test_initial_overlap, test_file_size_limit):
         s.test(t)
     s.finish()
