@@ -38,6 +38,46 @@ CM_API double cm_response_damping(const cmResponse* r, double h);
 
 struct cmContact;
 struct cmModel;
+struct cmData;
+
+/* Explicit stability (docs/contact-laws.md, "Explicit stability"). An explicit row (a contact
+ * pair's rows together, or one joint) of stiffness K = 1/compliance and damping D acts on the
+ * effective mass m_eff = 1/(J M^-1 J^T) at its point along its normal (rotation included); with
+ * w = sqrt(K / m_eff) and zeta = D / (2 sqrt(K m_eff)) the explicit sub-step h is stable iff
+ * lambda = ((w h)^2 + 4 zeta w h) / 4 < 1, i.e. w h < 2 (sqrt(1 + zeta^2) - zeta). */
+typedef struct cmStability {
+  int explicit_rows; /* explicit rows evaluated; 0: nothing to check (every other field 0) */
+  double h;          /* the sub-step they were evaluated at, s */
+  /* the least stable group of rows */
+  int pair;          /* its contact pair (index into cmData.pair), or -1 */
+  int joint;         /* its joint, or -1 */
+  int body[2];       /* its bodies, -1 for the world */
+  int rule;          /* its rule */
+  double m_eff;      /* effective mass at its point along its normal, kg */
+  double stiffness;  /* K, N/m (summed over a pair's rows) */
+  double damping;    /* D, N s/m (summed) */
+  double omega;      /* w = sqrt(K / m_eff), rad/s */
+  double zeta;       /* D / (2 sqrt(K m_eff)) */
+  double omega_h;    /* w h */
+  double limit;      /* the largest stable w h, 2 (sqrt(1 + zeta^2) - zeta) */
+  double lambda;     /* ((w h)^2 + 4 zeta w h) / 4; >= 1: unstable */
+  double h_max;      /* the longest sub-step at which lambda < 1, s */
+  double contact_time_min; /* a contact_time row: the shortest contact_time T with lambda < 1
+                              at h, s (0 for the other laws) */
+  /* every explicit row */
+  double lambda_max; /* upper bound of lambda over all explicit rows, coupled through the
+                        bodies they share (>= lambda; equal for a single row) */
+  int substeps;      /* the sub-steps `substeps: auto` takes at this state (whatever the
+                        scene's substeps): the fewest with lambda_max <= 1/4 (w h <= 1 for an
+                        undamped row), at most CM_SUBSTEPS_AUTO_MAX */
+} cmStability;
+
+/* The explicit stability of a state before running it (`comply check`): the rows of the
+ * contacts in d (call cm_collide first) and of every joint, each joint along the direction of
+ * least effective mass at its anchors (its stretch direction is not known before the run), at
+ * the sub-step timestep / substeps (timestep for substeps: auto). Fills *out; CM_ERR_NOMEM if
+ * the scratch memory cannot grow. Changes only d's scratch. */
+CM_API cmStatus cm_data_stability(const struct cmModel* m, struct cmData* d, cmStability* out);
 
 /* A user law: called once per contact point of the pairs using its rule, from one thread at a
  * time per data, with the contact's signed distance dist (m, < 0 in contact), the contact (points,

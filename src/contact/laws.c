@@ -5,7 +5,10 @@
  * contact_time: the document's x^{ij} is one number per body pair, so all points of the pair
  * are reduced to one pair contact (SPEC 3.2): x = the deepest penetration, n = the
  * area-weighted mean normal, applied at the pressure centroid c = sum(A_k x_k p_k)/sum(A_k x_k)
- * (p_k the midpoint of the contact's two points), with m_rep = the smaller finite mass.
+ * (p_k the midpoint of the contact's two points), with m_rep = the smaller finite mass
+ * (`mass: min`) or the effective mass 1/(J M^-1 J^T) of the pair at the centroid along n
+ * (`mass: effective`, model/rows.c): then K/m_eff = (pi/T)^2 and the pair contact oscillates with
+ * the period the law promises whatever the masses and the lever arm.
  * Normals of two-way contacts whose bodies are swapped relative to the pair are flipped first.
  * Every row gets its effective damping D = max(damping, step_damping h / compliance) and its
  * integration: a rule's `integration`, else explicit for contact_time and the scene's
@@ -29,6 +32,19 @@ static void set_points(const cmData* d, cmRow* r, const double pA[3], const doub
   static const double origin[3] = {0, 0, 0};
   cm_v3_sub(r->rA, pA, r->body[0] >= 0 ? d->body_cpos + 3 * r->body[0] : origin);
   cm_v3_sub(r->rB, pB, r->body[1] >= 0 ? d->body_cpos + 3 * r->body[1] : origin);
+}
+
+/* the representative mass of a contact_time row (its bodies, points and normal set): the
+ * smaller finite mass, or the effective mass at the row's points along its normal */
+static double rep_mass(const cmModel* m, const cmData* d, const cmRuleDef* rule, const cmRow* r) {
+  if (rule->mass == CM_REP_MASS_EFFECTIVE) {
+    double w = cm_row_invmass(m, d, r, r->n, NULL);
+    return w > 0 ? 1.0 / w : INFINITY;
+  }
+  double ma = INFINITY, mb = INFINITY;
+  if (r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0) ma = m->body_mass[r->body[0]];
+  if (r->body[1] >= 0 && m->body_invmass[r->body[1]] > 0) mb = m->body_mass[r->body[1]];
+  return ma < mb ? ma : mb;
 }
 
 /* the pair contact of a contact_time pair */
@@ -56,10 +72,7 @@ static void pair_row(const cmModel* m, const cmData* d, const cmContactPair* P,
   }
   cm_v3_copy(r->n, n);
   set_points(d, r, cen, cen);
-  /* representative mass: the smaller finite mass */
-  double ma = m->body_invmass[r->body[0]] > 0 ? m->body_mass[r->body[0]] : INFINITY;
-  double mb = m->body_invmass[r->body[1]] > 0 ? m->body_mass[r->body[1]] : INFINITY;
-  cmResponse res = cm_law_contact_time(rule, -x, ma < mb ? ma : mb);
+  cmResponse res = cm_law_contact_time(rule, -x, rep_mass(m, d, rule, r));
   r->dist = -x;
   r->f = res.force;
   r->c = res.compliance;
@@ -81,49 +94,54 @@ static void anchor_world(const cmModel* m, const cmData* d, int j, int k, double
 /* Joints (rigidbody-interaction.txt): a point link with the contact_time law of its rule. The
  * stretch s = |pA - pB| beyond the play, x = s - play, acts like a penetration: a row whose
  * normal points from A's anchor toward B's, so that the row's push on A pulls the two anchors
- * together (never pushes them apart), with K = m_rep (pi/T)^2 and D = -2 m_rep ln(e_r) / T.
- * No row, hence no force, while the stretch is within the play. */
-static void joint_rows(const cmModel* m, cmData* d, double h) {
-  cmDataPriv* p = cm_priv(d);
-  for (int j = 0; j < m->njoint; j++) {
-    int a = m->joint_body[2 * j], b = m->joint_body[2 * j + 1], sa = 0;
-    if (a < 0) sa = 1; /* keep a body on side A */
-    double pa[3], pb[3], dv[3];
-    anchor_world(m, d, j, sa, pa);
-    anchor_world(m, d, j, 1 - sa, pb);
-    cm_v3_sub(dv, pb, pa);
-    double stretch = cm_v3_norm(dv);
-    const cmRuleDef* rule = &m->rule[m->joint_rule[j] >= 0 ? m->joint_rule[j] : 0];
-    double x = stretch - rule->play;
-    if (!(x > 0) || !(stretch > 0)) continue;
-    cmRow* r = &p->row[p->nrow++];
-    memset(r, 0, sizeof *r);
-    r->body[0] = sa ? b : a;
-    r->body[1] = sa ? a : b;
-    r->pair = -1;
-    r->contact = -1;
-    r->implicit = row_implicit(m, rule);
+ * together (never pushes them apart), with K = m_rep (pi/T)^2 and D = -2 m_rep ln(e_r) / T
+ * (m_rep as for a contact pair, at the anchors along the normal). No row, hence no force, while
+ * the stretch is within the play. A joint's rule never has law none (the compiler refuses it).
+ * With dir given, the row is built along dir at zero stretch instead (for the stability check
+ * before a run, whose stretch directions are not known yet). */
+int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], double h,
+                 cmRow* r) {
+  int a = m->joint_body[2 * j], b = m->joint_body[2 * j + 1], sa = 0;
+  if (a < 0) sa = 1; /* keep a body on side A */
+  double pa[3], pb[3], dv[3];
+  anchor_world(m, d, j, sa, pa);
+  anchor_world(m, d, j, 1 - sa, pb);
+  cm_v3_sub(dv, pb, pa);
+  double stretch = cm_v3_norm(dv);
+  const cmRuleDef* rule = &m->rule[m->joint_rule[j] >= 0 ? m->joint_rule[j] : 0];
+  double x = dir ? 0 : stretch - rule->play;
+  if (!dir && (!(x > 0) || !(stretch > 0))) return 0;
+  memset(r, 0, sizeof *r);
+  r->body[0] = sa ? b : a;
+  r->body[1] = sa ? a : b;
+  r->pair = -1;
+  r->contact = -1;
+  r->joint = j;
+  r->implicit = row_implicit(m, rule);
+  if (dir)
+    cm_v3_copy(r->n, dir);
+  else
     cm_v3_scale(r->n, dv, 1.0 / stretch);
-    set_points(d, r, pa, pb);
-    double ma =
-        r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? m->body_mass[r->body[0]] : INFINITY;
-    double mb =
-        r->body[1] >= 0 && m->body_invmass[r->body[1]] > 0 ? m->body_mass[r->body[1]] : INFINITY;
-    cmRuleDef law = *rule;
-    law.play = 0;
-    cmResponse res = cm_law_contact_time(&law, -x, ma < mb ? ma : mb);
-    r->dist = -x;
-    r->f = res.force;
-    r->c = res.compliance;
-    r->D = cm_response_damping(&res, h);
-    cm_row_friction_basis(r);
-    if (!(r->c > 0)) p->nrow--; /* two infinite masses: nothing to move */
-  }
+  set_points(d, r, pa, pb);
+  cmRuleDef law = *rule;
+  law.play = 0;
+  cmResponse res = cm_law_contact_time(&law, -x, rep_mass(m, d, rule, r));
+  r->dist = -x;
+  r->f = res.force;
+  r->c = res.compliance;
+  r->D = cm_response_damping(&res, h);
+  cm_row_friction_basis(r);
+  return r->c > 0; /* two infinite masses: nothing to move */
 }
 
-void cm_stage_laws(const cmModel* m, cmData* d) {
+static void joint_rows(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
-  double h = m->opt.timestep / (m->opt.substeps > 0 ? m->opt.substeps : 1);
+  for (int j = 0; j < m->njoint; j++)
+    if (cm_joint_row(m, d, j, NULL, h, &p->row[p->nrow])) p->nrow++;
+}
+
+void cm_stage_laws(const cmModel* m, cmData* d, double h) {
+  cmDataPriv* p = cm_priv(d);
   int nrow = m->njoint;
   for (int k = 0; k < d->npair; k++)
     nrow += d->pair[k].points; /* >= 1 per pair */
@@ -142,6 +160,7 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
       memset(r, 0, sizeof *r);
       r->pair = k;
       r->contact = P->first;
+      r->joint = -1;
       r->ncontact = P->points;
       r->implicit = implicit;
       pair_row(m, d, P, rule, h, r);
@@ -169,6 +188,7 @@ void cm_stage_laws(const cmModel* m, cmData* d) {
       r->body[1] = c->body[1];
       r->pair = k;
       r->contact = P->first + i;
+      r->joint = -1;
       r->ncontact = 1;
       r->implicit = implicit;
       cm_v3_copy(r->n, c->n);

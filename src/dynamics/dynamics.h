@@ -9,9 +9,9 @@
  * (kinematics.c) */
 void cm_stage_kinematics(const cmModel* m, cmData* d, double t);
 
-/* stage 5, forces: gravity, outer forces and moments, explicit contact and joint rows
- * (forces.c) */
-void cm_stage_forces(const cmModel* m, cmData* d);
+/* stage 5, forces: gravity, outer forces and moments, explicit contact and joint rows, for a
+ * sub-step of length h (s) (forces.c) */
+void cm_stage_forces(const cmModel* m, cmData* d, double h);
 
 /* Implicit midpoint gyroscopic update (gyroscopic.c): given the body-frame inertia J and
  * the body-frame angular momentum L1 (including the step's torque impulse), find the body-frame

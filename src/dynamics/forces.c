@@ -3,8 +3,9 @@
  *  - explicit contact rows (contact_time by default, or any rule with integration: explicit):
  *    the law's force at the start of the step, F = max(0, -f - D ddist) along n (pushing,
  *    never pulling), +F n at A's point and -F n at B's; friction opposes the slip w,
- *    |F_t| = mu F min(1, |w|/v_s), and is capped so that its impulse cannot reverse the slip of
- *    the pair's reduced (translational) mass within the step. */
+ *    |F_t| = mu F min(1, |w|/v_s), and is capped so that its impulse over the sub-step h cannot
+ *    reverse the slip: |F_t| h <= |w| / W_t, with W_t = J_t M^-1 J_t^T the inverse effective
+ *    mass of the row along the slip (rotation included, model/rows.c). */
 #include <math.h>
 
 #include "core/cm_math.h"
@@ -19,7 +20,7 @@ static void apply(const cmModel* m, cmDataPriv* p, int b, const double F[3], con
   cm_v3_add(p->torque + 3 * b, p->torque + 3 * b, t);
 }
 
-void cm_stage_forces(const cmModel* m, cmData* d) {
+void cm_stage_forces(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
   for (int b = 0; b < m->nbody; b++) {
     double* f = p->force + 3 * b;
@@ -44,10 +45,14 @@ void cm_stage_forces(const cmModel* m, cmData* d) {
       double w[2] = {cm_row_rate(m, d, r, r->t[0]), cm_row_rate(m, d, r, r->t[1])};
       double sw = sqrt(w[0] * w[0] + w[1] * w[1]);
       double inv = 0;
-      for (int s = 0; s < 2; s++)
-        if (r->body[s] >= 0) inv += m->body_invmass[r->body[s]];
+      if (sw > 0) {
+        double dir[3];
+        cm_v3_scale(dir, r->t[0], w[0] / sw);
+        cm_v3_madd(dir, dir, r->t[1], w[1] / sw);
+        inv = cm_row_invmass(m, d, r, dir, NULL);
+      }
       double Ft = r->mu * r->lambda * (sw < CM_FRICTION_VS ? sw / CM_FRICTION_VS : 1);
-      double cap = inv > 0 ? sw / (inv * m->opt.timestep) : Ft;
+      double cap = inv > 0 ? sw / (inv * h) : Ft;
       if (Ft > cap) Ft = cap;
       for (int k2 = 0; k2 < 2; k2++) {
         r->ftan[k2] = sw > 0 ? -Ft * w[k2] / sw : 0;

@@ -5,9 +5,11 @@
  * half diagonal of its bounding box). Otherwise the step is undone by the caller and the run
  * stops; this file writes the diagnosis into d->message: the fastest (or non-finite) body, the
  * contact pair that pushed it hardest in the failed step, and the likely cause estimated from
- * that pair's rows:
- *  - explicit rows (symplectic Euler) are stable only for w h < 2, w = sqrt(K/m) with K the
- *    pair's total stiffness (1/compliance summed over its rows) and m the smaller finite mass;
+ * that pair's rows (or that joint's row):
+ *  - explicit rows (symplectic Euler) are stable only for w h < 2 (sqrt(1 + zeta^2) - zeta),
+ *    w = sqrt(K / m_eff) with K the pair's total stiffness (1/compliance summed over its rows),
+ *    m_eff the effective mass at the contact point along the normal (rotation included) and
+ *    zeta the damping ratio (stability.c derives it);
  *  - implicit rows with D/K < h/2 (step_damping < 0.5 without stiffness damping) oscillate from
  *    step to step (area-compliant-contact.txt);
  *  - without a contact: an outer force or moment too large for the body's mass or inertia.
@@ -17,7 +19,9 @@
  * not resolve them: symplectic Euler on a linear spring is unstable for w h > 2. That is checked
  * a priori, after the laws stage, and the step refused before anything explodes. (A per-step
  * energy balance was tried and rejected: explicit contacts legitimately return more kinetic
- * energy in their last step than their stored 1/2 K x^2, and prescribed bodies do work.) */
+ * energy in their last step than their stored 1/2 K x^2, and prescribed bodies do work.)
+ * The a priori check refuses a sub-step only when some group of rows is surely unstable
+ * (stability.c: its lambda, a lower bound of the scene's, reaches 1). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +59,36 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
   return bad;
 }
 
+/* "; pair A <-> B (rule 1, contact_time, explicit)" or "; joint 0 A <-> world (...)" */
+static int row_name(const cmModel* m, const cmData* d, const cmRow* r, char* out, size_t sz) {
+  int a = r->body[0], b = r->body[1];
+  int rule = r->joint >= 0 ? m->joint_rule[r->joint] : r->pair >= 0 ? d->pair[r->pair].rule : -1;
+  const char* law = rule >= 0 ? cm_law_name(m->rule[rule].law) : "?";
+  char what[32] = "pair";
+  if (r->joint >= 0) snprintf(what, sizeof what, "joint %d", r->joint);
+  return snprintf(out, sz, "; %s %s <-> %s (rule %d, %s, %s)", what,
+                  a >= 0 ? m->body_name[a] : "world", b >= 0 ? m->body_name[b] : "world", rule,
+                  law, r->implicit ? "implicit" : "explicit");
+}
+
+/* ": unstable explicit row: w h = ... >= limit ...; use ..." for a group with lambda >= 1 */
+static void unstable_advice(const cmModel* m, const cmStability* g, char* out, size_t sz) {
+  int n = snprintf(out, sz,
+                   ": explicit row unstable at h = %.3g s: w h = %.3g >= %.3g, the limit "
+                   "2 (sqrt(1 + zeta^2) - zeta) for zeta %.3g, with the effective mass %.3g kg "
+                   "at its point (rotation included); use substeps: auto (or >= %.0f), a step "
+                   "below %.3g s, integration: implicit",
+                   g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(g->h / g->h_max),
+                   g->h_max);
+  if (n < 0 || (size_t)n >= sz) return;
+  const cmRuleDef* rule = g->rule >= 0 ? &m->rule[g->rule] : NULL;
+  if (g->contact_time_min > 0)
+    n += snprintf(out + n, sz - (size_t)n, ", contact_time > %.3g s", g->contact_time_min);
+  if (n < 0 || (size_t)n >= sz) return;
+  if (rule && g->contact_time_min > 0 && rule->mass == CM_REP_MASS_MIN)
+    snprintf(out + n, sz - (size_t)n, " or mass: effective");
+}
+
 void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, double h) {
   const cmDataPriv* p = cm_priv(d);
   char* out = d->message;
@@ -84,69 +118,53 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
              "inertia, or a prescribed body driving it");
     return;
   }
+  /* the group of rows (the pair's, or the joint's) of that row */
+  int first = best;
+  while (first > 0 && p->row[first - 1].pair == p->row[best].pair &&
+         p->row[first - 1].joint == p->row[best].joint &&
+         p->row[first - 1].body[0] == p->row[best].body[0] &&
+         p->row[first - 1].body[1] == p->row[best].body[1])
+    first--;
   const cmRow* r = &p->row[best];
-  int a = r->body[0], b = r->body[1];
-  /* the pair's total stiffness and the smaller finite mass */
-  double K = 0, mass = INFINITY;
-  for (int k = 0; k < p->nrow; k++) {
-    const cmRow* q = &p->row[k];
-    if (q->pair == r->pair && q->body[0] == a && q->body[1] == b && q->c > 0) K += 1 / q->c;
-  }
-  for (int s = 0; s < 2; s++) {
-    int bb = r->body[s];
-    if (bb >= 0 && m->body_invmass[bb] > 0 && m->body_mass[bb] < mass) mass = m->body_mass[bb];
-  }
-  double w = sqrt(K / mass), wh = w * h;
-  int rule = r->pair >= 0 ? d->pair[r->pair].rule : -1;
-  const char* law = rule >= 0 ? cm_law_name(m->rule[rule].law) : "joint";
-  n += snprintf(out + n, sz - (size_t)n, "; pair %s <-> %s (rule %d, %s, %s)",
-                a >= 0 ? m->body_name[a] : "world", b >= 0 ? m->body_name[b] : "world", rule, law,
-                r->implicit ? "implicit" : "explicit");
+  n += row_name(m, d, r, out + n, sz - (size_t)n);
   if (n < 0 || (size_t)n >= sz) return;
-  if (!r->implicit && wh > 2) {
-    snprintf(out + n, sz - (size_t)n,
-             ": contact too stiff for the step: w h = %.3g > 2; use integration: implicit, "
-             "or a step below %.3g s",
-             wh, 1.0 / w);
+  cmStability g;
+  cm_stability_group(m, d, first, h, r->implicit, &g);
+  if (!r->implicit && g.lambda >= 1) {
+    unstable_advice(m, &g, out + n, sz - (size_t)n);
   } else if (r->implicit && r->c > 0 && r->D * r->c < 0.5 * h) {
     snprintf(out + n, sz - (size_t)n,
              ": damping time D/K = %.3g s < h/2 = %.3g s (w h = %.3g): stiff contacts oscillate "
              "from step to step; raise step_damping to >= 0.5",
-             r->D * r->c, 0.5 * h, wh);
+             r->D * r->c, 0.5 * h, g.omega_h);
+  } else if (!r->implicit) {
+    snprintf(out + n, sz - (size_t)n,
+             ": w h = %.3g within the explicit limit %.3g (effective mass %.3g kg); deep initial "
+             "overlap or a prescribed body driving the contact? (comply check reports overlaps "
+             "at t = 0)",
+             g.omega_h, g.limit, g.m_eff);
   } else {
     snprintf(out + n, sz - (size_t)n,
              ": w h = %.3g; deep initial overlap or a prescribed body driving the contact? "
              "(comply check reports overlaps at t = 0)",
-             wh);
+             g.omega_h);
   }
 }
 
-int cm_guard_explicit(const cmModel* m, cmData* d, double h) {
+int cm_guard_explicit(const cmModel* m, cmData* d, double h, const cmStabScan* s) {
   const cmDataPriv* p = cm_priv(d);
-  /* the laws stage writes the rows of a pair (and of a joint) one after the other: one pass
-   * over runs of rows with the same pair and bodies, O(rows) per step */
-  for (int k = 0; k < p->nrow;) {
-    const cmRow* r = &p->row[k];
-    double K = 0;
-    int j = k;
-    for (; j < p->nrow; j++) {
-      const cmRow* q = &p->row[j];
-      if (q->pair != r->pair || q->body[0] != r->body[0] || q->body[1] != r->body[1]) break;
-      if (!q->implicit && q->c > 0) K += 1 / q->c;
-    }
-    k = j;
-    if (!(K > 0)) continue;
-    /* the run's total explicit stiffness against the smaller finite mass */
-    double mass = INFINITY;
-    for (int s = 0; s < 2; s++) {
-      int b = r->body[s];
-      if (b >= 0 && m->body_invmass[b] > 0 && m->body_mass[b] < mass) mass = m->body_mass[b];
-    }
-    if (sqrt(K / mass) * h > 2) {
-      int b = r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? r->body[0] : r->body[1];
-      cm_guard_diagnose(m, d, b, cm_v3_norm(d->body_cvel + 3 * b), h);
-      return 1;
-    }
-  }
-  return 0;
+  if (s->worst < 0 || !(s->low >= 1)) return 0;
+  const cmRow* r = &p->row[s->worst];
+  int b = r->body[0] >= 0 && m->body_invmass[r->body[0]] > 0 ? r->body[0] : r->body[1];
+  char* out = d->message;
+  size_t sz = sizeof d->message;
+  int n = snprintf(out, sz, "body '%s' (speed %.3g m/s)", m->body_name[b],
+                   cm_v3_norm(d->body_cvel + 3 * b));
+  if (n < 0 || (size_t)n >= sz) return 1;
+  n += row_name(m, d, r, out + n, sz - (size_t)n);
+  if (n < 0 || (size_t)n >= sz) return 1;
+  cmStability g;
+  cm_stability_group(m, d, s->worst, h, 0, &g);
+  unstable_advice(m, &g, out + n, sz - (size_t)n);
+  return 1;
 }

@@ -14,6 +14,7 @@ typedef struct cmRow {
   int body[2];    /* A (pushed along +n) and B; -1 for the world (joints) */
   int pair;       /* contact pair index */
   int contact;    /* first contact index; ncontact contacts from there belong to the row */
+  int joint;      /* joint index for a joint's row, -1 for a contact row */
   int ncontact;   /* 1 for a per-contact row, the pair's points for a pair row */
   int implicit;   /* 1: solved in the implicit step; 0: explicit force */
   double n[3];    /* unit normal out of B toward A, world */
@@ -34,5 +35,28 @@ void cm_row_friction_basis(cmRow* r);
 
 /* rate dir . (v_A(pA) - v_B(pB)) of a row along dir at the current velocities */
 double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r, const double dir[3]);
+
+/* Effective mass (rows.c derives it). Body b's inverse mass at the point r (relative to its
+ * com, world axes) along the unit direction dir, 1/m + (r x dir)^T I_world^-1 (r x dir), 1/kg;
+ * 0 for the world (b < 0) and for a body of infinite mass. */
+double cm_body_invmass_at(const cmModel* m, const cmData* d, int b, const double r[3],
+                          const double dir[3]);
+
+/* the same for a force f (N) at the com and a moment tau (N m), world axes:
+ * |f|^2 / m + tau^T I_world^-1 tau (the squared M^-1 norm of the wrench); 0 for the world or
+ * an infinite mass. cm_body_invmass_at is the wrench (dir, r x dir). */
+double cm_body_invmass_wrench(const cmModel* m, const cmData* d, int b, const double f[3],
+                              const double tau[3]);
+
+/* W += body b's inverse mass matrix at the point r, 1/m I - [r]x I_world^-1 [r]x (1/kg, 3x3,
+ * symmetric): dir^T W dir is cm_body_invmass_at; nothing for the world or an infinite mass */
+void cm_body_invmass_matrix(const cmModel* m, const cmData* d, int b, const double r[3],
+                            double W[9]);
+
+/* the inverse effective mass of row r along dir, J M^-1 J^T = the sum over its two sides of
+ * cm_body_invmass_at (1/kg); share (may be NULL) receives the two terms. The row's effective
+ * mass is its inverse (infinite between two infinite masses). */
+double cm_row_invmass(const cmModel* m, const cmData* d, const cmRow* r, const double dir[3],
+                      double share[2]);
 
 #endif

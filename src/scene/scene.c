@@ -35,7 +35,7 @@ cmOptions cm_options_default(void) {
   o.steps = 0;
   o.gravity[2] = -9.81;
   o.integrator = CM_INTEGRATOR_IMPLICIT;
-  o.substeps = 1;
+  o.substeps = CM_SUBSTEPS_AUTO;
   o.max_speed = 1e4;
   o.max_contacts = 10000000;
   o.output_every = 1;
@@ -69,6 +69,7 @@ cmRuleDef cm_rule_def_default(void) {
   r.elastic_repulsion = 0.5;
   r.play = 0.0;
   r.contact_time = 0.0;
+  r.mass = CM_REP_MASS_MIN;
   r.stiffness = 1e5;
   r.damping = 0.0;
   r.friction = 0.0;
@@ -414,7 +415,9 @@ int cm_check_options(const cmOptions* o, cmCheck* c) {
     return fail(c, "scene.steps", "scene.steps must be an integer >= 0 (got %ld)", o->steps);
   if (vec(c, "scene.gravity", o->gravity, 3)) return 1;
   if (enm(c, "scene.integrator", (int)o->integrator, 2, "implicit, explicit")) return 1;
-  if (intr(c, "scene.substeps", o->substeps, 1, -1)) return 1;
+  if (o->substeps < 0)
+    return fail(c, "scene.substeps", "scene.substeps must be an integer >= 1, or auto (got %d)",
+                o->substeps);
   if (num(c, "scene.max_speed", "scene.max_speed", o->max_speed, R_POS, "m/s")) return 1;
   if (o->max_contacts < 1)
     return fail(c, "scene.max_contacts", "scene.max_contacts must be an integer >= 1 (got %ld)",
@@ -438,6 +441,7 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
     return fail(c, "contact_time",
                 "contact_time T must be > 0 s, or 0 for the default 100 * timestep (got %.10g)",
                 r->contact_time);
+  if (enm(c, "mass", (int)r->mass, 2, "min, effective")) return 1;
   if (num(c, "stiffness", "stiffness", r->stiffness, R_POS, "N/m")) return 1;
   if (num(c, "damping", "damping", r->damping, R_NONNEG, "N s/m")) return 1;
   if (num(c, "friction", "friction (mu)", r->friction, R_NONNEG, "")) return 1;

@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clitest import Suite, check, expect_exit, read_bodies, read_summary  # noqa: E402
 
 UNSTABLE = """\
-scene: {timestep: 1.0e-3, duration: 1.0}
+scene: {timestep: 1.0e-3, duration: 1.0, substeps: 1}
 bodies:
   - name: ground
     geometry: {plane: {}}

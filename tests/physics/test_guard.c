@@ -8,7 +8,7 @@
 #include "test.h"
 
 static cmModel* ball_on_ground(cmLawType law, cmIntegration integ, double k, double vz,
-                               long max_contacts, int box_div) {
+                               long max_contacts, int box_div, int substeps) {
   cmBodyDef b;
   if (box_div) {
     b = scene_box("ball", 0.1, 0.1, 0.1, box_div);
@@ -26,13 +26,15 @@ static cmModel* ball_on_ground(cmLawType law, cmIntegration integ, double k, dou
   r.integration = integ;
   cmScene* s = scene_on_ground("guard", NULL, &b, &r);
   if (max_contacts) s->opt.max_contacts = max_contacts;
+  s->opt.substeps = substeps;
   return scene_compile(s);
 }
 
-/* an explicit contact with w h = 44 is refused before it explodes: w = sqrt(k n / m) with the
- * ball's contact points n; the data keeps the state of the start of the failing step */
+/* an explicit contact with w h = 44 is refused before it explodes at a fixed sub-step count:
+ * w = sqrt(k n / m) with the ball's contact points n; the data keeps the state of the start of
+ * the failing step */
 static void test_explicit_too_stiff(void) {
-  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_EXPLICIT, 1e9, 0, 0, 0);
+  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_EXPLICIT, 1e9, 0, 0, 0, 1);
   if (!m) return;
   cmData* d = cm_data_new(m);
   cmData* prev = cm_data_new(m);
@@ -57,7 +59,7 @@ static void test_explicit_too_stiff(void) {
 
 /* the same stiffness through the implicit solve is stable */
 static void test_implicit_same_stiffness_is_fine(void) {
-  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_IMPLICIT, 1e9, 0, 0, 0);
+  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_IMPLICIT, 1e9, 0, 0, 0, 0);
   if (!m) return;
   cmData* d = cm_data_new(m);
   for (int i = 0; i < 1000; i++) CHECK(cm_step(m, d) == CM_OK || i < 0);
@@ -68,7 +70,7 @@ static void test_implicit_same_stiffness_is_fine(void) {
 
 /* a body faster than max_speed (1e4 m/s by default) stops the run with a diagnosis */
 static void test_max_speed(void) {
-  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 2e4, 0, 0);
+  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 2e4, 0, 0, 0);
   if (!m) return;
   cmData* d = cm_data_new(m);
   CHECK(cm_step(m, d) == CM_ERR_NUMERIC);
@@ -80,7 +82,7 @@ static void test_max_speed(void) {
 
 /* more contact points than max_contacts: CM_ERR_LIMIT, nothing half-done */
 static void test_max_contacts(void) {
-  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 50, 8);
+  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 50, 8, 0);
   if (!m) return;
   cmData* d = cm_data_new(m);
   CHECK(cm_step(m, d) == CM_ERR_LIMIT);
@@ -89,7 +91,7 @@ static void test_max_contacts(void) {
   cm_data_free(d);
   cm_model_free(m);
   /* with room for the 81 points it runs */
-  m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 81, 8);
+  m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 81, 8, 0);
   if (!m) return;
   d = cm_data_new(m);
   CHECK(cm_step(m, d) == CM_OK && d->ncontact == 81);

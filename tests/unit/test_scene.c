@@ -24,7 +24,7 @@ static void test_defaults(void) {
   CHECK(o.steps == 0);
   CHECK(o.gravity[0] == 0 && o.gravity[1] == 0 && o.gravity[2] == -9.81);
   CHECK(o.integrator == CM_INTEGRATOR_IMPLICIT);
-  CHECK(o.substeps == 1 && o.output_every == 1 && o.vtk == 0);
+  CHECK(o.substeps == CM_SUBSTEPS_AUTO && o.output_every == 1 && o.vtk == 0);
 
   cmBodyDef b = cm_body_def_default();
   CHECK(b.name == NULL && b.alias == NULL);
@@ -395,7 +395,7 @@ static void test_joints_and_options(void) {
   CASE("scene.duration must be >= 0 s (got -1)", o.duration = -1);
   CASE("scene.steps must be an integer >= 0 (got -5)", o.steps = -5);
   CASE("scene.gravity[2] must be a finite number", o.gravity[2] = INFINITY);
-  CASE("scene.substeps must be an integer >= 1 (got 0)", o.substeps = 0);
+  CASE("scene.substeps must be an integer >= 1, or auto (got -1)", o.substeps = -1);
   CASE("output.every must be an integer >= 1 (got 0)", o.output_every = 0);
   CASE("scene.integrator must be one of implicit, explicit", o.integrator = (cmIntegrator)5);
 #undef CASE

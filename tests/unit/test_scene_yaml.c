@@ -140,6 +140,7 @@ static const char* full = "scene:\n"
                           "    elastic_repulsion: 0.8\n"
                           "    play: 0.001\n"
                           "    contact_time: 0.01\n"
+                          "    mass: effective\n"
                           "    friction: 0.3\n"
                           "    integration: implicit\n"
                           "  - pair: [bricks, floor]\n"
@@ -232,6 +233,7 @@ static void test_full_scene(void) {
   CHECK(!strcmp(r->pair[0], "*") && !strcmp(r->pair[1], "*") && r->law == CM_LAW_CONTACT_TIME);
   CHECK(r->elastic_repulsion == 0.8 && r->play == 0.001 && r->contact_time == 0.01);
   CHECK(r->friction == 0.3 && r->integration == CM_INTEGRATION_IMPLICIT);
+  CHECK(r->mass == CM_REP_MASS_EFFECTIVE && s->rule[1].mass == CM_REP_MASS_MIN);
   CHECK(r->loc.line == line_of(full, "- pair: [\"*\", \"*\"]") && r->loc.col == 5);
   r = &s->rule[1];
   CHECK(!strcmp(r->pair[0], "bricks") && !strcmp(r->pair[1], "floor"));
@@ -445,7 +447,13 @@ static void test_range_errors(void) {
   t = "scene:\n  duration: -1\n";
   EXPECT_ERR(t, CM_ERR_ARG, 2, "scene.duration must be >= 0 s", NULL);
   t = "scene:\n  substeps: 0\n";
-  EXPECT_ERR(t, CM_ERR_ARG, 2, "scene.substeps must be an integer >= 1", NULL);
+  EXPECT_ERR(t, CM_ERR_ARG, 2, "scene.substeps must be an integer >= 1, or auto (got 0)", NULL);
+  cmScene* sa = NULL;
+  CHECK(parse("scene: {substeps: auto}\n", &sa) == CM_OK && sa &&
+        sa->opt.substeps == CM_SUBSTEPS_AUTO);
+  cm_scene_free(sa);
+  t = "scene:\n  substeps: autom\n";
+  EXPECT_ERR(t, CM_ERR_PARSE, 2, "scene.substeps", "'autom'");
   t = "output:\n  every: 0\n";
   EXPECT_ERR(t, CM_ERR_ARG, 2, "output.every must be an integer >= 1", NULL);
 
@@ -483,6 +491,10 @@ static void test_semantic_errors(void) {
   EXPECT_ERR(t, CM_ERR_PARSE, 4, "'stiffness' is a parameter of law linear", NULL);
   t = "interactions:\n  - pair: [a, b]\n    law: none\n    friction: 0.5\n";
   EXPECT_ERR(t, CM_ERR_PARSE, 4, "law none", "takes no parameters");
+  t = "interactions:\n  - pair: [a, b]\n    law: area_compliant\n    mass: effective\n";
+  EXPECT_ERR(t, CM_ERR_PARSE, 4, "'mass' is a parameter of law contact_time", NULL);
+  t = "interactions:\n  - pair: [a, b]\n    mass: reduced\n";
+  EXPECT_ERR(t, CM_ERR_PARSE, 3, "interactions[0].mass: expected one of min, effective", NULL);
 
   /* unknown and repeated joint bodies */
   t = "bodies:\n  - name: arm\n    geometry: {sphere: {radius: 1}}\n"
