@@ -34,8 +34,11 @@ CM_API void cm_mesh_free(cmMesh* mesh);
  * little-endian). Vertices are multiplied by `scale` (> 0). STL vertices are merged when
  * bitwise equal (except that -0 and +0 also merge). Non-finite coordinates are rejected here.
  * The mesh is not validated: call cm_mesh_check. Errors name the file and the line (text) or
- * byte offset (binary). Statuses: CM_ERR_ARG (bad scale, unknown extension), CM_ERR_IO,
- * CM_ERR_PARSE, CM_ERR_LIMIT (over 2^31-1 elements or a 2 GiB file), CM_ERR_NOMEM. */
+ * byte offset (binary). A UTF-8 byte order mark before a text file is skipped; hexadecimal
+ * numbers are refused. Statuses: CM_ERR_ARG (bad scale, unknown extension), CM_ERR_IO (cannot
+ * open or read; not a regular file: a FIFO or a device is refused before reading), CM_ERR_PARSE,
+ * CM_ERR_LIMIT (over 2^31-1 elements, a file over 256 MiB, a PLY header over 16 elements or 64
+ * properties), CM_ERR_NOMEM. */
 CM_API cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, size_t errsz);
 
 /* what cm_mesh_check found; counts are 0 for a valid mesh */
@@ -80,8 +83,15 @@ CM_API cmStatus cm_mesh_mass_properties(const cmMesh* mesh, cmMassProperties* ou
 CM_API cmMesh* cm_mesh_icosphere(double radius, int refine);
 
 /* Box of edge lengths size[3] (m, > 0) centred at the origin, each face divided into
- * divisions x divisions squares (each two triangles), 1..1024. NULL on bad arguments. */
+ * divisions x divisions squares (each two triangles): 12 divisions^2 triangles, divisions in
+ * 1..CM_BOX_MAX_DIVISIONS. NULL on bad arguments or no memory. */
 CM_API cmMesh* cm_mesh_box(const double size[3], int divisions);
+
+/* The largest primitive has CM_PRIMITIVE_MAX_FACES triangles, as many as the finest icosphere
+ * (refine 8: 20 4^8); building and compiling it takes some 10 s and 0.5 GB. A box of d
+ * divisions has 12 d^2 triangles, hence d <= 330. */
+#define CM_PRIMITIVE_MAX_FACES 1310720
+#define CM_BOX_MAX_DIVISIONS 330
 
 #ifdef __cplusplus
 }

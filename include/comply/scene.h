@@ -200,9 +200,11 @@ CM_API int cm_scene_add_joint(cmScene* scene, const cmJointDef* def, char* err, 
  * fixed). Messages: "FILE:LINE:COL: body 'ball': mass must be > 0 kg (got -1)". */
 CM_API cmStatus cm_scene_validate(const cmScene* scene, char* err, size_t errsz);
 
-/* Parse a YAML scene file (docs/scene-format.md). Unknown keys, wrong types and bad values
- * are errors naming file, line, column, field and the expected value, with a "did you mean"
- * for unknown keys. Returns CM_ERR_IO or CM_ERR_PARSE/CM_ERR_ARG on failure. */
+/* Parse a YAML scene file (docs/scene-format.md). Unknown keys, wrong types, YAML tags and bad
+ * values are errors naming file, line, column, field and the expected value, with a "did you
+ * mean" for unknown keys. The file must be a regular file (a FIFO or a device is refused before
+ * reading) of at most 64 MiB. Returns CM_ERR_IO, CM_ERR_LIMIT (too large), CM_ERR_NOMEM or
+ * CM_ERR_PARSE/CM_ERR_ARG on failure. */
 CM_API cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz);
 /* the same from a string; `name` is used as the file name in messages */
 CM_API cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,

@@ -16,7 +16,9 @@ typedef enum cmFileStatus {
 } cmFileStatus;
 
 /* flags of cm_file_read */
-#define CM_FILE_REGULAR 1 /* refuse anything but a regular file (checked before reading) */
+/* refuse anything but a regular file (checked before reading, and without waiting: a FIFO with
+ * no writer is refused at once) */
+#define CM_FILE_REGULAR 1
 
 /* Read the file at path to its end into a new buffer from cm_malloc (*buf, free it with cm_free)
  * holding *len bytes and a terminating 0 after them (not counted), so text can be parsed as a
@@ -25,5 +27,10 @@ typedef enum cmFileStatus {
  * failed call for CM_FILE_OPEN and CM_FILE_READ, and *len is 0, except for CM_FILE_NOMEM where
  * it is the size of the regular file that did not fit (the bytes read so far otherwise). */
 cmFileStatus cm_file_read(const char* path, size_t max, int flags, char** buf, size_t* len);
+
+/* what the path is, for a message about a refused file: "a directory", "a FIFO (named pipe)",
+ * "a character device", "a block device", "a socket", "a regular file", else "not a regular
+ * file" (also when it cannot be examined) */
+const char* cm_file_kind(const char* path);
 
 #endif

@@ -12,7 +12,9 @@
  *    zeta the damping ratio (stability.c derives it);
  *  - implicit rows with D/K < h/2 (step_damping < 0.5 without stiffness damping) oscillate from
  *    step to step (area-compliant-contact.txt);
- *  - without a contact: an outer force or moment too large for the body's mass or inertia.
+ *  - without a contact: an outer force or moment too large for the body's mass or inertia;
+ *  - a body already faster than max_speed when the step began (its initial velocity, at step
+ *    0): the state given is the cause, and the message says so instead of blaming the step.
  *
  * Energy growth. The implicit contact step is dissipative (the mid-step law damps, D/K >= 0),
  * so only explicit rows can pump energy into a scene, and they do so exactly when the step does
@@ -59,6 +61,22 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
   return bad;
 }
 
+/* the speed of body b's centre of mass (*v, m/s) and its angular speed times its radius (*w,
+ * m/s) in the state saved at the start of the step: p->save holds the rows of CM_DATA_STATE
+ * one body after the other */
+static void start_speed(const cmModel* m, const cmData* d, int b, double* v, double* w) {
+  size_t ncol = 0, cvel = 0, angvel = 0;
+#define COLUMN(type, name, rows, cols)                                                             \
+  if (!strcmp(#name, "body_cvel")) cvel = ncol;                                                    \
+  if (!strcmp(#name, "body_angvel")) angvel = ncol;                                                \
+  ncol += (cols);
+  CM_DATA_STATE(COLUMN)
+#undef COLUMN
+  const double* s = cm_priv(d)->save + ncol * (size_t)b;
+  *v = cm_v3_norm(s + cvel);
+  *w = cm_v3_norm(s + angvel) * body_radius(m, b);
+}
+
 /* "; pair A <-> B (rule 1, contact_time, explicit)" or "; joint 0 A <-> world (...)" */
 static int row_name(const cmModel* m, const cmData* d, const cmRow* r, char* out, size_t sz) {
   int a = r->body[0], b = r->body[1];
@@ -93,6 +111,26 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
   const cmDataPriv* p = cm_priv(d);
   char* out = d->message;
   size_t sz = sizeof d->message;
+  /* too fast before the step began: the given state is the cause, not the step */
+  double v0, w0;
+  start_speed(m, d, body, &v0, &w0);
+  double vmax = m->opt.max_speed;
+  if (isfinite(speed) && (v0 > vmax || w0 > vmax)) {
+    const char* first = d->step == 0 ? "initial " : "";
+    char when[64] = "";
+    if (d->step > 0) snprintf(when, sizeof when, " at the start of step %ld", d->step);
+    if (v0 >= w0)
+      snprintf(out, sz,
+               "%svelocity of body '%s'%s is %.6g m/s (its centre of mass), above max_speed "
+               "%.6g m/s: lower the body's velocity or raise scene.max_speed",
+               first, m->body_name[body], when, v0, vmax);
+    else
+      snprintf(out, sz,
+               "%sangular velocity of body '%s'%s times its radius %.6g m is %.6g m/s, above "
+               "max_speed %.6g m/s: lower the body's angular_velocity or raise scene.max_speed",
+               first, m->body_name[body], when, body_radius(m, body), w0, vmax);
+    return;
+  }
   int n = !isfinite(speed)
               ? snprintf(out, sz, "body '%s': the state became non-finite", m->body_name[body])
           : speed > m->opt.max_speed

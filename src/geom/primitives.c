@@ -145,7 +145,7 @@ static int box_index(const int p[3], int d) {
 }
 
 cmMesh* cm_mesh_box(const double size[3], int divisions) {
-  if (!size || divisions < 1 || divisions > 1024) return NULL;
+  if (!size || divisions < 1 || divisions > CM_BOX_MAX_DIVISIONS) return NULL;
   for (int k = 0; k < 3; k++)
     if (!(size[k] > 0) || !isfinite(size[k])) return NULL;
   int d = divisions;

@@ -7,11 +7,13 @@
 
 #include "comply/mesh.h"
 
-/* largest mesh file read, bytes */
-#define CM_MESH_FILE_MAX ((size_t)1 << 31)
+/* largest mesh file read, bytes: 256 MiB, a binary STL of 5.4 million triangles (the compiled
+ * model needs some 400 bytes per face more; docs/scene-format.md) */
+#define CM_MESH_FILE_MAX ((size_t)1 << 28)
 
 /* the whole file in a new buffer with buf[len] = 0 (free with cm_free): cm_file_read with the
- * mesh readers' limit (CM_MESH_FILE_MAX) and messages */
+ * mesh readers' limit (CM_MESH_FILE_MAX bytes at most), regular files only (a FIFO, a device
+ * or a directory is refused before anything is read), and their messages */
 cmStatus cm_io_read_file(const char* path, char** buf, size_t* len, char* err, size_t errsz);
 
 /* growable vertex and triangle arrays; zero-initialise, then add, then finish or free */
@@ -33,7 +35,14 @@ char* cm_io_line(char** pos, char* end);
 /* the next whitespace-separated token of a NUL-terminated line, NUL-terminated in place and
  * *p advanced; NULL if none */
 char* cm_io_token(char** p);
-/* whole-token numbers: 1 on success, 0 if the token is not entirely a number (or out of range) */
+/* 3 if the text starts with a UTF-8 byte order mark (EF BB BF), which the text readers skip as
+ * the scene reader does; else 0 */
+size_t cm_io_bom(const char* buf, size_t len);
+/* 1 if the token is a hexadecimal number (0x..., with an optional sign): the text readers
+ * accept decimal numbers only, as the scene reader does, and say so */
+int cm_io_is_hex(const char* tok);
+/* whole-token numbers: 1 on success, 0 if the token is not entirely a number (or out of range);
+ * cm_io_parse_double refuses hexadecimal (strtod would read it) */
 int cm_io_parse_double(const char* tok, double* out);
 int cm_io_parse_llong(const char* tok, long long* out);
 /* case-insensitive equality of NUL-terminated strings */

@@ -20,19 +20,25 @@
 #include "mesh_io/mesh_io.h"
 
 cmStatus cm_io_read_file(const char* path, char** buf, size_t* len, char* err, size_t errsz) {
-  /* files of CM_MESH_FILE_MAX bytes or more are refused; pipes work, directories fail to read */
-  switch (cm_file_read(path, CM_MESH_FILE_MAX - 1, 0, buf, len)) {
+  /* regular files of at most CM_MESH_FILE_MAX bytes: a FIFO would wait for a writer, and a
+   * device such as /dev/zero never ends */
+  switch (cm_file_read(path, CM_MESH_FILE_MAX, CM_FILE_REGULAR, buf, len)) {
   case CM_FILE_OK:
     return CM_OK;
   case CM_FILE_OPEN:
     return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  case CM_FILE_NOT_REGULAR:
+    return cm_error(err, errsz, CM_ERR_IO,
+                    "%s: %s, not a regular file (a mesh is read from a file)", path,
+                    cm_file_kind(path));
   case CM_FILE_LIMIT:
-    return cm_error(err, errsz, CM_ERR_LIMIT, "%s: file larger than the limit of %zu bytes", path,
-                    (size_t)CM_MESH_FILE_MAX);
+    return cm_error(err, errsz, CM_ERR_LIMIT,
+                    "%s: file larger than the limit of %zu bytes (%zu MiB) for a mesh file", path,
+                    (size_t)CM_MESH_FILE_MAX, (size_t)CM_MESH_FILE_MAX >> 20);
   case CM_FILE_NOMEM:
     *len = 0;
     return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory reading the file", path);
-  default: /* CM_FILE_READ (CM_FILE_NOT_REGULAR is not asked for) */
+  default: /* CM_FILE_READ */
     return cm_error(err, errsz, CM_ERR_IO, "%s: read error: %s", path, strerror(errno));
   }
 }
@@ -125,9 +131,22 @@ char* cm_io_token(char** p) {
   return s;
 }
 
+size_t cm_io_bom(const char* buf, size_t len) {
+  return len >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb &&
+                 (unsigned char)buf[2] == 0xbf
+             ? 3
+             : 0;
+}
+
+int cm_io_is_hex(const char* tok) {
+  if (!tok) return 0;
+  if (*tok == '+' || *tok == '-') tok++;
+  return tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
+}
+
 int cm_io_parse_double(const char* tok, double* out) {
   char* end;
-  if (!tok || !*tok || isspace((unsigned char)*tok)) return 0;
+  if (!tok || !*tok || isspace((unsigned char)*tok) || cm_io_is_hex(tok)) return 0;
   errno = 0;
   double x = strtod(tok, &end);
   if (end == tok || *end) return 0;

@@ -5,7 +5,9 @@
  * A face corner is `v`, `v/vt`, `v/vt/vn` or `v//vn`; only v is used. Indices are 1-based, or
  * negative to count back from the last vertex defined so far (-1 is the latest); a corner must
  * refer to a vertex already defined. A polygon (v0, v1, ..., vn-1), n >= 3, is fan-triangulated
- * into (v0, vi, vi+1), i = 1..n-2, which keeps its winding. Errors read "FILE:LINE: what". */
+ * into (v0, vi, vi+1), i = 1..n-2, which keeps its winding. Errors read "FILE:LINE: what".
+ * A UTF-8 byte order mark at the start is skipped; numbers are decimal (hexadecimal is refused,
+ * as in scene files). */
 #include <stdio.h>
 #include <string.h>
 
@@ -87,7 +89,7 @@ cmStatus cm_mesh_read_obj(const char* path, char* buf, size_t len, double scale,
 
   cmMeshBuilder b = {0};
   char msg[160];
-  char *pos = buf, *line;
+  char *pos = buf + cm_io_bom(buf, len), *line;
   int lineno = 0;
   cmStatus st = CM_OK;
   while (st == CM_OK && (line = cm_io_line(&pos, buf + len))) {
@@ -107,8 +109,9 @@ cmStatus cm_mesh_read_obj(const char* path, char* buf, size_t len, double scale,
       while ((tok = cm_io_token(&p))) {
         double* dst = n < 3 ? &x[n] : &extra;
         if (!cm_io_parse_double(tok, dst)) {
-          st = cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: bad number '%.40s' in vertex", path,
-                        lineno, tok);
+          st = cm_error(
+              err, errsz, CM_ERR_PARSE, "%s:%d: bad number '%.40s' in vertex%s", path, lineno, tok,
+              cm_io_is_hex(tok) ? " (hexadecimal is not accepted: write decimal numbers)" : "");
           break;
         }
         n++;

@@ -12,7 +12,11 @@
  * count) is compared with the bytes after end_header, so a header announcing 10^12 vertices in a
  * small file is an error, not an allocation; counts above 2^31-1 are errors; every list length
  * and every binary read is bounds-checked. Errors name the header line, the body line (ascii)
- * or the byte offset (binary). */
+ * or the byte offset (binary). A UTF-8 byte order mark before `ply` is skipped; ascii numbers are
+ * decimal (hexadecimal is refused, as in scene files).
+ *
+ * Limits, each reported with its own cause: MAX_ELEM elements and MAX_PROP properties per
+ * element in the header, 2^31-1 entries per element, 2^31-1 vertices and faces in the mesh. */
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
@@ -68,7 +72,7 @@ static int parse_type(const char* s) {
 
 /* header: one keyword line at a time until end_header */
 static cmStatus parse_header(Ply* P) {
-  char *pos = P->buf, *end = P->buf + P->len, *line;
+  char *pos = P->buf + cm_io_bom(P->buf, P->len), *end = P->buf + P->len, *line;
   int lineno = 0, have_format = 0;
   while ((line = cm_io_line(&pos, end))) {
     lineno++;
@@ -112,8 +116,10 @@ static cmStatus parse_header(Ply* P) {
         return cm_error(P->err, P->errsz, CM_ERR_PARSE,
                         "%s:%d: bad element line (expected 'element NAME COUNT')", P->path, lineno);
       if (P->nelem == MAX_ELEM)
-        return cm_error(P->err, P->errsz, CM_ERR_LIMIT, "%s:%d: more than %d elements", P->path,
-                        lineno, MAX_ELEM);
+        return cm_error(P->err, P->errsz, CM_ERR_LIMIT,
+                        "%s:%d: element '%.31s' is the header's element %d, more than the limit "
+                        "of %d elements a PLY file may declare",
+                        P->path, lineno, name, MAX_ELEM + 1, MAX_ELEM);
       Elem* e = &P->elem[P->nelem++];
       snprintf(e->name, sizeof e->name, "%s", name);
       e->count = n;
@@ -124,8 +130,9 @@ static cmStatus parse_header(Ply* P) {
                         P->path, lineno);
       Elem* e = &P->elem[P->nelem - 1];
       if (e->nprop == MAX_PROP)
-        return cm_error(P->err, P->errsz, CM_ERR_LIMIT, "%s:%d: more than %d properties", P->path,
-                        lineno, MAX_PROP);
+        return cm_error(P->err, P->errsz, CM_ERR_LIMIT,
+                        "%s:%d: element %s has more than the limit of %d properties", P->path,
+                        lineno, e->name, MAX_PROP);
       Prop pr = {0};
       char* t = cm_io_token(&p);
       if (t && !strcmp(t, "list")) {
@@ -251,10 +258,12 @@ static cmStatus read_value(Ply* P, int t, double* v, const Elem* e, long long it
   P->pos = (size_t)(s - P->buf);
   if (!ok) {
     where(P, w, sizeof w);
-    cmStatus st = cm_error(P->err, P->errsz, CM_ERR_PARSE,
-                           *tok ? "%s: bad number '%.40s' in element %s %lld"
-                                : "%s: unexpected end of file%.0s in element %s %lld",
-                           w, tok, e->name, item);
+    cmStatus st =
+        cm_error(P->err, P->errsz, CM_ERR_PARSE,
+                 *tok ? "%s: bad number '%.40s' in element %s %lld%s"
+                      : "%s: unexpected end of file%.0s in element %s %lld%s",
+                 w, tok, e->name, item,
+                 cm_io_is_hex(tok) ? " (hexadecimal is not accepted: write decimal numbers)" : "");
     *s = save;
     return st;
   }
@@ -397,11 +406,13 @@ cmStatus cm_mesh_read_ply(const char* path, char* buf, size_t len, double scale,
                     cm_io_line_of(buf, (size_t)(nul - buf)));
   }
 
-  /* body */
-  if (st == CM_OK) st = read_body(P, nvert, &b, scale);
-  if (st == CM_ERR_NOMEM || st == CM_ERR_LIMIT)
-    st = cm_error(err, errsz, st, "%s: %s", path,
-                  st == CM_ERR_NOMEM ? "out of memory" : "more than 2147483647 faces");
+  /* body; the builder's failures get their message here (the header's have theirs) */
+  if (st == CM_OK) {
+    st = read_body(P, nvert, &b, scale);
+    if (st == CM_ERR_NOMEM || st == CM_ERR_LIMIT)
+      st = cm_error(err, errsz, st, "%s: %s", path,
+                    st == CM_ERR_NOMEM ? "out of memory" : "more than 2147483647 faces");
+  }
   if (st == CM_OK) {
     *out = cm_mb_finish(&b);
     if (!*out) st = cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", path);

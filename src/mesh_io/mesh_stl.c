@@ -6,7 +6,9 @@
  *   endfacet / ... / endsolid NAME
  * (keywords case-insensitive, one statement per line; several solids are concatenated).
  * A file is binary when its size is exactly 84 + 50 count, otherwise ASCII when it starts with
- * "solid"; anything else is an error that says why it is neither. The stored normals are ignored
+ * "solid" (after an optional UTF-8 byte order mark, which is skipped; numbers are decimal, hex is
+ * refused as in scene files); anything else is an error that says why it is neither. The stored
+ * normals are ignored
  * (the winding defines the orientation). STL stores each triangle's corners separately; corners
  * with equal coordinates are merged into one vertex (cm_io_mesh_from_soup). */
 #include <math.h>
@@ -72,11 +74,16 @@ static int want(char** p, const char* kw) {
   return t && cm_io_ieq(t, kw);
 }
 
-/* parse n numbers from the rest of the line into x (may be NULL to only validate) */
-static int numbers(char** p, int n, double* x) {
+/* parse n numbers from the rest of the line into x (may be NULL to only validate); *hex set
+ * when a number failed for being hexadecimal */
+static int numbers(char** p, int n, double* x, int* hex) {
   for (int k = 0; k < n; k++) {
     double v;
-    if (!cm_io_parse_double(cm_io_token(p), &v)) return 0;
+    char* t = cm_io_token(p);
+    if (!cm_io_parse_double(t, &v)) {
+      *hex = cm_io_is_hex(t);
+      return 0;
+    }
     if (x) x[k] = v;
   }
   return 1;
@@ -98,7 +105,7 @@ static cmStatus read_ascii(const char* path, char* buf, size_t len, double scale
     char* p = line;
     char* kw = cm_io_token(&p);
     if (!kw) continue;
-    int ok = 1, rest_free = 0;
+    int ok = 1, rest_free = 0, hex = 0;
     if ((state == S_SOLID || state == S_AFTER) && cm_io_ieq(kw, "solid")) {
       state = S_FACET;
       rest_free = 1;
@@ -106,7 +113,7 @@ static cmStatus read_ascii(const char* path, char* buf, size_t len, double scale
       state = S_AFTER;
       rest_free = 1;
     } else if (state == S_FACET && cm_io_ieq(kw, "facet")) {
-      ok = want(&p, "normal") && numbers(&p, 3, NULL);
+      ok = want(&p, "normal") && numbers(&p, 3, NULL, &hex);
       state = S_LOOP;
     } else if (state == S_LOOP && cm_io_ieq(kw, "outer")) {
       ok = want(&p, "loop");
@@ -126,7 +133,7 @@ static cmStatus read_ascii(const char* path, char* buf, size_t len, double scale
         cap = nc;
       }
       double* x = tri + 9 * ntri + 3 * (size_t)nv;
-      ok = numbers(&p, 3, x);
+      ok = numbers(&p, 3, x, &hex);
       if (ok && !(isfinite(x[0] * scale) && isfinite(x[1] * scale) && isfinite(x[2] * scale))) {
         st = cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: vertex coordinate is not finite", path,
                       lineno);
@@ -145,11 +152,13 @@ static cmStatus read_ascii(const char* path, char* buf, size_t len, double scale
                     expected[state], kw);
       break;
     }
-    char* extra = rest_free ? NULL : cm_io_token(&p);
+    char* extra = rest_free || !ok ? NULL : cm_io_token(&p);
     if (!ok || extra) {
       st = cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: malformed '%s' statement%s%.40s%s", path,
                     lineno, kw, extra ? " (unexpected '" : "", extra ? extra : "",
-                    extra ? "')" : "");
+                    extra ? "')"
+                    : hex ? " (hexadecimal is not accepted: write decimal numbers)"
+                          : "");
       break;
     }
   }
@@ -187,7 +196,9 @@ cmStatus cm_mesh_read_stl(const char* path, char* buf, size_t len, double scale,
   uint64_t count = len >= 84 ? get_u32(u + 80) : 0;
   uint64_t need = 84 + 50 * count;
   if (len >= 84 && need == len) return read_binary(path, u, (size_t)count, scale, out, err, errsz);
-  if (starts_solid(buf, len)) return read_ascii(path, buf, len, scale, out, err, errsz);
+  size_t bom = cm_io_bom(buf, len);
+  if (starts_solid(buf + bom, len - bom))
+    return read_ascii(path, buf + bom, len - bom, scale, out, err, errsz);
 
   /* neither: say what the binary reading found */
   if (len < 84)

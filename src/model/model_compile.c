@@ -220,16 +220,31 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
   default:
     return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': geometry missing", where, b->name);
   }
-  if (!gb->mesh)
-    return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': could not build the geometry", where,
-                    b->name);
+  /* the arguments passed the scene's checks: a primitive or copy that fails lacked memory */
+  if (!gb->mesh) {
+    if (g->type == CM_GEOM_SPHERE)
+      snprintf(msg, sizeof msg, "a sphere of refine %d, %d triangles", g->refine,
+               20 << (2 * g->refine));
+    else if (g->type == CM_GEOM_BOX)
+      snprintf(msg, sizeof msg, "a box of %d divisions, %d triangles", g->divisions,
+               12 * g->divisions * g->divisions);
+    else
+      snprintf(msg, sizeof msg, "a copy of the mesh given through the API");
+    return cm_error(err, errsz, CM_ERR_NOMEM,
+                    "%sbody '%s': out of memory while building its geometry (%s)", where, b->name,
+                    msg);
+  }
   const char* label = g->type == CM_GEOM_MESH && g->file ? g->file : b->name;
   cmStatus st = cm_mesh_check(gb->mesh, label, NULL, msg, sizeof msg);
   if (st == CM_OK) st = morton_order(gb->mesh, &gb->source);
   if (st == CM_OK) st = cm_mesh_prepare(gb->mesh);
   if (st == CM_OK) st = cm_mesh_mass_properties(gb->mesh, &gb->mp);
   if (st != CM_OK) {
-    if (st == CM_ERR_NOMEM) snprintf(msg, sizeof msg, "out of memory");
+    if (st == CM_ERR_NOMEM)
+      snprintf(msg, sizeof msg,
+               "out of memory while preparing its geometry of %d triangles (checks, vertex "
+               "order, normals, mass properties)",
+               gb->mesh->nface);
     cm_mesh_free(gb->mesh);
     gb->mesh = NULL;
     return cm_error(err, errsz, st, "%sbody '%s': %s", where, b->name, msg);
@@ -284,7 +299,8 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   int* first = cm_malloc((size_t)(nb ? nb : 1) * sizeof *first);
   cmStatus st = CM_OK;
   if (!table || !gb || !first) {
-    st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    st = cm_error(err, errsz, CM_ERR_NOMEM,
+                  "out of memory while compiling the model (the geometry tables)");
     goto done;
   }
   for (int i = 0; i < hcap; i++)
@@ -362,8 +378,15 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     if (st == CM_OK) st = cm_bvh_build((cmBvh*)m->geom_bvh + g, me->vert, me->face, me->nface);
     if (st == CM_OK) st = face_adjacency(me->face, me->nface, m->mesh_face_adj + 3 * (size_t)fa);
     if (st != CM_OK) {
-      st = cm_error(err, errsz, st, "body '%s': could not build the contact query structures",
-                    s->body[first[g]].name);
+      const cmBodyDef* def = &s->body[first[g]];
+      char where[256];
+      loc_prefix(where, sizeof where, s, def->geom.loc.line ? def->geom.loc : def->loc);
+      st = cm_error(err, errsz, st,
+                    "%sbody '%s': %s the contact query structures of its %d "
+                    "triangles (pseudonormals, face tree, face neighbours)",
+                    where, def->name,
+                    st == CM_ERR_NOMEM ? "out of memory while building" : "could not build",
+                    me->nface);
       goto done;
     }
     double* box = m->geom_aabb + 6 * g;
@@ -384,7 +407,8 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   gb = NULL;
   goto done;
 nomem:
-  st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  st = cm_error(err, errsz, CM_ERR_NOMEM,
+                "out of memory while compiling the model (the mesh arrays)");
 done:
   if (gb)
     for (int g = 0; g < nb; g++) {
@@ -436,13 +460,25 @@ static cmStatus compile_bodies(const cmScene* s, cmModel* m, const GeomBuild* gb
     m->body_mass[b] = mass;
     int infinite = def->motion == CM_MOTION_FIXED || def->motion == CM_MOTION_PRESCRIBED;
     if (!infinite) {
-      if (!(mass > 0) || !isfinite(mass))
-        return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': mass %g kg is not positive", where,
-                        def->name, mass);
+      /* a given mass is in range (scene checks); one from density x volume may not be */
+      if (!(mass >= CM_MASS_MIN && mass <= CM_MASS_MAX))
+        return cm_error(err, errsz, CM_ERR_ARG,
+                        "%sbody '%s': mass from density %g kg/m^3 x volume %g m^3 = %g kg is "
+                        "outside %g..%g kg; change the density or give the mass",
+                        where, def->name, def->density, g->mesh ? g->mp.volume : 0.0, mass,
+                        CM_MASS_MIN, CM_MASS_MAX);
       m->body_invmass[b] = 1.0 / mass;
-      if (!cm_m3_inverse(m->body_invinertia + 9 * b, I))
-        return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': inertia tensor is singular", where,
-                        def->name);
+      double* Ji = m->body_invinertia + 9 * b;
+      int ok = cm_m3_inverse(Ji, I);
+      for (int k = 0; k < 9; k++)
+        ok = ok && isfinite(Ji[k]);
+      if (!ok)
+        return cm_error(err, errsz, CM_ERR_ARG,
+                        "%sbody '%s': the inertia tensor (diagonal %g, %g, %g kg m^2%s, mass %g "
+                        "kg) cannot be inverted in double precision: its determinant leaves the "
+                        "range of doubles (a geometry far too small or too large?)",
+                        where, def->name, I[0], I[4], I[8], def->has_inertia ? ", given" : "",
+                        mass);
     }
     double q[4];
     memcpy(q, def->orientation, sizeof q);
@@ -462,7 +498,8 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
   m->nrule = s->nrule + 1;
   m->rule = cm_calloc((size_t)m->nrule, sizeof *m->rule);
   if (!m->rule || !cm_model_alloc_rows(m, &m->nrule))
-    return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    return cm_error(err, errsz, CM_ERR_NOMEM,
+                    "out of memory while compiling the model (the rules)");
   double h = m->opt.timestep;
   for (int r = 0; r < m->nrule; r++) {
     /* the definition with its own copies of the pair strings (the rules after it still hold
@@ -472,7 +509,9 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
     const char* glob[2] = {r > 0 ? R->pair[0] : "*", r > 0 ? R->pair[1] : "*"};
     R->pair[0] = cm_strdup(glob[0]);
     R->pair[1] = cm_strdup(glob[1]);
-    if (!R->pair[0] || !R->pair[1]) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    if (!R->pair[0] || !R->pair[1])
+      return cm_error(err, errsz, CM_ERR_NOMEM,
+                      "out of memory while compiling the model (the rules)");
     if (R->contact_time == 0) R->contact_time = 100 * h;
     /* the stability rule of area-compliant-contact.txt: D/K >= h/2 */
     if (R->law == CM_LAW_AREA_COMPLIANT && R->step_damping < 0.5 &&
@@ -484,7 +523,9 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
                "%g s: stiff contacts will oscillate from step to step (raise step_damping to "
                ">= 0.5)",
                where, r, R->pair[0], R->pair[1], R->step_damping, R->stiffness_damping, 0.5 * h);
-      if (add_note(m, note) != CM_OK) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+      if (add_note(m, note) != CM_OK)
+        return cm_error(err, errsz, CM_ERR_NOMEM,
+                        "out of memory while compiling the model (the notes)");
     }
   }
   return CM_OK;
@@ -583,7 +624,9 @@ nomem:
  * then their classes and the rule table */
 static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t errsz) {
   const char** names = cm_malloc((size_t)(m->nbody ? m->nbody : 1) * sizeof *names);
-  if (!names) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  if (!names)
+    return cm_error(err, errsz, CM_ERR_NOMEM,
+                    "out of memory while compiling the model (the aliases)");
   int n = 0;
   for (int b = 0; b < m->nbody; b++) {
     const char* a = s->body[b].alias ? s->body[b].alias : s->body[b].name;
@@ -599,7 +642,8 @@ static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t 
     ok = (m->alias_name[k] = cm_strdup(names[k])) != NULL;
   cm_free(names);
   if (!ok || cm_rules_resolve(m) != CM_OK)
-    return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    return cm_error(err, errsz, CM_ERR_NOMEM,
+                    "out of memory while compiling the model (the aliases and the rule table)");
   return CM_OK;
 }
 
@@ -654,7 +698,7 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   if (st != CM_OK) return st;
   cmModel* m = cm_calloc(1, sizeof *m);
   GeomBuild* gb = NULL;
-  if (!m) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  if (!m) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory while compiling the model");
 
   /* options */
   m->name = cm_strdup(s->name ? s->name : "scene");
@@ -682,7 +726,8 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   if (st == CM_OK) st = compile_rules(s, m, err, errsz);
   if (st == CM_OK) st = compile_aliases(s, m, err, errsz);
   if (st == CM_OK && note_vertex_on_flat(s, m) != CM_OK)
-    st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    st = cm_error(err, errsz, CM_ERR_NOMEM,
+                  "out of memory while compiling the model (the notes on flat faces)");
   if (st != CM_OK) goto fail;
 
   /* joints */
@@ -699,7 +744,8 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   *out = m;
   return CM_OK;
 nomem:
-  st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  st = cm_error(err, errsz, CM_ERR_NOMEM,
+                "out of memory while compiling the model (the body and joint arrays)");
 fail:
   for (int g = 0; gb && g < m->ngeom; g++) {
     cm_mesh_free(gb[g].mesh);

@@ -357,7 +357,16 @@ static int check_geom(cmCheck* c, const cmGeomDef* g, cmMotion motion) {
       if (!range_ok(R_POS, g->size[i]))
         return fail(c, "geometry.box.size", "geometry.box.size[%d] must be > 0 m (got %.10g)", i,
                     g->size[i]);
-    return intr(c, "geometry.box.divisions", g->divisions, 1, 1024);
+    /* bounded where the cost is known: 12 d^2 triangles, at most as many as the finest sphere
+     * (1024 divisions took 267 s and 3.8 GB before failing for want of memory) */
+    if (g->divisions > CM_BOX_MAX_DIVISIONS)
+      return fail(c, "geometry.box.divisions",
+                  "geometry.box.divisions must be an integer in 1..%d (got %d): a box of d "
+                  "divisions has 12 d^2 = %.0f triangles, more than the limit of %d triangles of "
+                  "a primitive (as many as the finest sphere, refine 8)",
+                  CM_BOX_MAX_DIVISIONS, g->divisions, 12.0 * g->divisions * g->divisions,
+                  CM_PRIMITIVE_MAX_FACES);
+    return intr(c, "geometry.box.divisions", g->divisions, 1, CM_BOX_MAX_DIVISIONS);
   case CM_GEOM_MESH:
     if (!g->mesh && nonempty(c, "geometry.mesh.file", g->file, "file path")) return 1;
     return num(c, "geometry.mesh.scale", "geometry.mesh.scale", g->scale, R_POS, "");
@@ -388,7 +397,13 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
   if (enm(c, "motion", (int)b->motion, 4, "dynamic, fixed, prescribed, ignored")) return 1;
   if (check_geom(c, &b->geom, b->motion)) return 1;
   if (num(c, "density", "density", b->density, R_POS, "kg/m^3")) return 1;
+  if (b->density < CM_MASS_MIN || b->density > CM_MASS_MAX)
+    return fail(c, "density", "density must be in %g..%g kg/m^3 (got %.10g)", CM_MASS_MIN,
+                CM_MASS_MAX, b->density);
   if (num(c, "mass", "mass", b->mass, R_NONNEG, "kg")) return 1;
+  if (b->mass != 0 && (b->mass < CM_MASS_MIN || b->mass > CM_MASS_MAX))
+    return fail(c, "mass", "mass must be in %g..%g kg, or 0 for density x volume (got %.10g)",
+                CM_MASS_MIN, CM_MASS_MAX, b->mass);
   if (b->has_com && vec(c, "com", b->com, 3)) return 1;
   if (b->has_inertia && check_inertia(c, b->inertia)) return 1;
   if (vec(c, "position", b->position, 3)) return 1;
@@ -406,6 +421,17 @@ static int dup_name(cmCheck* c, const char* name, int other) {
   char nb[80];
   return fail(c, "name", "name '%s' is already used by bodies[%d]",
               cm_msg_str(nb, sizeof nb, name, strlen(name)), other);
+}
+
+int cm_check_euler_deg(const double e[3], cmCheck* c) {
+  for (int i = 0; i < 3; i++)
+    if (!(fabs(e[i]) <= CM_EULER_DEG_MAX))
+      return fail(c, "euler_deg",
+                  "euler_deg[%d] must be a finite angle of at most %g degrees in magnitude (got "
+                  "%.10g): angles repeat every 360 degrees, and larger ones lose the digits that "
+                  "matter",
+                  i, CM_EULER_DEG_MAX, e[i]);
+  return 0;
 }
 
 int cm_check_options(const cmOptions* o, cmCheck* c) {

@@ -17,9 +17,15 @@ typedef struct cmCheck {
   char msg[320];     /* "mass must be >= 0 kg (got -1)" */
 } cmCheck;
 
+/* the largest Euler angle, degrees: beyond it a double holds the angle modulo 360 to worse
+ * than 1e-10 degrees, and at 6e305 degrees its radians overflow (-nan orientation before) */
+#define CM_EULER_DEG_MAX 1e6
+
 /* each returns 0 if valid, else 1 with c filled */
 int cm_check_options(const cmOptions* opt, cmCheck* c);
 int cm_check_rule(const cmRuleDef* rule, cmCheck* c);
+/* the angles of euler_deg (a file's key; the definition holds the quaternion made from it) */
+int cm_check_euler_deg(const double e[3], cmCheck* c);
 
 /* add a definition with the checks (the body against the scene's other names, the joint's
  * bodies against the scene's bodies); returns the new index, or -1 with c filled */

@@ -1008,13 +1008,12 @@ static int tag_path(TagFind* f, int id, size_t k, int depth) {
   if (n->type == YAML_SEQUENCE_NODE) {
     for (yaml_node_item_t* it = n->data.sequence.items.start; it < n->data.sequence.items.top;
          it++) {
-      int w = snprintf(f->path + k, f->pathsz - k, "[%d]",
-                       (int)(it - n->data.sequence.items.start));
+      int w =
+          snprintf(f->path + k, f->pathsz - k, "[%d]", (int)(it - n->data.sequence.items.start));
       if (w > 0 && tag_path(f, *it, k + (size_t)w, depth + 1)) return 1;
     }
   } else if (n->type == YAML_MAPPING_NODE) {
-    for (yaml_node_pair_t* pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
-         pr++) {
+    for (yaml_node_pair_t* pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
       yaml_node_t* key = yaml_document_get_node((yaml_document_t*)f->doc, pr->key);
       char kb[48] = "?";
       if (key && key->type == YAML_SCALAR_NODE)

@@ -6,7 +6,9 @@
  * failures: a missing path (ENOENT), a directory (a read error, EISDIR; refused before reading
  * with CM_FILE_REGULAR, as is a pipe), a file one byte over the limit and one exactly at it.
  * The callers: the scene loader, the mesh loader and the checkpoint reader keep their own
- * words for a missing file and a directory. */
+ * words for a missing file, and refuse a directory, a FIFO without a writer (which used to
+ * block the open forever), /dev/zero and /dev/urandom (read up to 2 GB before) by name, and a
+ * file over their size limit (64 MiB for a scene, 256 MiB for a mesh) before reading it. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, mkdtemp, mkfifo, fork */
 
 #include <errno.h>
@@ -146,10 +148,10 @@ static void test_pipe(void) {
   size_t len;
   CHECK(cm_file_read(path, n - 1, 0, &buf, &len) == CM_FILE_LIMIT);
   waitpid(pid, NULL, 0);
-  /* refused as not regular (the child unblocks when the reader opens) */
-  pid = feed_fifo(path, data, 10);
+  /* refused as not regular, without waiting for a writer (SIGALRM ends a test that waits) */
+  alarm(20);
   CHECK(cm_file_read(path, SIZE_MAX, CM_FILE_REGULAR, &buf, &len) == CM_FILE_NOT_REGULAR);
-  waitpid(pid, NULL, 0);
+  alarm(0);
   free(data);
   unlink(path);
 }
@@ -162,12 +164,13 @@ static void test_callers(void) {
   CHECK(cm_scene_load(path, &s, err, sizeof err) == CM_ERR_IO);
   CHECK(strstr(err, "no-such.yaml: cannot open the scene file") != NULL);
   CHECK(cm_scene_load(g_tmp, &s, err, sizeof err) == CM_ERR_IO);
-  CHECK(strstr(err, ": read error") != NULL);
+  CHECK(strstr(err, ": a directory, not a regular file (a scene is read from a file)") != NULL);
   cmMesh* mesh = NULL;
   join(path, sizeof path, "dir.obj");
   CHECK(mkdir(path, 0700) == 0);
   CHECK(cm_mesh_load(path, 1, &mesh, err, sizeof err) == CM_ERR_IO);
-  CHECK(strstr(err, "dir.obj: read error: Is a directory") != NULL);
+  CHECK(strstr(err, "dir.obj: a directory, not a regular file (a mesh is read from a file)") !=
+        NULL);
   join(path, sizeof path, "no-such.stl");
   CHECK(cm_mesh_load(path, 1, &mesh, err, sizeof err) == CM_ERR_IO);
   CHECK(strstr(err, "no-such.stl: cannot open: No such file or directory") != NULL);
@@ -194,6 +197,73 @@ static void test_callers(void) {
   rmdir(path);
 }
 
+/* the scene and mesh loaders refuse what is not a regular file before reading it: a FIFO with
+ * no writer (the open used to wait forever), endless devices (read up to 2 GB before) */
+static void test_not_regular(void) {
+  char err[512], path[300];
+  cmScene* s = NULL;
+  cmMesh* mesh = NULL;
+  join(path, sizeof path, "fifo.yaml");
+  CHECK(mkfifo(path, 0600) == 0);
+  alarm(20); /* a loader that waits is killed, and the test fails */
+  CHECK(cm_scene_load(path, &s, err, sizeof err) == CM_ERR_IO && s == NULL);
+  CHECK(strstr(err, "fifo.yaml: a FIFO (named pipe), not a regular file") != NULL);
+  unlink(path);
+  join(path, sizeof path, "fifo.obj");
+  CHECK(mkfifo(path, 0600) == 0);
+  CHECK(cm_mesh_load(path, 1, &mesh, err, sizeof err) == CM_ERR_IO && mesh == NULL);
+  CHECK(strstr(err, "fifo.obj: a FIFO (named pipe), not a regular file") != NULL);
+  unlink(path);
+  const char* dev[] = {"/dev/zero", "/dev/urandom"};
+  for (int i = 0; i < 2; i++) {
+    if (access(dev[i], R_OK) != 0) continue;
+    CHECK(cm_scene_load(dev[i], &s, err, sizeof err) == CM_ERR_IO);
+    CHECK(strstr(err, ": a character device, not a regular file") != NULL);
+    /* a mesh path needs an extension: a symbolic link named .stl to the device */
+    join(path, sizeof path, "dev.stl");
+    CHECK(symlink(dev[i], path) == 0);
+    CHECK(cm_mesh_load(path, 1, &mesh, err, sizeof err) == CM_ERR_IO);
+    CHECK(strstr(err, "dev.stl: a character device, not a regular file") != NULL);
+    unlink(path);
+  }
+  alarm(0);
+}
+
+/* a file over a loader's limit is refused from its size, before reading (sparse files) */
+static void test_loader_limits(void) {
+  char err[512], path[300];
+  struct {
+    const char* name;
+    off_t size;
+    const char* want;
+  } c[] = {{"big.yaml", ((off_t)64 << 20) + 1,
+            "big.yaml: file larger than the limit of 67108864 bytes (64 MiB) for a scene file"},
+           {"big.stl", ((off_t)256 << 20) + 1,
+            "big.stl: file larger than the limit of 268435456 bytes (256 MiB) for a mesh file"}};
+  for (int i = 0; i < 2; i++) {
+    join(path, sizeof path, c[i].name);
+    FILE* f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) continue;
+    CHECK(ftruncate(fileno(f), c[i].size) == 0);
+    fclose(f);
+    cmStatus st;
+    if (i == 0) {
+      cmScene* s = NULL;
+      st = cm_scene_load(path, &s, err, sizeof err);
+      CHECK(s == NULL);
+    } else {
+      cmMesh* mesh = NULL;
+      st = cm_mesh_load(path, 1, &mesh, err, sizeof err);
+      CHECK(mesh == NULL);
+    }
+    CHECK(st == CM_ERR_LIMIT);
+    CHECK(strstr(err, c[i].want) != NULL);
+    if (!strstr(err, c[i].want)) fprintf(stderr, "  got: %s\n  want: %s\n", err, c[i].want);
+    unlink(path);
+  }
+}
+
 int main(void) {
   snprintf(g_tmp, sizeof g_tmp, "/tmp/comply-test-file-XXXXXX");
   if (!mkdtemp(g_tmp)) {
@@ -205,6 +275,8 @@ int main(void) {
   RUN(test_missing_and_directory);
   RUN(test_pipe);
   RUN(test_callers);
+  RUN(test_not_regular);
+  RUN(test_loader_limits);
   const char* names[] = {"empty", "text", "big", "hundred"};
   char path[300];
   for (int i = 0; i < 4; i++) {

@@ -262,6 +262,101 @@ static void test_errors_text_written(void) {
   }
 }
 
+/* write text to a file of the given name in the build folder; its path in path */
+static void write_text(char* path, size_t n, const char* name, const char* text) {
+  snprintf(path, n, "%s/test_mesh_io_%s", CM_BINARY_DIR, name);
+  FILE* f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f) return;
+  fwrite(text, 1, strlen(text), f);
+  fclose(f);
+}
+
+/* The three text formats read as the scene reader does: a UTF-8 byte order mark at the start is
+ * skipped (OBJ and PLY used to refuse it: "unknown statement", "not a PLY file"), and
+ * hexadecimal numbers are refused with a message that says so (strtod read 0x1p0 as 1). The
+ * unit tetrahedron in each format, V = 1/6; the same file with one coordinate in hexadecimal
+ * fails at its line. */
+static void test_bom_and_hex(void) {
+#define BOM "\xef\xbb\xbf"
+#define OBJ_TETRA(X) "v 0 0 0\nv " X " 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+#define STL_FACET(A, B, C)                                                                         \
+  "facet normal 0 0 0\nouter loop\nvertex " A "\nvertex " B "\nvertex " C "\nendloop\nendfacet\n"
+#define STL_TETRA(X)                                                                               \
+  "solid t\n" STL_FACET("0 0 0", "0 1 0", X " 0 0") STL_FACET("0 0 0", X " 0 0", "0 0 1")          \
+      STL_FACET("0 0 0", "0 0 1", "0 1 0") STL_FACET(X " 0 0", "0 1 0", "0 0 1") "endsolid t\n"
+#define PLY_TETRA(X)                                                                               \
+  "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"                  \
+  "property float z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n"         \
+  "0 0 0\n" X " 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n"
+  static const struct {
+    const char* name;
+    const char* good; /* with a BOM */
+    const char* hex;
+    const char* want; /* the message of the hexadecimal file */
+  } c[] = {
+      {"bom.obj", BOM OBJ_TETRA("1"), OBJ_TETRA("0x1p0"),
+       "test_mesh_io_bom.obj:2: bad number '0x1p0' in vertex (hexadecimal is not accepted"},
+      {"bom.stl", BOM STL_TETRA("1"), STL_TETRA("0x1"),
+       "test_mesh_io_bom.stl:6: malformed 'vertex' statement (hexadecimal is not accepted"},
+      {"bom.ply", BOM PLY_TETRA("1"), PLY_TETRA("-0X1"),
+       "test_mesh_io_bom.ply:11: bad number '-0X1' in element vertex 1 (hexadecimal is not "
+       "accepted"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    char path[512], err[512] = "";
+    write_text(path, sizeof path, c[i].name, c[i].good);
+    cmMesh* m = NULL;
+    CHECK(cm_mesh_load(path, 1, &m, err, sizeof err) == CM_OK);
+    if (!m) fprintf(stderr, "  %s: %s\n", c[i].name, err);
+    if (m) {
+      CHECK(m->nvert == 4 && m->nface == 4);
+      CHECK(cm_mesh_check(m, c[i].name, NULL, err, sizeof err) == CM_OK);
+      cmMassProperties mp;
+      CHECK(cm_mesh_mass_properties(m, &mp) == CM_OK);
+      CHECK_REL(mp.volume, 1.0 / 6, 1e-14);
+    }
+    cm_mesh_free(m);
+    write_text(path, sizeof path, c[i].name, c[i].hex);
+    expect_error(path, 1, CM_ERR_PARSE, c[i].want, NULL);
+    remove(path);
+  }
+#undef BOM
+#undef OBJ_TETRA
+#undef STL_FACET
+#undef STL_TETRA
+#undef PLY_TETRA
+}
+
+/* the header limits of the PLY reader are reported with their own cause: a 17th element used
+ * to be reported as "more than 2147483647 faces" */
+static void test_ply_header_limits(void) {
+  char text[8192], path[512];
+  int k = snprintf(text, sizeof text, "ply\nformat ascii 1.0\n");
+  for (int e = 0; e < 17; e++)
+    k += snprintf(text + k, sizeof text - (size_t)k, "element e%d 0\nproperty float a\n", e);
+  snprintf(text + k, sizeof text - (size_t)k, "end_header\n");
+  write_text(path, sizeof path, "elements.ply", text);
+  /* the 17th element line is line 3 + 2 * 16 */
+  expect_error(path, 1, CM_ERR_LIMIT,
+               "test_mesh_io_elements.ply:35: element 'e16' is the header's element 17, more "
+               "than the limit of 16 elements",
+               NULL);
+  k = snprintf(text, sizeof text, "ply\nformat ascii 1.0\nelement vertex 0\n");
+  for (int q = 0; q < 65; q++)
+    k += snprintf(text + k, sizeof text - (size_t)k, "property float p%d\n", q);
+  snprintf(text + k, sizeof text - (size_t)k, "end_header\n");
+  write_text(path, sizeof path, "props.ply", text);
+  /* the 65th property is line 3 + 65 */
+  expect_error(path, 1, CM_ERR_LIMIT,
+               "test_mesh_io_props.ply:68: element vertex has more than the limit of 64 "
+               "properties",
+               NULL);
+  remove(path);
+  snprintf(path, sizeof path, "%s/test_mesh_io_elements.ply", CM_BINARY_DIR);
+  remove(path);
+}
+
 /* every prefix of a valid binary file: a clean error or a valid mesh, never a crash */
 static void test_truncation_sweep(void) {
   const char* src[3] = {DATA("box_binary.stl"), DATA("box_binary.ply"), DATA("octa_ascii.ply")};
@@ -354,6 +449,8 @@ int main(void) {
   RUN(test_errors_ply);
   RUN(test_errors_ply_written);
   RUN(test_errors_text_written);
+  RUN(test_bom_and_hex);
+  RUN(test_ply_header_limits);
   RUN(test_truncation_sweep);
   RUN(test_mutation_fuzz);
   return test_report();

@@ -114,6 +114,11 @@ static void test_bad_arguments(void) {
   CHECK(cm_mesh_icosphere(1, 9) == NULL);
   CHECK(cm_mesh_box(s, 0) == NULL);
   CHECK(cm_mesh_box(s, 1025) == NULL);
+  /* the largest primitive is the finest icosphere: a box of 331 divisions would be larger */
+  CHECK(cm_mesh_box(s, CM_BOX_MAX_DIVISIONS + 1) == NULL);
+  CHECK(12 * CM_BOX_MAX_DIVISIONS * CM_BOX_MAX_DIVISIONS <= CM_PRIMITIVE_MAX_FACES);
+  CHECK(12 * (CM_BOX_MAX_DIVISIONS + 1) * (CM_BOX_MAX_DIVISIONS + 1) > CM_PRIMITIVE_MAX_FACES);
+  CHECK(20 * 65536 == CM_PRIMITIVE_MAX_FACES); /* 20 4^8 */
   CHECK(cm_mesh_box(z, 1) == NULL);
   CHECK(cm_mesh_box(n, 1) == NULL);
   CHECK(cm_mesh_box(NULL, 1) == NULL);

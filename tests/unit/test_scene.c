@@ -194,7 +194,7 @@ static void test_body_ranges(void) {
   struct {
     const char* want;
     cmBodyDef b;
-  } c[40];
+  } c[48];
   int n = 0;
 #define CASE(WANT, STMT)                                                                           \
   do {                                                                                             \
@@ -210,12 +210,22 @@ static void test_body_ranges(void) {
   CASE("refine must be an integer in 0..8 (got -1)", b.geom.refine = -1);
   CASE("size[1] must be > 0 m",
        (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = 1, b.geom.size[2] = 1));
-  CASE("divisions must be an integer in 1..1024 (got 0)",
+  CASE("divisions must be an integer in 1..330 (got 0)",
        (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 1,
         b.geom.divisions = 0));
-  CASE("divisions must be an integer in 1..1024 (got 1025)",
+  CASE("divisions must be an integer in 1..330 (got 1025)",
        (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 1,
         b.geom.divisions = 1025));
+  /* the limit where the cost is known: 12 d^2 triangles, at most those of the finest sphere */
+  CASE("divisions must be an integer in 1..330 (got 331): a box of d divisions has 12 d^2 = "
+       "1314732 triangles, more than the limit of 1310720 triangles of a primitive",
+       (b.geom.type = CM_GEOM_BOX, b.geom.size[0] = b.geom.size[1] = b.geom.size[2] = 1,
+        b.geom.divisions = 331));
+  /* mass and density: the real cause, not a singular inertia tensor later */
+  CASE("mass must be in 1e-30..1e+30 kg, or 0 for density x volume (got 1e+300)", b.mass = 1e300);
+  CASE("mass must be in 1e-30..1e+30 kg, or 0 for density x volume (got 1e-31)", b.mass = 1e-31);
+  CASE("density must be in 1e-30..1e+30 kg/m^3 (got 1e+31)", b.density = 1e31);
+  CASE("density must be in 1e-30..1e+30 kg/m^3 (got 1e-300)", b.density = 1e-300);
   CASE("geometry.mesh.file must be a non-empty", b.geom.type = CM_GEOM_MESH);
   CASE("geometry.mesh.file must be a non-empty", (b.geom.type = CM_GEOM_MESH, b.geom.file = ""));
   CASE("geometry.mesh.scale must be > 0",

@@ -582,6 +582,100 @@ static void test_aliases(void) {
   }
 }
 
+/* YAML tags are refused where they are (they used to be ignored: `!!str 1.0e-3` was read as a
+ * number), with the field's path; the same text without the tag parses */
+static void test_tags(void) {
+  const struct {
+    const char* text;
+    int line;
+    const char* want;
+  } c[] = {
+      {"scene:\n  timestep: !!str 1.0e-3\n", 2,
+       "t.yaml:2:13: scene.timestep: YAML tags such as '!!str' are not supported"},
+      {"scene:\n  steps: !!int 5\n", 2, "t.yaml:2:10: scene.steps: YAML tags such as '!!int'"},
+      {BALL "    velocity: [0, !!float 1, 0]\n", 4,
+       "t.yaml:4:19: bodies[0].velocity[1]: YAML tags such as '!!float'"},
+      {BALL "    motion: !custom fixed\n", 4,
+       "t.yaml:4:13: bodies[0].motion: YAML tags such as '!custom'"},
+      {"output: !!map {vtk: true}\n", 1, "t.yaml:1:9: output: YAML tags such as '!!map'"},
+      {"bodies: !!seq\n  - name: a\n    geometry: {sphere: {radius: 1}}\n", 1,
+       "t.yaml:1:9: bodies: YAML tags such as '!!seq'"},
+      {"output: {vtk: ! true}\n", 1, "t.yaml:1:15: output.vtk: YAML tags such as '!' are"},
+      /* behind an alias: the path of the anchored node */
+      {"bodies:\n  - name: a\n    geometry: &g {sphere: {radius: !!float 1}}\n"
+       "  - {name: b, geometry: *g}\n",
+       3, "t.yaml:3:36: bodies[0].geometry.sphere.radius: YAML tags such as '!!float'"},
+      /* at the root */
+      {"!!map\nscene: {}\n", 1, "t.yaml:1:1: YAML tags such as '!!map'"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+    expect_err((int)i, c[i].text, CM_ERR_PARSE, c[i].line, c[i].want, NULL);
+  cmScene* s = NULL;
+  CHECK(parse("scene:\n  timestep: 1.0e-3\n", &s) == CM_OK && s && s->opt.timestep == 1e-3);
+  cm_scene_free(s);
+  /* an anchor before the tag, and a tag in a cycle of aliases: still refused, no hang */
+  EXPECT_ERR("scene: {timestep: &t !!float 1}\n", CM_ERR_PARSE, 1, "scene.timestep: YAML tags",
+             NULL);
+  EXPECT_ERR("bodies: &x [!!str a, *x]\n", CM_ERR_PARSE, 1, "bodies[0]: YAML tags", NULL);
+}
+
+/* faults of issue 12 in the scene keys: steps: 0 ran 1000 steps; a huge euler_deg was reported
+ * as orientation[0] ... -nan; mass 1e300 as a singular inertia tensor; box divisions 1024 took
+ * minutes and gigabytes; hexadecimal numbers and a byte order mark */
+static void test_key_faults(void) {
+  EXPECT_ERR("scene:\n  steps: 0\n", CM_ERR_ARG, 2,
+             "t.yaml:2:10: scene.steps must be an integer >= 1 (got 0); omit it to run "
+             "round(duration / timestep) steps, or give duration: 0 for no step",
+             NULL);
+  EXPECT_ERR("scene:\n  steps: -3\n", CM_ERR_ARG, 2, "scene.steps must be an integer >= 1 (got -3)",
+             NULL);
+  cmScene* s = NULL;
+  CHECK(parse("scene: {steps: 1}", &s) == CM_OK && s && s->opt.steps == 1);
+  cm_scene_free(s);
+  CHECK(parse("scene: {duration: 0}", &s) == CM_OK && s && s->opt.duration == 0);
+  cm_scene_free(s);
+
+  EXPECT_ERR(BALL "    euler_deg: [0, 1e308, 0]\n", CM_ERR_ARG, 4,
+             "t.yaml:4:16: bodies[0] 'a': euler_deg[1] must be a finite angle of at most 1e+06 "
+             "degrees in magnitude (got 1e+308)",
+             NULL);
+  EXPECT_ERR(BALL "    euler_deg: [0, 0, -1000001]\n", CM_ERR_ARG, 4, "euler_deg[2] must be",
+             "(got -1000001)");
+  CHECK(parse(BALL "    euler_deg: [1e6, -1e6, 720]\n", &s) == CM_OK);
+  if (s) CHECK(isfinite(s->body[0].orientation[0]) && fabs(s->body[0].orientation[0]) <= 1);
+  cm_scene_free(s);
+
+  EXPECT_ERR(BALL "    mass: 1e300\n", CM_ERR_ARG, 4,
+             "t.yaml:4:11: bodies[0] 'a': mass must be in 1e-30..1e+30 kg, or 0 for density x "
+             "volume (got 1e+300)",
+             NULL);
+  EXPECT_ERR(BALL "    density: 1e-300\n", CM_ERR_ARG, 4,
+             "t.yaml:4:14: bodies[0] 'a': density must be in 1e-30..1e+30 kg/m^3 (got 1e-300)",
+             NULL);
+  CHECK(parse(BALL "    mass: 1e30\n", &s) == CM_OK);
+  cm_scene_free(s);
+
+  const char* box = "bodies:\n  - name: a\n    geometry: {box: {size: 1, divisions: %d}}\n";
+  char t[256];
+  snprintf(t, sizeof t, box, 1024);
+  EXPECT_ERR(t, CM_ERR_ARG, 3,
+             "t.yaml:3:42: bodies[0] 'a': geometry.box.divisions must be an integer in 1..330 "
+             "(got 1024): a box of d divisions has 12 d^2 = 12582912 triangles, more than the "
+             "limit of 1310720",
+             NULL);
+  snprintf(t, sizeof t, box, 330);
+  CHECK(parse(t, &s) == CM_OK && s && s->body[0].geom.divisions == 330);
+  cm_scene_free(s);
+
+  EXPECT_ERR("scene:\n  gravity: [0, 0, -0x9.cp0]\n", CM_ERR_PARSE, 2,
+             "t.yaml:2:19: scene.gravity[2]: expected a number (m/s^2), got the string "
+             "'-0x9.cp0' (hexadecimal is not accepted)",
+             NULL);
+  /* a UTF-8 byte order mark starts a scene file as it may start a mesh file */
+  CHECK(parse("\xef\xbb\xbfscene: {steps: 7}\n", &s) == CM_OK && s && s->opt.steps == 7);
+  cm_scene_free(s);
+}
+
 /* every prefix and many single-byte corruptions of the full scene parse or fail cleanly */
 static void test_robustness(void) {
   size_t n = strlen(full);
@@ -678,6 +772,8 @@ int main(void) {
   RUN(test_semantic_errors);
   RUN(test_syntax_and_empty);
   RUN(test_aliases);
+  RUN(test_tags);
+  RUN(test_key_faults);
   RUN(test_robustness);
   RUN(test_examples);
   return test_report();

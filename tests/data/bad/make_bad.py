@@ -102,6 +102,7 @@ put("obj_face_repeated_index.obj", cube + "f 1 1 2\n")
 put("obj_vertex_missing_coordinate.obj", cube.replace("v 0.5 0.5 0.5", "v 0.5 0.5"))
 put("obj_bad_number.obj", cube.replace("v 0.5 0.5 0.5", "v 0.5 0.5abc 0.5"))
 put("obj_nul_byte.obj", cube.replace("v 0.5 0.5 0.5", "v 0.5 0.\x005 0.5"))
+put("obj_hex_number.obj", cube.replace("v 0.5 0.5 0.5", "v 0x1p-1 0.5 0.5"))
 put("obj_no_faces.obj", obj(CUBE_V, []))
 put("obj_open_box.obj", obj(CUBE_V, CUBE_F[:-2]))
 put("obj_inverted_cube.obj", obj(CUBE_V, [(a, c, b) for a, b, c in CUBE_F]))
@@ -169,6 +170,10 @@ put("ply_coords_1e308.ply", ply_ascii([tuple(c * 1.5e308 for c in v) for v in OC
 put("ply_open_octahedron.ply", ply_ascii(OCTA_V, OCTA_F[:-1]))
 put("ply_inverted_octahedron.ply", ply_ascii(OCTA_V, [(a, c, b) for a, b, c in OCTA_F]))
 put("ply_face_two_vertices.ply", octa.replace("3 0 3 5", "2 0 3"))
+put("ply_hex_number.ply", octa.replace("0 0 -1\n", "0 0 -0x1p0\n"))
+put("ply_seventeen_elements.ply",
+    octa.replace("end_header\n", "".join("element extra%d 0\nproperty float a\n" % i
+                                         for i in range(15)) + "end_header\n"))
 
 # ---------------------------------------------------------------- scenes
 
@@ -229,6 +234,17 @@ put("scene_negative_timestep.yaml", scene("timestep: 0.001", "timestep: -0.001")
 put("scene_huge_steps.yaml", scene("  duration: 0.1\n", "  steps: 1e30\n"))
 put("scene_negative_radius.yaml", scene("radius: 0.05", "radius: -0.05"))
 put("scene_refine_too_large.yaml", scene("refine: 1", "refine: 9"))
+put("scene_divisions_1024.yaml", scene("{sphere: {radius: 0.05, refine: 1}}",
+                                      "{box: {size: [1, 1, 1], divisions: 1024}}"))
+put("scene_yaml_tag_str.yaml", scene("timestep: 0.001", "timestep: !!str 0.001"))
+put("scene_yaml_tag_custom.yaml", scene("position: [0, 0, 0.2]", "position: !vec [0, 0, 0.2]"))
+put("scene_hex_number.yaml", scene("timestep: 0.001", "timestep: 0x1p-10"))
+put("scene_steps_zero.yaml", scene("  duration: 0.1\n", "  steps: 0\n"))
+put("scene_euler_huge.yaml", scene("    position: [0, 0, 0.2]\n",
+                                   "    position: [0, 0, 0.2]\n    euler_deg: [1e308, 0, 0]\n"))
+put("scene_mass_huge.yaml", scene("    position: [0, 0, 0.2]\n",
+                                  "    position: [0, 0, 0.2]\n    mass: 1e300\n"))
+put("scene_mass_from_tiny_volume.yaml", scene("radius: 0.05", "radius: 1e-20"))
 put("scene_divisions_too_large.yaml", scene("{sphere: {radius: 0.05, refine: 1}}",
                                             "{box: {size: [1, 1, 1], divisions: 100000}}"))
 put("scene_unknown_law.yaml", scene("law: contact_time", "law: hertz"))
