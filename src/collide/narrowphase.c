@@ -293,15 +293,26 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   if (!nc) return;
   Job* jobs = cm_arena_alloc(&p->arena, (size_t)nc * 2 * sizeof *jobs);
   int* pair_of_cand = cm_arena_alloc(&p->arena, (size_t)nc * sizeof *pair_of_cand);
-  cmHit* hits = cm_arena_alloc(&p->arena, (size_t)CM_BATCH * sizeof *hits);
-  if (!jobs || !pair_of_cand || !hits) {
+  if (!jobs || !pair_of_cand) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
     return;
   }
   int nj = 0;
+  long nhit = 0; /* queries of all the jobs */
   for (int k = 0; k < nc; k++) {
     pair_of_cand[k] = -1;
-    nj += pair_jobs(m, d, p->cand, k, jobs + nj);
+    int n = pair_jobs(m, d, p->cand, k, jobs + nj);
+    for (int j = nj; j < nj + n; j++)
+      nhit += jobs[j].nvert;
+    nj += n;
+  }
+  /* the batch buffer: as many hits as the jobs have queries, at most CM_BATCH (a sphere on the
+   * ground needs kilobytes, not the 11.5 MB of a full batch) */
+  if (nhit > CM_BATCH) nhit = CM_BATCH;
+  cmHit* hits = cm_arena_alloc(&p->arena, ((size_t)nhit + 1) * sizeof *hits);
+  if (!hits) {
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return;
   }
   /* batches of whole jobs holding at most CM_BATCH hits; a job larger than that is a batch of
    * its own with scratch from the arena */

@@ -56,14 +56,18 @@ void* cm_arena_calloc(cmArena* a, size_t n, size_t size) {
   return p;
 }
 
-void cm_arena_reset(cmArena* a) {
+void cm_arena_rewind(cmArena* a) {
   for (int i = 0; i < a->noverflow; i++) cm_free(a->overflow[i]);
-  int grew = a->noverflow > 0;
   a->noverflow = 0;
   a->overflow_bytes = 0;
   a->used = 0;
-  /* grow to the peak (plus half) so that the same demand fits next time */
-  if (grew && a->peak > a->cap) {
+}
+
+void cm_arena_reset(cmArena* a) {
+  cm_arena_rewind(a);
+  /* grow to the peak (plus half) so that the same demand fits next time; a peak above the
+   * capacity means that the buffer overflowed since the last growth (perhaps before a rewind) */
+  if (a->peak > a->cap) {
     size_t cap = a->peak + a->peak / 2;
     char* b = cm_malloc(cap);
     if (b) {

@@ -3,19 +3,22 @@
  * Allocation bumps a pointer in one buffer. When a step needs more than the buffer holds, the
  * overflow is served by the heap and remembered; cm_arena_reset (called between steps) frees the
  * overflow and grows the buffer to the peak seen, so that after the first steps of a run no step
- * allocates from the heap (Box2D's stack allocator follows the same idea). */
+ * allocates from the heap (Box2D's stack allocator follows the same idea). cm_arena_rewind
+ * (called between the sub-steps of a step) releases everything without growing the buffer, so
+ * that the scratch of a step is that of its largest sub-step, not the sum over its sub-steps. */
 #ifndef CM_ARENA_H
 #define CM_ARENA_H
 
 #include <stddef.h>
 
 typedef struct cmArena {
-  char* buf;        /* the buffer */
-  size_t cap;       /* its size, bytes */
-  size_t used;      /* bytes handed out from buf this step */
-  size_t peak;      /* largest total demand in one step (buf + overflow), bytes */
+  char* buf;   /* the buffer */
+  size_t cap;  /* its size, bytes */
+  size_t used; /* bytes handed out from buf since the last reset or rewind */
+  size_t peak; /* largest total demand between two resets or rewinds (buf + overflow),
+                  bytes, over the arena's life */
   size_t overflow_bytes;
-  void** overflow;  /* heap blocks handed out this step */
+  void** overflow; /* heap blocks handed out since the last reset or rewind */
   int noverflow, maxoverflow;
 } cmArena;
 
@@ -25,6 +28,8 @@ void cm_arena_destroy(cmArena* a);
 void* cm_arena_alloc(cmArena* a, size_t size);
 /* zeroed array of n elements of `size` bytes */
 void* cm_arena_calloc(cmArena* a, size_t n, size_t size);
+/* release everything (free the overflow); no allocation */
+void cm_arena_rewind(cmArena* a);
 /* release everything; grow the buffer to the peak demand if it overflowed */
 void cm_arena_reset(cmArena* a);
 
