@@ -4,6 +4,7 @@
  * total force on the pair's body 0 and the largest pressure force/area over its points.
  * Also the per-vertex pressure query of the public API, which reads what this stage wrote. */
 #include "core/cm_math.h"
+#include "core/internal.h"
 #include "engine/engine.h"
 #include "model/data_internal.h"
 
@@ -52,8 +53,20 @@ void cm_stage_record(const cmModel* m, cmData* d) {
   }
 }
 
-void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
-                             double* penetration) {
+cmStatus cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double* pressure,
+                                 double* penetration, char* err, size_t errsz) {
+  /* every argument checked before anything is written */
+  if (!m || !d)
+    return cm_error(err, errsz, CM_ERR_ARG, "cm_data_vertex_pressure: %s is NULL",
+                    !m ? "the model" : "the data");
+  if (body < 0 || body >= m->nbody)
+    return cm_error(err, errsz, CM_ERR_ARG,
+                    "cm_data_vertex_pressure: no body %d (the model has bodies 0 to %d)", body,
+                    m->nbody - 1);
+  if (!pressure || !penetration)
+    return cm_error(err, errsz, CM_ERR_ARG,
+                    "cm_data_vertex_pressure: the %s array of body '%s' is NULL",
+                    !pressure ? "pressure" : "penetration", m->body_name[body]);
   int nv = m->geom_nvert[m->body_geom[body]];
   for (int v = 0; v < nv; v++)
     pressure[v] = penetration[v] = 0;
@@ -63,4 +76,5 @@ void cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, double
     pressure[c->vert] = c->area > 0 ? c->force / c->area : 0;
     penetration[c->vert] = -c->dist;
   }
+  return CM_OK;
 }

@@ -105,7 +105,7 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   const double* q = d->body_xquat + 4 * body;
   double* pressure = scalar;
   double* penetration = scalar + nv;
-  cm_data_vertex_pressure(m, d, body, pressure, penetration);
+  (void)cm_data_vertex_pressure(m, d, body, pressure, penetration, NULL, 0); /* body checked */
 
   fputs("<?xml version=\"1.0\"?>\n"
         "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
