@@ -66,6 +66,11 @@ typedef struct cliOverlaps {
 int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limit,
                          cliOverlaps* out);
 
+/* resting penetration estimates of the dynamic bodies on the fixed ones (resting.c): print those
+ * deeper than CM_DEEP_FRACTION of the body's thickness to f (if not NULL), each line after
+ * prefix; returns their number */
+int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix);
+
 /* monotonic wall clock, s */
 double cli_now(void);
 

@@ -268,16 +268,23 @@ static void report_new_warnings(const cmModel* m, const cmData* d, int* seen) {
               m->body_name[d->energy_body], d->energy_growth, d->energy_scale);
     if (w == CM_WARN_SOLVER)
       fprintf(stderr, ", residual %.3g", d->solver_max_residual);
+    if (w == CM_WARN_DEEP && d->depth_body_a >= 0 && d->depth_body_b >= 0)
+      fprintf(stderr, ", pair %s <-> %s, penetration %.3g of the thinner body",
+              m->body_name[d->depth_body_a], m->body_name[d->depth_body_b], d->depth_ratio);
     fprintf(stderr, ": %s\n", cm_warning_help((cmWarning)w));
   }
 }
 
-/* the total and "kind count, ..." of the warnings of d plus `extra` of the run itself */
-static long warning_list(const cmData* d, int extra, char* buf, size_t n) {
-  long total = extra;
+/* the total and "kind count, ..." of the warnings of d plus those of the run itself (initial
+ * overlaps, resting penetration estimates) */
+static long warning_list(const cmData* d, int overlaps, int soft, char* buf, size_t n) {
+  long total = overlaps + soft;
   size_t used = 0;
   buf[0] = 0;
-  if (extra) used += (size_t)snprintf(buf, n, "initial_overlap %d", extra);
+  if (overlaps) used += (size_t)snprintf(buf, n, "initial_overlap %d", overlaps);
+  if (soft)
+    used += (size_t)snprintf(buf + used, n - used, "%sresting_penetration %d", used ? ", " : "",
+                             soft);
   for (int w = 0; w < CM_WARN_COUNT; w++) {
     if (!d->warning[w]) continue;
     total += d->warning[w];
@@ -370,6 +377,13 @@ int cmd_run(int argc, char** argv) {
     free_run(&r);
     return rc;
   }
+  int soft = a.restart ? 0 : cli_resting_estimates(m, NULL, "");
+  if (soft) {
+    fprintf(stderr, "comply: warning: resting_penetration: %d bod%s would sink deeper than %g %% "
+                    "of their thickness under their weight:\n",
+            soft, soft == 1 ? "y" : "ies", 100 * CM_DEEP_FRACTION);
+    cli_resting_estimates(m, stderr, "comply:   ");
+  }
   if (a.restart) {
     st = cm_checkpoint_read(m, d, a.restart, err, sizeof err);
     if (st != CM_OK) {
@@ -451,7 +465,7 @@ int cmd_run(int argc, char** argv) {
 
   /* report: warnings whatever the outcome, then the outcome */
   char list[512];
-  long nwarn = warning_list(d, overlaps, list, sizeof list);
+  long nwarn = warning_list(d, overlaps, soft, list, sizeof list);
   if (nwarn)
     fprintf(stderr,
             "comply: warning: the run had %ld warning%s (%s): see the messages above and "

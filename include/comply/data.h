@@ -24,6 +24,7 @@ typedef enum cmWarning {
   CM_WARN_GYRO,          /* gyroscopic Newton iteration did not converge */
   CM_WARN_ENERGY,        /* the total mechanical energy grew: the numerics created energy */
   CM_WARN_SUBSTEPS,      /* substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX sub-steps */
+  CM_WARN_DEEP,          /* a pair penetrated deeper than CM_DEEP_FRACTION of its thinner body */
   CM_WARN_COUNT
 } cmWarning;
 /* the name of a warning kind as in summary.json ("solver_not_converged"), "unknown" if none */
@@ -116,11 +117,18 @@ typedef struct cmData {
   double energy_low;      /* the lowest E so far, J (the reference growth is measured from) */
   double energy_scale;    /* the largest kinetic energy so far, J */
   double energy_growth;   /* the largest (E - elastic - energy_low) / energy_scale so far; a step
-                             where it   exceeds CM_ENERGY_TOL counts as CM_WARN_ENERGY */
+                             where it exceeds CM_ENERGY_TOL counts as CM_WARN_ENERGY */
   long energy_first_step; /* the first step that counted CM_WARN_ENERGY, 0 none */
   int energy_body;        /* the body that gained the most kinetic energy in that step, -1 */
   int energy_monitor;     /* 1 while the monitor runs; 0 if the scene has what it cannot count
                              (prescribed bodies, outer moments, laws given as C functions) */
+
+  /* depth monitor: the deepest penetration relative to the thinner body of its pair */
+  double depth_ratio;    /* the largest max_penetration / thickness so far (thickness: the
+                            smallest extent of a body's box; planes excluded) */
+  long depth_first_step; /* the first step that counted CM_WARN_DEEP, 0 none */
+  int depth_body_a;      /* the pair of the largest ratio (-1 none) */
+  int depth_body_b;
 
   int warning[CM_WARN_COUNT];   /* counts */
   char message[512];            /* diagnosis of the last failed step ("" if none) */
@@ -128,6 +136,9 @@ typedef struct cmData {
 
   void* internal; /* scratch arena and private state (do not touch) */
 } cmData;
+
+/* a pair penetrating deeper than this fraction of its thinner body counts CM_WARN_DEEP */
+#define CM_DEEP_FRACTION 0.2
 
 /* relative energy growth beyond which a step counts as CM_WARN_ENERGY */
 #define CM_ENERGY_TOL 0.05

@@ -126,7 +126,11 @@
   X(double, energy_growth)                                                                         \
   X(long, energy_first_step)                                                                       \
   X(int, energy_body)                                                                              \
-  X(int, energy_monitor)
+  X(int, energy_monitor)                                                                           \
+  X(double, depth_ratio)                                                                           \
+  X(long, depth_first_step)                                                                        \
+  X(int, depth_body_a)                                                                             \
+  X(int, depth_body_b)
 
 /* run totals (warning counts, cumulative stage timers); copied and saved after the scalars:
  * X(type, name, count) */

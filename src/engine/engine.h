@@ -16,6 +16,10 @@ void cm_stage_record(const cmModel* m, cmData* d);
 void cm_energy_start(const cmModel* m, cmData* d);
 void cm_stage_energy(const cmModel* m, cmData* d, double h);
 
+/* the depth monitor (depth.c): reset before the first step, update after every step */
+void cm_depth_start(cmData* d);
+void cm_stage_depth(const cmModel* m, cmData* d);
+
 /* 1 if some moving body is non-finite or faster than opt.max_speed; *worst, *speed: the body
  * with the largest speed (INFINITY if non-finite) (guard.c) */
 int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed);

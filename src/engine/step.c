@@ -69,7 +69,10 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   cm_state_save(m, d, p->save);
   d->message[0] = 0;
   p->limit_hit = 0;
-  if (d->step == 0) cm_energy_start(m, d);
+  if (d->step == 0) {
+    cm_energy_start(m, d);
+    cm_depth_start(d);
+  }
   for (int sub = 0; sub < nsub; sub++, taken++) {
     double t0 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * sub / nsub));
     double t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * (sub + 1) / nsub));
@@ -118,6 +121,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     }
   }
   cm_stage_energy(m, d, h);
+  cm_stage_depth(m, d);
   d->step++;
   d->time = m->opt.timestep * (double)d->step;
   /* release the scratch now (and grow it if this step overflowed it), so that the next step

@@ -165,6 +165,8 @@ const char* cm_warning_name(cmWarning w) {
     return "gyroscopic_not_converged";
   case CM_WARN_ENERGY:
     return "energy_growth";
+  case CM_WARN_DEEP:
+    return "deep_penetration";
   case CM_WARN_SUBSTEPS:
     return "substeps_capped";
   case CM_WARN_COUNT:
@@ -199,6 +201,12 @@ const char* cm_warning_help(cmWarning w) {
            "accurately (unstable ones stop the run); use integration: implicit for that rule, a "
            "longer contact_time or mass: effective (docs/contact-laws.md, \"Explicit "
            "stability\")";
+  case CM_WARN_DEEP:
+    return "a body pair penetrated deeper than 20 % of the thinner body: the law is far too soft "
+           "for the load (resting penetration weight / (ka A): raise ka, or shorten "
+           "contact_time), or the contact method misses part of the overlap (an edge sinking "
+           "into a face: method vertex_edge or two_way), or a body crossed a thin wall at speed "
+           "(smaller timestep)";
   case CM_WARN_COUNT:
     break;
   }

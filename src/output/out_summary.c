@@ -8,6 +8,7 @@
  *               "max_iterations": n, "max_residual": r},
  *    "energy": {"monitor": bool, "energy": J, "lowest": J, "scale": J, "max_growth": x,
  *               "first_growth_step": n | null, "first_growth_body": name | null},
+ *    "depth": {"max_ratio": x, "pair": [name, name] | null, "first_deep_step": n | null},
  *    "timers": {STAGE: s, ...}, "files": ["bodies.csv", "contacts.csv", "summary.json"]}
  * ("files" also lists "scene.pvd" and "vtk/" when the VTK series is written)
  *
@@ -212,6 +213,28 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
                         ? m->body_name[d->energy_body]
                         : NULL);
   fputs("\n  },\n", f);
+  key(f, 2, "depth");
+  fputs("{\n", f);
+  key(f, 4, "max_ratio");
+  cm_json_number(f, d->depth_ratio);
+  fputs(",\n", f);
+  key(f, 4, "pair");
+  if (d->depth_body_a >= 0 && d->depth_body_a < m->nbody && d->depth_body_b >= 0 &&
+      d->depth_body_b < m->nbody) {
+    fputs("[", f);
+    cm_json_string(f, m->body_name[d->depth_body_a]);
+    fputs(", ", f);
+    cm_json_string(f, m->body_name[d->depth_body_b]);
+    fputs("],\n", f);
+  } else {
+    fputs("null,\n", f);
+  }
+  key(f, 4, "first_deep_step");
+  if (d->depth_first_step > 0)
+    fprintf(f, "%ld\n", d->depth_first_step);
+  else
+    fputs("null\n", f);
+  fputs("  },\n", f);
   key(f, 2, "timers");
   fputs("{\n", f);
   for (int t = 0; t < CM_TIMER_COUNT; t++) {

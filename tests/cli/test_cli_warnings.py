@@ -115,8 +115,54 @@ def test_file_size_limit(s):
     check(summ["failed"] is True and "cannot write" in summ["message"], summ)
 
 
+SOFT = """\
+scene: {timestep: 1.0e-3, duration: 0.3}
+bodies:
+  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}
+  - {name: ball, geometry: {sphere: {radius: 0.05, refine: 3}}, density: 7800, position: [0, 0, 0.05]}
+interactions:
+  - {pair: ["*", "*"], law: area_compliant, ka: KA}
+"""
+
+
+def test_resting_penetration(s):
+    # a 50 mm steel ball (40.0 N) at ka 5e4: Winkler delta = sqrt(W / (pi R ka)) = 71.4 mm
+    import math
+    import re
+    path = s.write("soft.yaml", SOFT.replace("KA", "5.0e4"))
+    r = s.run("check", path)
+    expect_exit(r, 0, "check of a soft scene")
+    check("resting penetration: 1 too deep" in r.stdout, r.stdout)
+    m = re.search(r"would sink about ([0-9.e+-]+) m", r.stdout)
+    check(m is not None, r.stdout)
+    W = 7800 * 4 / 3 * math.pi * 0.05 ** 3 * 9.81
+    expected = math.sqrt(W / (math.pi * 0.05 * 5e4))
+    check(abs(float(m.group(1)) - expected) < 0.01 * expected, "%s vs %g" % (m.group(1), expected))
+    # the ka it advises gives 1 % of the size (0.5 mm): W / (pi R delta^2)
+    m = re.search(r"ka >= ([0-9.e+-]+) N/m\^3 gives 1 %", r.stdout)
+    check(m is not None and abs(float(m.group(1)) - W / (math.pi * 0.05 * 1e-6)) < 0.02 * float(m.group(1)),
+          r.stdout)
+    out = s.path("soft")
+    r = s.run("run", path, "-o", out, "--quiet")
+    expect_exit(r, 0, "soft run")
+    for needle in ("resting_penetration: 1 body", "warning: deep_penetration from step",
+                   "pair ground <-> ball"):
+        check(needle in r.stderr, "%r not on stderr: %r" % (needle, r.stderr))
+    summ = read_summary(os.path.join(out, "summary.json"))
+    check(summ["warnings"]["deep_penetration"] > 0 and summ["depth"]["max_ratio"] > 0.2,
+          summ["depth"])
+    # the same ball at the default ka 5e10: 0.07 mm, nothing said
+    calm = s.write("stiff.yaml", SOFT.replace("KA", "5.0e10"))
+    r = s.run("check", calm)
+    check("resting penetration: 0 too deep" in r.stdout, r.stdout)
+    r = s.run("run", calm, "-o", s.path("stiff"))
+    expect_exit(r, 0, "stiff run")
+    check("0 warnings" in r.stdout and "warning" not in r.stderr, r.stdout + r.stderr)
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_energy_growth_printed, test_strict, test_initial_overlap, test_file_size_limit):
+    for t in (test_energy_growth_printed, test_strict, test_initial_overlap, test_file_size_limit,
+              test_resting_penetration):
         s.test(t)
     s.finish()
