@@ -3,6 +3,7 @@
  * the scene is large), joints and the compile notes, then "ok". */
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,52 @@ static void print_overlaps(const cmModel* m) {
   cli_initial_overlaps(m, stdout, "  ", 1 << 30, &o);
 }
 
+/* the explicit contacts and joints at t = 0 (cm_data_stability, comply/law.h): the least stable
+ * one, whether the scene's sub-step keeps it stable, and what substeps: auto takes */
+static void print_stability(const cmModel* m) {
+  cmData* d = cm_data_new(m);
+  cmStability st;
+  if (!d || cm_collide(m, d) != CM_OK || cm_data_stability(m, d, &st) != CM_OK) {
+    printf("explicit stability: not checked (out of memory)\n");
+    cm_data_free(d);
+    return;
+  }
+  if (!st.explicit_rows) {
+    printf("explicit stability: no explicit contact or joint at t = 0 (contacts that start "
+           "later are checked while running)\n");
+    cm_data_free(d);
+    return;
+  }
+  char what[256];
+  const char* a = st.body[0] >= 0 ? m->body_name[st.body[0]] : "world";
+  const char* b = st.body[1] >= 0 ? m->body_name[st.body[1]] : "world";
+  if (st.joint >= 0)
+    snprintf(what, sizeof what, "joint %d (%s <-> %s, rule %d, along its weakest direction)",
+             st.joint, a, b, st.rule);
+  else
+    snprintf(what, sizeof what, "pair %s <-> %s (rule %d)", a, b, st.rule);
+  int unstable = st.lambda >= 1, autosub = m->opt.substeps == CM_SUBSTEPS_AUTO;
+  printf("explicit stability at h = %g s (explicit rows at t = 0: %d): least stable %s: "
+         "effective mass %.6g kg, w h = %.4g, zeta %.4g, limit w h < %.4g: %s\n",
+         st.h, st.explicit_rows, what, st.m_eff, st.omega_h, st.zeta, st.limit,
+         !unstable ? "stable" : autosub ? "unstable without sub-steps" : "UNSTABLE");
+  if (autosub)
+    printf("  substeps: auto takes %d sub-step%s per step while these rows act%s\n", st.substeps,
+           st.substeps == 1 ? "" : "s",
+           st.substeps >= CM_SUBSTEPS_AUTO_MAX ? " (the cap: those steps are less accurate)" : "");
+  else if (unstable)
+    printf("warning: %s is unstable at substeps %d (the run stops there): use substeps: auto "
+           "(%d sub-steps), or >= %.0f, a timestep below %.3g s, integration: implicit%s\n",
+           what, m->opt.substeps, st.substeps, ceil(m->opt.substeps * st.h / st.h_max),
+           st.h_max * m->opt.substeps,
+           st.contact_time_min > 0 ? ", a longer contact_time or mass: effective" : "");
+  if (!autosub && unstable && st.contact_time_min > 0)
+    printf("  contact_time T > %.3g s keeps it stable at this sub-step; with mass: effective its "
+           "w h is pi h / T whatever the lever arm\n",
+           st.contact_time_min);
+  cm_data_free(d);
+}
+
 int cmd_check(int argc, char** argv) {
   const char* path = NULL;
   int only_positional = 0;
@@ -238,10 +285,12 @@ int cmd_check(int argc, char** argv) {
 
   const cmOptions* o = &m->opt;
   printf("scene: %s (%s)\n", m->name ? m->name : "scene", path);
+  char sub[16] = "auto";
+  if (o->substeps != CM_SUBSTEPS_AUTO) snprintf(sub, sizeof sub, "%d", o->substeps);
   printf("options: timestep %g s, steps %ld (%g s), gravity (%g, %g, %g) m/s^2, integrator %s, "
-         "substeps %d, output every %d\n",
+         "substeps %s, output every %d\n",
          o->timestep, o->steps, (double)o->steps * o->timestep, o->gravity[0], o->gravity[1],
-         o->gravity[2], integrator_name(o->integrator), o->substeps, o->output_every);
+         o->gravity[2], integrator_name(o->integrator), sub, o->output_every);
   print_bodies(s, m);
   print_rules(m);
   print_pairs(m);
@@ -250,6 +299,7 @@ int cmd_check(int argc, char** argv) {
   for (int i = 0; i < m->nnote; i++)
     printf("  %s\n", m->note[i]);
   print_overlaps(m);
+  print_stability(m);
   printf("ok\n");
   cm_model_free(m);
   cm_scene_free(s);

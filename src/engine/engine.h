@@ -44,8 +44,9 @@ int cm_stability_scan(const cmModel* m, cmData* d, double h, cmStabScan* s);
  * explicit rows (all = 0) or of all its rows (all = 1); returns the row after the group */
 int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int all,
                        cmStability* g);
-/* the pieces to split the scanned sub-step into so that the upper bound is <= CM_STAB_TARGET */
-int cm_stability_pieces(const cmStabScan* s);
+/* the largest fraction alpha in (0, 1] of the scanned sub-step at which the upper bound is
+ * <= CM_STAB_TARGET (1: the sub-step is short enough) */
+double cm_stability_alpha(const cmStabScan* s);
 
 /* a priori, after the laws stage: 1 (and the diagnosis in d->message) if a group of explicit
  * rows of the scan s is unstable at h (its lambda >= 1) */

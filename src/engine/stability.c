@@ -171,11 +171,8 @@ int cm_stability_scan(const cmModel* m, cmData* d, double h, cmStabScan* s) {
   return 0;
 }
 
-int cm_stability_pieces(const cmStabScan* s) {
-  double a = alpha_for(s->gk, s->gd, CM_STAB_TARGET);
-  if (a >= 1) return 1;
-  double n = ceil(1 / a);
-  return n < 1e9 ? (int)n : 1000000000;
+double cm_stability_alpha(const cmStabScan* s) {
+  return alpha_for(s->gk, s->gd, CM_STAB_TARGET);
 }
 
 /* the rows of the state in d at sub-step h, every joint along the direction of its largest
@@ -212,7 +209,7 @@ cmStatus cm_data_stability(const cmModel* m, cmData* d, cmStability* out) {
   /* what substeps: auto would take (its first sub-step is the whole step) */
   cmStabScan s;
   if (predict(m, d, m->opt.timestep, &s) < 0) return CM_ERR_NOMEM;
-  int n = cm_stability_pieces(&s);
+  double n = ceil(1 / cm_stability_alpha(&s));
   /* the report at the scene's sub-step */
   if (nsub > 1 && predict(m, d, h, &s) < 0) return CM_ERR_NOMEM;
   if (s.worst < 0) {
@@ -222,6 +219,6 @@ cmStatus cm_data_stability(const cmModel* m, cmData* d, cmStability* out) {
   cm_stability_group(m, d, s.worst, h, 0, out);
   out->explicit_rows = s.nexplicit;
   out->lambda_max = fmax(s.gk + s.gd, out->lambda);
-  out->substeps = n < CM_SUBSTEPS_AUTO_MAX ? n : CM_SUBSTEPS_AUTO_MAX;
+  out->substeps = n < CM_SUBSTEPS_AUTO_MAX ? (int)n : CM_SUBSTEPS_AUTO_MAX;
   return CM_OK;
 }

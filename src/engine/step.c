@@ -42,14 +42,15 @@ static void roll_back(const cmModel* m, cmData* d, double t_step) {
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
 
-/* substeps: auto. The scan of sub-step `sub` of nsub (taken sub-steps before it in this step)
- * asks for `pieces` per sub-step: the rest of the step, this sub-step included, is split into
- * (nsub - sub) x pieces sub-steps, at most CM_SUBSTEPS_AUTO_MAX in the step (a counted warning
- * when the cap binds). Returns the new count of the rest, 0 to keep the split. */
+/* substeps: auto. The scan of a sub-step allows at most the fraction alpha of its length: the
+ * rest of the step, `rest` such sub-steps from this one's start, is split into
+ * ceil(rest / alpha) sub-steps, at most CM_SUBSTEPS_AUTO_MAX in the step (`taken` before this
+ * one; a counted warning when the cap binds). Returns the new count of the rest, 0 to keep the
+ * split. */
 static int auto_split(cmData* d, const cmStabScan* s, int rest, int taken) {
-  int pieces = cm_stability_pieces(s);
-  if (pieces <= 1) return 0;
-  long want = (long)rest * pieces, room = CM_SUBSTEPS_AUTO_MAX - taken;
+  double a = cm_stability_alpha(s);
+  if (a >= 1) return 0;
+  double want = ceil(rest / a), room = CM_SUBSTEPS_AUTO_MAX - taken;
   if (want > room) {
     d->warning[CM_WARN_SUBSTEPS]++;
     want = room;

@@ -1,5 +1,6 @@
 """comply check: a good scene (exit 0, bodies, the rule of every pair, "ok") and bad scenes
 (exit 2, the message names the file and the line)."""
+import math
 import os
 import re
 import sys
@@ -149,8 +150,86 @@ def test_initial_overlap(s):
         check(abs(float(m.group(3)) - 0.001) < 1e-12, m.group(0))
 
 
+PENDULUM = """\
+scene: {timestep: 1.0e-3, duration: 1.0, substeps: SUB}
+bodies:
+  - name: bob
+    geometry: {sphere: {radius: 0.05, refine: 2}}
+    position: [0.5, 0, 0]
+interactions:
+  - pair: [bob, world]
+    law: contact_time
+    contact_time: 0.1
+joints:
+  - bodies: [bob, world]
+    anchor: [0, 0, 0]
+"""
+
+
+def test_explicit_stability(s):
+    # the point-joint pendulum of issue 12: across its 0.5 m arm the bob's effective mass is
+    # m / (1 + m L^2 / J); with m_rep = m the joint's w h = (pi h / T) sqrt(m / m_eff) and its
+    # damping ratio (ln 2 / pi) sqrt(m / m_eff): unstable at one sub-step
+    for sub in ("1", "auto"):
+        path = s.write("pendulum_%s.yaml" % sub, PENDULUM.replace("SUB", sub))
+        r = s.run("check", path)
+        expect_exit(r, 0, "check pendulum_%s.yaml" % sub)
+        out = r.stdout
+        mass = float(re.search(r"^  bob .* dynamic .* ([0-9.]+) ", out, re.M).group(1))
+        m = re.search(r"least stable joint 0 \(bob <-> world, rule 1, along its weakest "
+                      r"direction\): effective mass ([0-9.e+-]+) kg, w h = ([0-9.e+-]+), zeta "
+                      r"([0-9.e+-]+), limit w h < ([0-9.e+-]+): (.*)$", out, re.M)
+        check(m is not None, "no stability line in:\n" + out[-800:])
+        if not m:
+            continue
+        meff, wh, zeta, limit = (float(m.group(i)) for i in range(1, 5))
+        verdict = m.group(5)
+        ratio = mass / meff
+        check(200 < ratio < 300, "m / m_eff = %g" % ratio)
+        check(abs(wh - math.pi * 1e-3 / 0.1 * math.sqrt(ratio)) < 1e-3 * wh, m.group(0))
+        check(abs(zeta - math.log(2) / math.pi * math.sqrt(ratio)) < 1e-3 * zeta, m.group(0))
+        check(abs(limit - 2 * (math.sqrt(1 + zeta * zeta) - zeta)) < 1e-3 * limit, m.group(0))
+        n = 1
+        while (wh / n) ** 2 + 4 * zeta * wh / n > 1:
+            n += 1
+        if sub == "1":
+            check(verdict == "UNSTABLE", verdict)
+            check(re.search(r"^warning: joint 0 .* unstable at substeps 1 .*substeps: auto "
+                            r"\(%d sub-steps\)" % n, out, re.M), out[-800:])
+        else:
+            check(verdict == "unstable without sub-steps", verdict)
+            check("  substeps: auto takes %d sub-steps per step while these rows act" % n in out,
+                  out[-800:])
+        check(out.rstrip("\n").splitlines()[-1] == "ok", out[-200:])
+    # the run at one sub-step stops at the joint's first stretched step, naming it
+    r = s.run("run", s.path("pendulum_1.yaml"), "-o", s.path("pend_out"), "--quiet")
+    expect_exit(r, 1, "run pendulum_1.yaml")
+    for needle in ("joint 0 bob <-> world", "explicit row unstable", "w h = ", "substeps: auto"):
+        check(needle in r.stderr, "%r not in %r" % (needle, r.stderr))
+    check("overlap" not in r.stderr, r.stderr)
+    # at substeps: auto it runs
+    r = s.run("run", s.path("pendulum_auto.yaml"), "-o", s.path("pend_auto"), "--quiet")
+    expect_exit(r, 0, "run pendulum_auto.yaml")
+
+
+def test_joint_law_none(s):
+    # a joint's rule with law none is refused, naming the joint's line and the rule's
+    text = PENDULUM.replace("SUB", "auto").replace("    law: contact_time\n    contact_time: 0.1\n",
+                                                   "    law: none\n")
+    path = s.write("joint_none.yaml", text)
+    r = s.run("check", path)
+    expect_exit(r, 2, "check joint_none.yaml")
+    want = "joint_none.yaml:%d:" % line_of(text, "- bodies: [bob, world]")
+    check(want in r.stderr, "%r not in %r" % (want, r.stderr))
+    rule_line = line_of(text, "- pair: [bob, world]")
+    for needle in ("joints[0] (bob <-> world)", "interactions[0] at line %d" % rule_line,
+                   "law none", "contact_time rule"):
+        check(needle in r.stderr, "%r not in %r" % (needle, r.stderr))
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_good, test_bad, test_many_bodies, test_initial_overlap):
+    for t in (test_good, test_bad, test_many_bodies, test_initial_overlap, test_explicit_stability,
+              test_joint_law_none):
         s.test(t)
     s.finish()

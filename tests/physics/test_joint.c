@@ -97,8 +97,39 @@ static void test_period(void) {
   check_quarter_period(CM_INTEGRATION_IMPLICIT, "implicit");
 }
 
+/* a joint whose rule is law none has no parameters: the compiler refuses it (the pair's law
+ * none would otherwise leave it acting with the defaults of a rule the user never wrote) */
+static void test_law_none_refused(void) {
+  cmScene* s = cm_scene_new("none");
+  cmBodyDef b = cm_body_def_default();
+  b.name = "bob";
+  b.geom.type = CM_GEOM_SPHERE;
+  b.geom.radius = 0.02;
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+  cmRuleDef r = cm_rule_def_default();
+  r.pair[0] = "world";
+  r.pair[1] = "b*";
+  r.law = CM_LAW_NONE;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
+  cmJointDef j = cm_joint_def_default();
+  j.body[0] = "bob";
+  CHECK(cm_scene_add_joint(s, &j, err, sizeof err) == 0);
+  cmModel* m = NULL;
+  CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_ERR_ARG && m == NULL);
+  printf("  %s\n", err);
+  CHECK(strstr(err, "joints[0] (bob <-> world)") && strstr(err, "interactions[0]"));
+  CHECK(strstr(err, "law none") && strstr(err, "contact_time rule"));
+  /* a contact_time rule for the pair after it: compiles */
+  r.law = CM_LAW_CONTACT_TIME;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 1);
+  CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK && m && m->joint_rule[0] == 2);
+  cm_model_free(m);
+  cm_scene_free(s);
+}
+
 int main(void) {
   RUN(test_no_force_in_play);
+  RUN(test_law_none_refused);
   RUN(test_period);
   return test_report();
 }
