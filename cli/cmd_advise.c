@@ -296,28 +296,36 @@ static int advise_contact_time(int argc, char** argv) {
     return cli_usage_error("advise", "advise contact-time: give exactly one of --restitution "
                                      "and --elastic-repulsion");
   char err[512];
-  double e = o[0].value, er = o[1].value;
+  double e = o[0].value, er = o[1].value, ratio = 0;
   if (o[0].seen) {
     if (cm_advise_contact_time_er(e, &er, err, sizeof err) != CM_OK)
       return bad_value("contact-time", err);
     printf("elastic_repulsion: %.6g\n", er);
-    printf("formula: -ln e_r = a / sqrt(1 + (a/pi)^2), a = -ln e = %.6g (inverse of "
-           "e = e_r^(1/sqrt(1 - (ln e_r/pi)^2)))\n",
-           -log(e));
+    printf("formula: e_r = exp(-pi zeta), zeta solving e(zeta) = %.6g (bisection) for the law "
+           "that never pulls (below)\n",
+           e);
     printf("restitution: %.6g\n", e);
   } else {
     if (cm_advise_contact_time_restitution(er, &e, err, sizeof err) != CM_OK)
       return bad_value("contact-time", err);
     printf("restitution: %.6g\n", e);
-    printf("formula: e = e_r^(1/sqrt(1 - (ln e_r/pi)^2)) with e_r = %.6g\n", er);
+    printf("formula: e = exp(-2 zeta acos(zeta) / sqrt(1 - zeta^2)) (zeta < 1), "
+           "exp(-2 zeta ln(zeta + W) / W) with W = sqrt(zeta^2 - 1) (zeta > 1), "
+           "zeta = -ln(e_r)/pi, e_r = %.6g\n",
+           er);
     printf("elastic_repulsion: %.6g\n", er);
   }
   double zeta = -log(er) / 3.14159265358979323846;
   printf("zeta: %.6g (damping ratio -ln(e_r)/pi)\n", zeta);
+  if (cm_advise_contact_time_duration(er, &ratio, err, sizeof err) == CM_OK)
+    printf("duration: %.6g (contact duration / contact_time T)\n", ratio);
+  printf("note: for the law comply integrates, F = max(0, K x + D x'), which never pulls: the "
+         "contact ends when the force reaches 0, before the penetration does (Schwager & "
+         "Poeschel 2007); it holds for a body against a wall or any pair with mass: effective; "
+         "with mass: min two equal free bodies restitute less (docs/contact-laws.md)\n");
   if (zeta >= 1)
-    printf("note: zeta >= 1 (e_r <= exp(-pi) = 0.0432): overdamped, the body does not rebound\n");
-  printf("note: for the linear spring-dashpot that may pull (the document's derivation); the "
-         "contact_time law never pulls, so it releases a little earlier\n");
+    printf("note: zeta >= 1 (e_r <= exp(-pi) = 0.0432): overdamped, the damper alone ends the "
+           "contact\n");
   return CLI_OK;
 }
 

@@ -99,8 +99,9 @@ static const Command COMMANDS[] = {
      "  mean restitution 0.5 / (0.5 + S) of a light body on a stiff contact, or S = 0.5/E - 0.5;\n"
      "  warns if S < 0.5 (oscillation unless stiffness_damping >= h/2).\n"
      "comply advise contact-time (--restitution E | --elastic-repulsion R)\n"
-     "  the contact_time law's e_r giving restitution E (spring-dashpot that may pull:\n"
-     "  E = R^(1/sqrt(1 - (ln R/pi)^2))), or the restitution of a given R.\n"
+     "  the contact_time law's e_r giving restitution E, or the restitution and contact\n"
+     "  duration of a given R, for the law as integrated (it never pulls: the contact ends\n"
+     "  when the force reaches 0), against a wall or with mass: effective.\n"
      "\n"
      "exit status: 0 done; 2 a missing, unknown or out-of-range option (the message names it).\n"},
     {"help", NULL, "comply help [COMMAND]", "Print the overview, or the help of COMMAND.\n"},

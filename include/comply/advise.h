@@ -120,13 +120,23 @@ CM_API cmStatus cm_advise_restitution(double step_damping, double* restitution, 
 CM_API cmStatus cm_advise_step_damping_for_restitution(double restitution, double* step_damping, char* err,
                                                 size_t errsz);
 
-/* contact_time law, linear spring-dashpot that may pull (zeta = -ln(e_r)/pi): the restitution
- * e = exp(-zeta pi / sqrt(1 - zeta^2)) = e_r^(1 / sqrt(1 - (ln e_r / pi)^2)) for e_r in (0, 1];
- * 0 when e_r <= exp(-pi) (zeta >= 1: overdamped, the body never leaves). */
+/* contact_time law as comply integrates it, the spring-dashpot that never pulls
+ * (F = max(0, K x + D x'), zeta = -ln(e_r)/pi), for a body against a wall (m_rep = m) or any
+ * pair with mass: effective: the restitution, the contact ending when the force reaches 0,
+ *   e = exp(-2 zeta acos(zeta) / sqrt(1 - zeta^2))           (zeta < 1; exp(-2) at zeta = 1)
+ *   e = exp(-2 zeta ln(zeta + W) / W),  W = sqrt(zeta^2 - 1)  (zeta > 1)
+ * for e_r in (0, 1] (0.5433 at e_r = 0.5); src/tools/advise.c derives it. */
 CM_API cmStatus cm_advise_contact_time_restitution(double elastic_repulsion, double* restitution,
                                             char* err, size_t errsz);
 
-/* the inverse: the e_r that gives restitution e in (0, 1]; e_r lies in (exp(-pi), 1] */
+/* the duration of that contact over the contact_time T: 2 acos(zeta) / (pi sqrt(1 - zeta^2))
+ * (zeta < 1), 2 ln(zeta + W) / (pi W) (zeta > 1); 1 at e_r = 1, 0.880 at e_r = 0.5 */
+CM_API cmStatus cm_advise_contact_time_duration(double elastic_repulsion, double* ratio,
+                                                char* err, size_t errsz);
+
+/* the inverse of cm_advise_contact_time_restitution: the e_r in (0, 1] that gives restitution e
+ * in (0, 1] (bisection in zeta to the last bit). CM_ERR_ARG below e = 5e-6, whose e_r is below
+ * the smallest double. */
 CM_API cmStatus cm_advise_contact_time_er(double restitution, double* elastic_repulsion, char* err,
                                    size_t errsz);
 

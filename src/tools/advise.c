@@ -41,13 +41,26 @@
  * e = 0.5 / (0.5 + s) (validated in tests/physics/test_area_compliant.c), so s = 0.5/e - 0.5.
  *
  * Contact-time law. K = m (pi/T)^2, D = -2 m ln(e_r) / T, so w0 = pi/T and
- * zeta = D / (2 m w0) = -ln(e_r) / pi. A linear spring-dashpot that may pull, entered at x = 0
- * with speed v0, follows x = (v0/wd) exp(-zeta w0 t) sin(wd t), wd = w0 sqrt(1 - zeta^2), and
- * leaves at t = pi/wd with speed v0 exp(-zeta w0 pi / wd):
- *   e = exp(-zeta pi / sqrt(1 - zeta^2)) = e_r^(1 / sqrt(1 - (ln e_r / pi)^2))   (zeta < 1).
- * Inverse: with a = -ln e and b = -ln e_r, a = b / sqrt(1 - b^2/pi^2) gives
- *   b = a / sqrt(1 + a^2/pi^2),   e_r = exp(-b),
- * in closed form (so no bisection is needed; b < pi, so e_r > exp(-pi) = 0.0432). */
+ * zeta = D / (2 m w0) = -ln(e_r) / pi (m = m_rep: a body against a wall, or mass: effective).
+ * The law comply integrates never pulls: F = max(0, K x + D x'). Entered at x = 0 with speed
+ * v0, the body follows the linear spring-dashpot m x'' = -K x - D x' while F > 0 and leaves
+ * when F = 0, i.e. when x'' = 0 -- before x returns to 0 (Schwager & Poeschel 2007, "Coefficient
+ * of restitution and linear-dashpot model revisited", Granular Matter 9:465). In the phase
+ * s = w0 t:
+ *  - zeta < 1: x = (v0/wd) e^{-zeta s} sin(sqrt(1-zeta^2) s); x'' = 0 where
+ *    tan(sqrt(1-zeta^2) s) = -2 zeta sqrt(1-zeta^2) / (1 - 2 zeta^2), i.e. (with zeta = sin phi)
+ *    sqrt(1-zeta^2) s* = pi - 2 phi = 2 acos(zeta); there x'/v0 = -e^{-zeta s*} exactly
+ *    (cos(pi - 2 phi) - tan(phi) sin(pi - 2 phi) = -1), so
+ *      e = exp(-2 zeta acos(zeta) / sqrt(1 - zeta^2)),   t* = 2 acos(zeta) / (w0 sqrt(1-zeta^2));
+ *  - zeta > 1, W = sqrt(zeta^2 - 1): x ~ e^{l1 s} - e^{l2 s}, l = -zeta +- W; x'' = 0 at
+ *    s* = ln((zeta + W)/(zeta - W)) / W = 2 ln(zeta + W) / W (as (zeta+W)(zeta-W) = 1), and
+ *      e = ((zeta + W)/(zeta - W))^(-zeta/W) = exp(-2 zeta ln(zeta + W) / W),
+ *    so even an overdamped contact restitutes (the damper's push ends the contact);
+ *  - zeta = 1: the limit of both, e = exp(-2), t* = 2/w0.
+ * e(zeta) falls from 1 (zeta = 0) to 0 (~ 1/(4 zeta^2) for large zeta). For e_r = 0.5: e = 0.5433
+ * and t* = 0.880 T; the spring-dashpot that may pull (the document's derivation) would give
+ * e_r^(1/sqrt(1 - (ln e_r/pi)^2)) = 0.4913 after pi/wd = 1.026 T. The inverse has no closed
+ * form: e(zeta) = e is solved by bisection in zeta (decreasing), and e_r = exp(-pi zeta). */
 #include <math.h>
 
 #include "comply/advise.h"
@@ -305,20 +318,44 @@ cmStatus cm_advise_step_damping_for_restitution(double restitution, double* step
 
 /* ---- contact-time law ---- */
 
+/* restitution and contact duration (phase w0 t*) of the non-pulling spring-dashpot of damping
+ * ratio zeta >= 0 (see the top of the file) */
+static void clamped(double zeta, double* e, double* phase) {
+  double lne, s;
+  if (zeta < 1) {
+    double c = sqrt((1 - zeta) * (1 + zeta));
+    s = 2 * acos(zeta) / c;
+  } else if (zeta > 1) {
+    double w = sqrt((zeta - 1) * (zeta + 1));
+    s = 2 * log1p(zeta - 1 + w) / w;
+  } else {
+    s = 2;
+  }
+  lne = -zeta * s;
+  *e = exp(lne);
+  *phase = s;
+}
+
 cmStatus cm_advise_contact_time_restitution(double elastic_repulsion, double* restitution,
                                             char* err, size_t errsz) {
   CM_ASSERT(restitution);
   cmStatus s;
   if ((s = need_range("elastic_repulsion", elastic_repulsion, 0, 1, 1, 0, err, errsz)) != CM_OK)
     return s;
-  /* b = zeta pi; overdamped (zeta >= 1) never returns through x = 0 */
-  double b = -log(elastic_repulsion);
-  if (b >= CM_PI) {
-    *restitution = 0;
-    return CM_OK;
-  }
-  double zeta = b / CM_PI;
-  *restitution = exp(-b / sqrt(1.0 - zeta * zeta));
+  double phase;
+  clamped(-log(elastic_repulsion) / CM_PI, restitution, &phase);
+  return CM_OK;
+}
+
+cmStatus cm_advise_contact_time_duration(double elastic_repulsion, double* ratio, char* err,
+                                         size_t errsz) {
+  CM_ASSERT(ratio);
+  cmStatus s;
+  if ((s = need_range("elastic_repulsion", elastic_repulsion, 0, 1, 1, 0, err, errsz)) != CM_OK)
+    return s;
+  double e, phase;
+  clamped(-log(elastic_repulsion) / CM_PI, &e, &phase);
+  *ratio = phase / CM_PI; /* t* / T = (phase / w0) / (pi / w0) */
   return CM_OK;
 }
 
@@ -327,9 +364,29 @@ cmStatus cm_advise_contact_time_er(double restitution, double* elastic_repulsion
   CM_ASSERT(elastic_repulsion);
   cmStatus s;
   if ((s = need_range("restitution", restitution, 0, 1, 1, 0, err, errsz)) != CM_OK) return s;
-  /* closed-form inverse of a = b / sqrt(1 - (b/pi)^2) */
-  double a = -log(restitution);
-  double b = a / sqrt(1.0 + (a / CM_PI) * (a / CM_PI));
-  *elastic_repulsion = exp(-b);
+  if (restitution == 1) {
+    *elastic_repulsion = 1;
+    return CM_OK;
+  }
+  /* bracket the zeta of e(zeta) = restitution (e decreases), then bisect to the last bit */
+  double lo = 0, hi = 1, e, phase;
+  for (clamped(hi, &e, &phase); e > restitution && hi < 1e300; clamped(hi, &e, &phase))
+    hi *= 2;
+  for (int it = 0; it < 2000; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (!(mid > lo && mid < hi)) break;
+    clamped(mid, &e, &phase);
+    if (e > restitution)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  double er = exp(-CM_PI * 0.5 * (lo + hi));
+  if (!(er > 0))
+    return cm_error(err, errsz, CM_ERR_ARG,
+                    "restitution: %g needs an elastic_repulsion below the smallest double "
+                    "(damping ratio %g): give a restitution of at least 1e-5",
+                    restitution, 0.5 * (lo + hi));
+  *elastic_repulsion = er;
   return CM_OK;
 }

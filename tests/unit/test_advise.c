@@ -1,6 +1,7 @@
 /* Parameter advice (comply/advise.h): every formula against hand-computed values, the Poisson
- * factor against Lame's constants, the contact-time restitution against a direct RK4 integration
- * of the damped oscillator, the inverse against a bisection, and every validation error. */
+ * factor against Lame's constants, the contact-time restitution and duration against a direct
+ * RK4 integration of the law that never pulls, the inverse against a bisection, and every
+ * validation error. */
 #include <math.h>
 #include <string.h>
 
@@ -296,59 +297,80 @@ static void test_restitution(void) {
   CHECK_ERR(cm_advise_step_damping_for_restitution(1e-320, &s, err, sizeof err), "restitution");
 }
 
-/* m x'' + D x' + K x = 0 (may pull) from x = 0, x' = 1, integrated with RK4 until x returns
- * through 0; returns -x' there (the exit speed over the entry speed), 0 if it has not returned
- * within 20 undamped half periods (overdamped: x decays to 0 without crossing) */
-static double rk4_restitution(double m, double K, double D) {
-  double x = 0, v = 1, h = 1e-5 * sqrt(m / K);
-  long n = (long)(20 * PI / 1e-5);
-  for (long i = 0; i < n; i++) {
+/* The contact_time law as comply integrates it: m x'' = F, F = max(0, -(D x' + K x)) with
+ * x < 0 the penetration (the force never pulls), from x = 0, x' = -1 (entering), integrated with
+ * RK4 (step 1e-5 of the undamped period / 2 pi) while the law pushes: the contact ends when
+ * K x + D x' returns to 0 (interpolated in the step). Returns the exit speed over the entry
+ * speed, and the duration in *dur. */
+static double rk4_restitution(double m, double K, double D, double* dur) {
+  double x = 0, v = -1, h = 1e-5 * sqrt(m / K), t = 0;
+  for (long i = 0; i < 100000000; i++) {
     double k1x = v, k1v = -(D * v + K * x) / m;
     double k2x = v + 0.5 * h * k1v, k2v = -(D * k2x + K * (x + 0.5 * h * k1x)) / m;
     double k3x = v + 0.5 * h * k2v, k3v = -(D * k3x + K * (x + 0.5 * h * k2x)) / m;
     double k4x = v + h * k3v, k4v = -(D * k4x + K * (x + h * k3x)) / m;
     double xn = x + h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
     double vn = v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
-    if (xn <= 0 && i > 0) {
-      /* crossing within the step: interpolate v linearly in x (error O(h^2)) */
-      double f = x / (x - xn);
-      return -(v + f * (vn - v));
+    double f0 = -(D * v + K * x), f1 = -(D * vn + K * xn); /* the push, > 0 in contact */
+    if (i > 0 && f1 <= 0) {
+      /* the force reaches 0 within the step: interpolate linearly in the force (O(h^2)) */
+      double a = f0 / (f0 - f1);
+      *dur = t + a * h;
+      return v + a * (vn - v);
     }
     x = xn;
     v = vn;
+    t += h;
   }
-  return 0;
+  return -1;
+}
+
+/* the closed form of the non-pulling law in an independent form: the phase
+ * s* = pi - atan2(2 zeta sqrt(1-zeta^2), 1 - 2 zeta^2) (zeta < 1) */
+static double clamped_e(double er) {
+  double z = -log(er) / PI, sq = sqrt(1 - z * z);
+  return exp(-z * (PI - atan2(2 * z * sq, 1 - 2 * z * z)) / sq);
 }
 
 static void test_contact_time_rk4(void) {
-  /* the contact_time law: K = m (pi/T)^2, D = -2 m ln(e_r) / T */
-  const double ers[] = {0.95, 0.7, 0.5, 0.2, 0.1, 0.05};
+  /* the contact_time law: K = m (pi/T)^2, D = -2 m ln(e_r) / T; e_r < exp(-pi) is overdamped */
+  const double ers[] = {0.95, 0.7, 0.5, 0.2, 0.1, 0.05, exp(-PI), 0.01, 1e-4};
   const double ms[] = {1.0, 0.3};
   const double Ts[] = {1.0, 0.01};
   for (size_t i = 0; i < sizeof ers / sizeof ers[0]; i++)
     for (size_t j = 0; j < 2; j++) {
       double m = ms[j], T = Ts[j];
       double K = m * (PI / T) * (PI / T), D = -2 * m * log(ers[i]) / T;
-      double e = -1;
+      double e = -1, ratio = -1, dur = -1;
       CHECK(cm_advise_contact_time_restitution(ers[i], &e, err, sizeof err) == CM_OK);
-      CHECK_NEAR(e, rk4_restitution(m, K, D), 1e-7);
+      CHECK(cm_advise_contact_time_duration(ers[i], &ratio, err, sizeof err) == CM_OK);
+      double e_rk4 = rk4_restitution(m, K, D, &dur);
+      CHECK_NEAR(e, e_rk4, 1e-7);
+      CHECK_NEAR(ratio, dur / T, 1e-7);
     }
-  /* hand values: e_r = 1 is elastic; e_r = 0.5 gives 0.5^(1/sqrt(1 - (ln 2/pi)^2)) */
-  double e = -1;
+  /* hand values: e_r = 1 is elastic and lasts T; e_r = 0.5 restitutes 0.5433 in 0.880 T (the
+   * spring-dashpot that may pull would give 0.4913 after 1.026 T); at zeta = 1 (e_r = exp(-pi))
+   * exp(-2) in 2/pi T; the atan2 form agrees */
+  double e = -1, ratio = -1;
   CHECK(cm_advise_contact_time_restitution(1.0, &e, err, sizeof err) == CM_OK);
   CHECK(e == 1.0);
+  CHECK(cm_advise_contact_time_duration(1.0, &ratio, err, sizeof err) == CM_OK);
+  CHECK_REL(ratio, 1.0, 1e-15);
   CHECK(cm_advise_contact_time_restitution(0.5, &e, err, sizeof err) == CM_OK);
-  CHECK_REL(e, pow(0.5, 1 / sqrt(1 - pow(log(2.0) / PI, 2))), 1e-14);
-  CHECK_NEAR(e, 0.49132, 1e-5);
-  /* overdamped: zeta >= 1 at e_r <= exp(-pi); the integration agrees that it never returns */
-  CHECK(cm_advise_contact_time_restitution(0.01, &e, err, sizeof err) == CM_OK);
-  CHECK(e == 0.0);
-  CHECK(rk4_restitution(1.0, PI * PI, -2 * log(0.01)) == 0.0);
+  CHECK_NEAR(e, 0.54334, 1e-5);
+  CHECK_REL(e, clamped_e(0.5), 1e-13);
+  CHECK(cm_advise_contact_time_duration(0.5, &ratio, err, sizeof err) == CM_OK);
+  CHECK_NEAR(ratio, 0.88006, 1e-5);
+  CHECK(cm_advise_contact_time_restitution(0.1, &e, err, sizeof err) == CM_OK);
+  CHECK_REL(e, clamped_e(0.1), 1e-13);
   CHECK(cm_advise_contact_time_restitution(exp(-PI), &e, err, sizeof err) == CM_OK);
-  CHECK(e == 0.0);
+  CHECK_REL(e, exp(-2.0), 1e-7);
+  CHECK(cm_advise_contact_time_duration(exp(-PI), &ratio, err, sizeof err) == CM_OK);
+  CHECK_REL(ratio, 2 / PI, 1e-7);
   CHECK_ERR(cm_advise_contact_time_restitution(0, &e, err, sizeof err), "elastic_repulsion");
   CHECK_ERR(cm_advise_contact_time_restitution(1.5, &e, err, sizeof err), "elastic_repulsion");
   CHECK_ERR(cm_advise_contact_time_restitution(NAN, &e, err, sizeof err), "elastic_repulsion");
+  CHECK_ERR(cm_advise_contact_time_duration(0, &ratio, err, sizeof err), "elastic_repulsion");
 }
 
 /* e(e_r) by the formula, for the bisection */
@@ -359,33 +381,38 @@ static double e_of_er(double er) {
 }
 
 static void test_contact_time_inverse(void) {
-  const double es[] = {1e-6, 0.01, 0.2, 1.0 / 3.0, 0.5, 0.8, 0.99, 1.0};
+  const double es[] = {1e-5, 1e-3, 0.01, 0.2, 1.0 / 3.0, 0.5, 0.6, 0.8, 0.99, 1.0};
   for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
     double er = -1;
     CHECK(cm_advise_contact_time_er(es[i], &er, err, sizeof err) == CM_OK);
-    CHECK(er > exp(-PI) && er <= 1.0);
+    CHECK(er > 0 && er <= 1.0);
     /* round trip through the forward formula */
     CHECK_REL(e_of_er(er), es[i], 1e-12);
-    /* independent inverse: bisection of the increasing e(e_r) on (exp(-pi), 1] */
-    double lo = exp(-PI), hi = 1.0;
+    /* independent inverse: bisection of the increasing e(e_r) in log e_r on (1e-300, 1] */
+    double lo = log(1e-300), hi = 0;
     for (int k = 0; k < 200; k++) {
       double mid = 0.5 * (lo + hi);
-      if (e_of_er(mid) < es[i])
+      if (e_of_er(exp(mid)) < es[i])
         lo = mid;
       else
         hi = mid;
     }
-    CHECK_NEAR(er, 0.5 * (lo + hi), 1e-12);
+    CHECK_REL(er, exp(0.5 * (lo + hi)), 1e-10);
   }
-  double er = 0;
+  double er = 0, dur = 0;
+  /* issue 12's case: asking for 0.6 gave e_r 0.604 (the pull-allowed inverse), which the law
+   * restitutes as 0.632 (0.646 measured in a run); the law that never pulls needs 0.5666 */
+  CHECK(cm_advise_contact_time_er(0.6, &er, err, sizeof err) == CM_OK);
+  CHECK_NEAR(er, 0.56655, 1e-5);
+  CHECK_NEAR(rk4_restitution(1.0, PI * PI, -2 * log(er), &dur), 0.6, 1e-7);
   CHECK(cm_advise_contact_time_er(0.5, &er, err, sizeof err) == CM_OK);
-  CHECK(er > 0.5); /* damping that pulls back on the way out: e_r above the wanted e */
-  /* the RK4 oscillator with that e_r restitutes 0.5 */
-  CHECK_NEAR(rk4_restitution(1.0, PI * PI, -2 * log(er)), 0.5, 1e-7);
+  CHECK(er < 0.5); /* the law leaves early, before the damper has taken its share */
+  CHECK_NEAR(rk4_restitution(1.0, PI * PI, -2 * log(er), &dur), 0.5, 1e-7);
   CHECK_ERR(cm_advise_contact_time_er(0, &er, err, sizeof err), "restitution");
   CHECK_ERR(cm_advise_contact_time_er(-1, &er, err, sizeof err), "restitution");
   CHECK_ERR(cm_advise_contact_time_er(1.2, &er, err, sizeof err), "restitution");
   CHECK_ERR(cm_advise_contact_time_er(NAN, &er, err, sizeof err), "restitution");
+  CHECK_ERR(cm_advise_contact_time_er(1e-6, &er, err, sizeof err), "smallest double");
 }
 
 int main(void) {
