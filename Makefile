@@ -3,7 +3,7 @@
 #   make test   build and run the whole test suite, plus an ASan+UBSan build of the tests
 #   make fuzz   build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (fuzz/README.md)
 #   make test-extended   make test, the slow tests, the sanitizer build again at full scale, then
-#                        make fuzz with 45 s per parser
+#                        make fuzz with 45 s per harness
 # Builds go to build/ (RelWithDebInfo, warnings as errors) and build-asan/ (sanitizers).
 
 DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev python3 valgrind
@@ -51,7 +51,7 @@ test: test-fast test-asan
 # to $(FUZZ_BUILD)/artifacts/ and stop the run. FUZZ_FLAGS adds libFuzzer options.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
-FUZZ_PARSERS := scene obj stl ply
+FUZZ_PARSERS := scene obj stl ply checkpoint resume cli
 fuzz:
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) clang libclang-rt-14-dev"
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMPLY_FUZZ=ON \

@@ -1,22 +1,32 @@
 /* The fuzz entry points (fuzz_targets.h). The input is copied into a buffer of its exact size
  * (the scene parser takes a length) or of its size plus a NUL (the mesh readers take the
  * NUL-terminated, writable content of a whole file), so that AddressSanitizer sees any read past
- * the end. Nothing touches the file system: scenes naming mesh files are parsed, not compiled. */
+ * the end. The parsers' targets touch no file: scenes naming mesh files are parsed, not
+ * compiled. The checkpoint and restart targets write their input into a private folder, since
+ * the functions they fuzz take paths. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include "fuzz_targets.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "comply/comply.h"
 #include "mesh_io/mesh_io.h"
+#include "output/output.h"
 
 /* abort (a crash libFuzzer records) unless cond holds, saying which invariant failed */
-#define require(cond) require_at((cond), #cond, __LINE__)
-static void require_at(int ok, const char* what, int line) {
+#define require(cond) cm_fuzz_require((cond), #cond, "fuzz_targets.c", __LINE__)
+void cm_fuzz_require(int ok, const char* what, const char* file, int line) {
   if (ok) return;
-  fprintf(stderr, "fuzz_targets.c:%d: invariant violated: %s\n", line, what);
+  fprintf(stderr, "%s:%d: invariant violated: %s\n", file, line, what);
   abort();
 }
 
@@ -126,4 +136,274 @@ int cm_fuzz_stl(const uint8_t* data, size_t size) {
 
 int cm_fuzz_ply(const uint8_t* data, size_t size) {
   return fuzz_mesh(cm_mesh_read_ply, "fuzz.ply", data, size);
+}
+
+/* ---- the file-based targets: a private folder and a small model ---- */
+
+static char fuzz_folder[4096];
+
+/* remove path and, for a folder, everything in it (symbolic links are removed, not followed) */
+static void remove_tree(const char* path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    DIR* d = opendir(path);
+    if (d) {
+      struct dirent* e;
+      while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char sub[4096];
+        if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
+          remove_tree(sub);
+      }
+      closedir(d);
+    }
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+static void remove_fuzz_folder(void) {
+  if (fuzz_folder[0]) remove_tree(fuzz_folder);
+}
+
+const char* cm_fuzz_dir(void) {
+  if (!fuzz_folder[0]) {
+    const char* tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) > 1024) tmp = "/tmp";
+    snprintf(fuzz_folder, sizeof fuzz_folder, "%s/comply-fuzz-XXXXXX", tmp);
+    require(mkdtemp(fuzz_folder) != NULL);
+    atexit(remove_fuzz_folder);
+  }
+  return fuzz_folder;
+}
+
+/* dir/name in a static buffer of its own per slot (0..3) */
+static const char* fuzz_path(int slot, const char* name) {
+  static char buf[4][4200];
+  snprintf(buf[slot], sizeof buf[slot], "%s/%s", cm_fuzz_dir(), name);
+  return buf[slot];
+}
+
+static void write_file(const char* path, const uint8_t* data, size_t size) {
+  FILE* f = fopen(path, "wb");
+  require(f != NULL);
+  require(fwrite(data, 1, size, f) == size);
+  require(fclose(f) == 0);
+}
+
+/* the whole file in a new buffer (free), NUL-terminated; NULL if it cannot be read */
+static uint8_t* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  uint8_t* buf = malloc(cap + 1);
+  require(buf != NULL);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      cap *= 2;
+      buf = realloc(buf, cap + 1);
+      require(buf != NULL);
+    }
+  }
+  fclose(f);
+  buf[n] = 0;
+  *size = n;
+  return buf;
+}
+
+/* a ground plane, a box and a sphere (meshes of 8 and 42 vertices); the box rests on the plane */
+#define CM_FUZZ_SCENE                                                                              \
+  "scene: {timestep: 1.0e-3}\n"                                                                    \
+  "bodies:\n"                                                                                      \
+  "  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}\n"         \
+  "  - {name: box, geometry: {box: {size: [0.1, 0.1, 0.1], divisions: 1}}, "                       \
+  "position: [0, 0, 0.0499]}\n"                                                                    \
+  "  - {name: ball, geometry: {sphere: {radius: 0.05, refine: 1}}, position: [0.3, 0, 0.2]}\n"
+
+/* the model of the file-based targets, compiled once (vtk: with the VTK series) */
+static const cmModel* fuzz_model(int vtk) {
+  static cmModel* model[2];
+  if (!model[vtk]) {
+    static const char text[2][512] = {CM_FUZZ_SCENE, CM_FUZZ_SCENE "output: {vtk: true}\n"};
+    char err[1024];
+    cmScene* s = NULL;
+    require(cm_scene_parse(text[vtk], strlen(text[vtk]), "fuzz-model.yaml", &s, err, sizeof err) ==
+            CM_OK);
+    require(cm_model_compile(s, &model[vtk], err, sizeof err) == CM_OK);
+    cm_scene_free(s);
+  }
+  return model[vtk];
+}
+
+/* ---- checkpoint ---- */
+
+static void put_le(uint8_t* p, uint64_t x, int n) {
+  for (int i = 0; i < n; i++)
+    p[i] = (uint8_t)(x >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t* p, int n) {
+  uint64_t x = 0;
+  for (int i = n - 1; i >= 0; i--)
+    x = (x << 8) | p[i];
+  return x;
+}
+
+/* FNV-1a 64, as the checkpoint's checksum (docs/outputs.md) */
+static uint64_t fnv1a(const uint8_t* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+/* the header fields, size and checksum that the mode asks to make right (layout in
+ * src/output/checkpoint.c) */
+static void fix_checkpoint(const cmModel* m, uint8_t* b, size_t n, unsigned mode) {
+  if ((mode & 1) && n >= 64) {
+    memcpy(b, "CMCKPT\0\0", 8);
+    put_le(b + 8, CM_CHECKPOINT_VERSION, 4);
+    put_le(b + 12, (uint64_t)m->nbody, 4);
+    memset(b + 16, 0, 16);
+    memcpy(b + 16, cm_version(), strlen(cm_version()));
+    put_le(b + 32, cm_model_fingerprint(m), 8);
+    double h = m->opt.timestep;
+    uint64_t bits;
+    memcpy(&bits, &h, 8);
+    put_le(b + 40, bits, 8);
+    put_le(b + 56, CM_WARN_COUNT, 4);
+    put_le(b + 60, CM_TIMER_COUNT, 4);
+  }
+  if ((mode & 2) && n >= 56) put_le(b + 48, n, 8);
+  if ((mode & 4) && n >= 8) put_le(b + n - 8, fnv1a(b, n - 8), 8);
+}
+
+static int state_finite(const cmModel* m, const cmData* d) {
+  for (int i = 0; i < m->nbody; i++)
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(d->body_cpos[3 * i + k]) || !isfinite(d->body_cvel[3 * i + k]) ||
+          !isfinite(d->body_angvel[3 * i + k]))
+        return 0;
+  return 1;
+}
+
+int cm_fuzz_checkpoint(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const cmModel* m = fuzz_model(0);
+  size_t n = size - 1;
+  uint8_t* buf = malloc(n ? n : 1);
+  require(buf != NULL);
+  if (n) memcpy(buf, data + 1, n);
+  fix_checkpoint(m, buf, n, data[0]);
+  const char* path = fuzz_path(0, "checkpoint.bin");
+  write_file(path, buf, n);
+
+  cmData* d = cm_data_new(m);
+  require(d != NULL);
+  uint64_t h0 = cm_data_hash(m, d);
+  char err[1024] = "";
+  cmStatus st = cm_checkpoint_read(m, d, path, err, sizeof err);
+  if (st != CM_OK) {
+    /* the data as it was, and a message naming the file */
+    require(cm_data_hash(m, d) == h0 && d->step == 0);
+    if (st != CM_ERR_NOMEM) require_message(err, path);
+  } else {
+    require(d->ncontact == 0 && d->npair == 0 && d->step >= 0);
+    /* what was read is written back byte for byte */
+    const char* again = fuzz_path(1, "again.bin");
+    require(cm_checkpoint_write(m, d, again, err, sizeof err) == CM_OK);
+    size_t n2 = 0;
+    uint8_t* buf2 = read_file(again, &n2);
+    require(buf2 != NULL && n2 == n && memcmp(buf, buf2, n) == 0);
+    free(buf2);
+    /* a step from it: a finite state, or an error that keeps the state read */
+    uint64_t h1 = cm_data_hash(m, d);
+    long step = d->step;
+    if (cm_step(m, d) == CM_OK)
+      require(state_finite(m, d) && d->step == step + 1);
+    else
+      require(cm_data_hash(m, d) == h1 && d->step == step);
+  }
+  cm_data_free(d);
+  free(buf);
+  return 0;
+}
+
+/* ---- restart: cm_output_resume ---- */
+
+/* Check one CSV after the resume: it starts with its header; it is the header alone if there was
+ * no file or no complete header line, else a prefix of the file that was there; every row after
+ * the header starts with a step <= last and a comma, and the file ends with a newline. */
+static void check_resumed(const char* path, const char* header, const uint8_t* before,
+                          size_t nbefore, int existed, long last) {
+  size_t n = 0, nh = strlen(header);
+  uint8_t* now = read_file(path, &n);
+  require(now != NULL);
+  require(n >= nh && memcmp(now, header, nh) == 0);
+  if (existed && nbefore >= nh && memcmp(before, header, nh) == 0)
+    require(n <= nbefore && memcmp(now, before, n) == 0);
+  else
+    require(n == nh);
+  require(now[n - 1] == '\n');
+  for (size_t i = nh; i < n;) {
+    long step = 0;
+    size_t j = i;
+    while (j < n && now[j] >= '0' && now[j] <= '9' && j - i < 18)
+      step = 10 * step + (now[j++] - '0');
+    require(j > i && j < n && now[j] == ',' && step <= last);
+    while (now[j] != '\n')
+      j++;
+    i = j + 1;
+  }
+  free(now);
+}
+
+int cm_fuzz_resume(const uint8_t* data, size_t size) {
+  if (size < 11) return 0;
+  unsigned flags = data[0];
+  long last = (long)(int64_t)get_le(data + 1, 8);
+  size_t nb = (size_t)get_le(data + 9, 2), nrest = size - 11;
+  if (nb > nrest) nb = nrest;
+  const uint8_t* bodies = data + 11;
+  const uint8_t* contacts = bodies + nb;
+  size_t nc = nrest - nb;
+  const cmModel* m = fuzz_model(flags & 1);
+
+  /* a fresh output folder holding the files given */
+  const char* dir = fuzz_path(0, "out");
+  remove_tree(dir);
+  require(mkdir(dir, 0777) == 0);
+  const char* bpath = fuzz_path(1, "out/bodies.csv");
+  const char* cpath = fuzz_path(2, "out/contacts.csv");
+  if (!(flags & 2)) write_file(bpath, bodies, nb);
+  if (!(flags & 4)) write_file(cpath, contacts, nc);
+
+  char err[1024] = "";
+  cmOutput* out = (cmOutput*)1;
+  cmStatus st = cm_output_resume(m, dir, last, &out, err, sizeof err);
+  if (st != CM_OK) {
+    require(out == NULL);
+    if (st != CM_ERR_NOMEM) require_message(err, dir);
+    return 0;
+  }
+  require(out != NULL);
+  check_resumed(bpath, CM_BODIES_HEADER, bodies, nb, !(flags & 2), last);
+  check_resumed(cpath, CM_CONTACTS_HEADER, contacts, nc, !(flags & 4), last);
+  /* a frame appends whole rows */
+  cmData* d = cm_data_new(m);
+  require(d != NULL);
+  require(cm_output_frame(out, m, d) == CM_OK);
+  cm_output_close(out);
+  size_t n = 0;
+  uint8_t* b = read_file(bpath, &n);
+  require(b != NULL && n > 0 && b[n - 1] == '\n');
+  free(b);
+  cm_data_free(d);
+  return 0;
 }

@@ -24,4 +24,34 @@ int cm_fuzz_obj(const uint8_t* data, size_t size);
 int cm_fuzz_stl(const uint8_t* data, size_t size);
 int cm_fuzz_ply(const uint8_t* data, size_t size);
 
+/* The file-based targets write their input into a private folder (mkdtemp in $TMPDIR or /tmp,
+ * removed at exit): the API they fuzz takes paths. Both use one small model (a plane, a box, a
+ * sphere; CM_FUZZ_SCENE in fuzz_targets.c).
+ *
+ * A checkpoint: byte 0 is a mode, the rest the file. Mode bit 0 sets the header fields that must
+ * match the model (format and library version, nbody, fingerprint, timestep, W, T), bit 1 the
+ * size field, bit 2 the checksum, so that the fuzzer gets past each check to the ones behind it.
+ * Then cm_checkpoint_read into a new data: on error the data is unchanged and the message names
+ * the file; a file it accepts is written back byte for byte by cm_checkpoint_write, and a step
+ * from it either succeeds with a finite state or fails and keeps the read state. */
+int cm_fuzz_checkpoint(const uint8_t* data, size_t size);
+/* The restart path: byte 0 flags (bit 0 a model with the VTK series, bit 1 no bodies.csv, bit 2
+ * no contacts.csv), bytes 1-8 last_step (i64, little-endian), bytes 9-10 the length of the
+ * bodies.csv part (u16), then bodies.csv and contacts.csv. cm_output_resume on them: on success
+ * each file is its header or a prefix of what was there, cut after whole rows of steps <=
+ * last_step, and a frame appends to it; on error the message names the folder. */
+int cm_fuzz_resume(const uint8_t* data, size_t size);
+/* The command line: the input split at newlines into at most CM_FUZZ_MAX_ARGS arguments after
+ * "comply", run by the command's own main (fuzz/fuzz_cli_main.c) in a private folder holding a
+ * scene s.yaml, a mesh m.obj and a bad scene bad.yaml. `run` and arguments containing '/' are
+ * skipped (no simulation, no file outside the folder). The exit status is 0, 1 or 2, and a
+ * status 2 comes with a message "comply: ..." on stderr. (fuzz_targets_cli.c) */
+#define CM_FUZZ_MAX_ARGS 24
+int cm_fuzz_cli(const uint8_t* data, size_t size);
+
+/* the private folder of the file-based targets (created at the first call, removed at exit) */
+const char* cm_fuzz_dir(void);
+/* abort, naming the line of fuzz_targets*.c, unless ok */
+void cm_fuzz_require(int ok, const char* what, const char* file, int line);
+
 #endif

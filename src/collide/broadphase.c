@@ -174,7 +174,11 @@ void cm_stage_broadphase(const cmModel* m, cmData* d) {
   for (int i = 0; i < nall; i++) {
     const double* B = d->body_aabb + 6 * all[i];
     double e = fmax(B[3] - B[0], fmax(B[4] - B[1], B[5] - B[2]));
-    if (isfinite(e) && e <= LARGE_CELLS * s)
+    /* a box with a NaN (fmax drops it from e) is not put into the grid, whose cell counts
+     * assume finite corners */
+    int finite = 1;
+    for (int k = 0; k < 6; k++) finite = finite && isfinite(B[k]);
+    if (finite && isfinite(e) && e <= LARGE_CELLS * s)
       ordinary[nord++] = all[i];
     else {
       large[nlarge++] = all[i];

@@ -5,9 +5,10 @@
  * last frame was the extra one written on SIGINT). So both CSV files are scanned row by row and
  * cut after the last row whose step is <= last_step (the caller passes S when S is a regular
  * frame step of the uninterrupted run, else S - 1, so the files hold exactly what an
- * uninterrupted run holds at that point); an incomplete last line is cut as well. The files are
- * then reopened for appending, and the rows the restarted run appends make them byte for byte
- * the files of an uninterrupted run. With VTK, scene.pvd is rebuilt from the steps left in
+ * uninterrupted run holds at that point); an incomplete last line is cut as well, and a file
+ * whose steps go back is refused (the rows of one run never do). The files are then reopened
+ * for appending, and the rows the restarted run appends make them byte for byte the files of an
+ * uninterrupted run. With VTK, scene.pvd is rebuilt from the steps left in
  * bodies.csv (time = step x timestep, exactly as cm_step computes it) and the .vtu files of the
  * frames cut off are removed. */
 #define _POSIX_C_SOURCE 200809L
@@ -54,7 +55,7 @@ static cmStatus scan(const char* path, const char* header, long last, long* cut,
   size_t hlen = strlen(header); /* newline included */
   unsigned char buf[65536];
   size_t got, hi = 0;
-  long pos = 0, line = 1, step = 0;
+  long pos = 0, line = 1, step = 0, prev = 0;
   int in_header = 1, ndig = 0, have_step = 0;
   cmStatus st = CM_OK;
   while (st == CM_OK && (got = fread(buf, 1, sizeof buf, f)) > 0) {
@@ -91,6 +92,15 @@ static cmStatus scan(const char* path, const char* header, long last, long* cut,
         have_step = 1;
       }
       if (c != '\n') continue;
+      /* comply writes the steps in order: a step that goes back (a file edited or pasted
+       * together) would leave rows after last_step before the cut */
+      if (step < prev) {
+        st = cm_error(err, errsz, CM_ERR_PARSE,
+                      "'%s' line %ld: step %ld after step %ld: not the rows of one comply run",
+                      path, line, step, prev);
+        break;
+      }
+      prev = step;
       if (step <= last) {
         *cut = pos + 1;
         if (steps_add(kept, step) != 0) st = CM_ERR_NOMEM;

@@ -1,7 +1,8 @@
-/* Regression test of the fuzzers: every file of fuzz/crashers/<parser>/, fuzz/corpus/<parser>/
+/* Regression test of the fuzzers: every file of fuzz/crashers/<target>/, fuzz/corpus/<target>/
  * and the malformed-input corpus tests/data/bad/ (parser from the extension) goes through the
- * same entry points as the libFuzzer harnesses (fuzz/fuzz_targets.c, compiled into this test),
- * so that a crash found once stays fixed. The entry points abort on a violated invariant; the
+ * same entry points as the libFuzzer harnesses (fuzz/fuzz_targets.c, compiled into this test, and
+ * fuzz/fuzz_targets_cli.c with the command's sources, linked to it: tests/CMakeLists.txt), so
+ * that a crash found once stays fixed. The entry points abort on a violated invariant; the
  * ASan+UBSan build of the tests (make test-asan) catches memory errors and undefined behaviour. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -38,6 +39,9 @@ static Entry entry_of(const char* what) {
   if (strcmp(what, "obj") == 0) return cm_fuzz_obj;
   if (strcmp(what, "stl") == 0) return cm_fuzz_stl;
   if (strcmp(what, "ply") == 0) return cm_fuzz_ply;
+  if (strcmp(what, "checkpoint") == 0) return cm_fuzz_checkpoint;
+  if (strcmp(what, "resume") == 0) return cm_fuzz_resume;
+  if (strcmp(what, "cli") == 0) return cm_fuzz_cli;
   return NULL;
 }
 
@@ -84,28 +88,29 @@ static int run_dir(const char* dir, Entry entry) {
   return n;
 }
 
-static const char* const parsers[] = {"scene", "obj", "stl", "ply"};
+/* the targets: the folders of fuzz/corpus/ and fuzz/crashers/ */
+static const char* const targets[] = {"scene", "obj", "stl", "ply", "checkpoint", "resume", "cli"};
+enum { NTARGET = sizeof targets / sizeof targets[0] };
 
 static void test_crashers(void) {
   /* the folders may be empty: then the fuzzers found nothing that is not fixed */
   int n = 0;
-  n += run_dir(CM_SRC("fuzz/crashers/scene"), cm_fuzz_scene);
-  n += run_dir(CM_SRC("fuzz/crashers/obj"), cm_fuzz_obj);
-  n += run_dir(CM_SRC("fuzz/crashers/stl"), cm_fuzz_stl);
-  n += run_dir(CM_SRC("fuzz/crashers/ply"), cm_fuzz_ply);
+  for (int i = 0; i < NTARGET; i++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fuzz/crashers/%s", CM_SOURCE_DIR, targets[i]);
+    n += run_dir(dir, entry_of(targets[i]));
+  }
   printf("     %d crashers replayed\n", n);
   CHECK(n >= 0);
 }
 
 static void test_corpus(void) {
-  int n[4];
-  n[0] = run_dir(CM_SRC("fuzz/corpus/scene"), cm_fuzz_scene);
-  n[1] = run_dir(CM_SRC("fuzz/corpus/obj"), cm_fuzz_obj);
-  n[2] = run_dir(CM_SRC("fuzz/corpus/stl"), cm_fuzz_stl);
-  n[3] = run_dir(CM_SRC("fuzz/corpus/ply"), cm_fuzz_ply);
-  for (size_t i = 0; i < 4; i++) {
-    printf("     %s corpus: %d inputs\n", parsers[i], n[i]);
-    CHECK(n[i] > 0); /* the seeds at least */
+  for (int i = 0; i < NTARGET; i++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fuzz/corpus/%s", CM_SOURCE_DIR, targets[i]);
+    int n = run_dir(dir, entry_of(targets[i]));
+    printf("     %s corpus: %d inputs\n", targets[i], n);
+    CHECK(n > 0); /* the seeds at least */
   }
 }
 
