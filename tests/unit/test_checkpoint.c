@@ -7,6 +7,7 @@
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "core/hash.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -176,6 +177,27 @@ static void test_rejects(void) {
   file[8] = 99;
   save(BAD, file, n);
   expect_reject(m, BAD, CM_ERR_PARSE, "format version 99");
+  /* checksum right, content no run writes (docs/outputs.md, the layout): a negative step (at
+   * 64), solver_iter (an int, at 80) of 2^32 + 5, which a read would truncate to 5, and a NaN
+   * in the last body's angular velocity (just before the checksum); fuzz_checkpoint found the
+   * last two (fuzz/README.md) */
+  const struct {
+    size_t at;
+    uint64_t bits;
+    const char* what;
+  } edit[3] = {{64, (uint64_t)-1, "negative step -1"},
+               {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
+               {n - 16, 0x7ff8000000000000ull, "body_angvel that is not finite"}};
+  for (int k = 0; k < 3; k++) {
+    memcpy(file, good, n);
+    for (int i = 0; i < 8; i++)
+      file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));
+    uint64_t sum = cm_fnv1a(CM_FNV_OFFSET, file, n - 8);
+    for (int i = 0; i < 8; i++)
+      file[n - 8 + i] = (unsigned char)(sum >> (8 * i));
+    save(BAD, file, n);
+    expect_reject(m, BAD, CM_ERR_PARSE, edit[k].what);
+  }
   /* no such file */
   expect_reject(m, "no-such-checkpoint.bin", CM_ERR_IO, "cannot open");
 
