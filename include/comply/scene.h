@@ -158,6 +158,10 @@ typedef struct cmRuleDef {
   double damping;           /* N s/m per contact point, >= 0 (default 0) */
   /* all laws */
   double friction;          /* Coulomb mu >= 0 (default 0) */
+  double stick_velocity;    /* slip speed below which friction is proportional to the slip, so
+                               that a sticking contact creeps at most this fast, m/s, in
+                               [1e-9, 1] (default 1e-5; docs/contact-laws.md: a larger value
+                               costs creep and saves Newton iterations) */
   cmMethod method;
   cmDirection direction;
   cmIntegration integration;

@@ -167,6 +167,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       /* within the play: no force at all (rigidbody-interaction.txt: F = 0 if x < d_play) */
       if (!(r->f < 0)) continue;
       r->mu = rule->friction;
+      r->vs = rule->stick_velocity;
       cm_row_friction_basis(r);
       p->nrow++;
       continue;
@@ -198,6 +199,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       r->c = res.compliance;
       r->D = cm_response_damping(&res, h);
       r->mu = rule->friction;
+      r->vs = rule->stick_velocity;
       cm_row_friction_basis(r);
     }
   }

@@ -51,7 +51,7 @@ void cm_stage_forces(const cmModel* m, cmData* d, double h) {
         cm_v3_madd(dir, dir, r->t[1], w[1] / sw);
         inv = cm_row_invmass(m, d, r, dir, NULL);
       }
-      double Ft = r->mu * r->lambda * (sw < CM_FRICTION_VS ? sw / CM_FRICTION_VS : 1);
+      double Ft = r->mu * r->lambda * (sw < r->vs ? sw / r->vs : 1);
       double cap = inv > 0 ? sw / (inv * h) : Ft;
       if (Ft > cap) Ft = cap;
       for (int k2 = 0; k2 < 2; k2++) {

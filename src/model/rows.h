@@ -6,10 +6,6 @@
 
 #include "comply/data.h"
 
-/* slip speed below which friction is proportional to the slip (stiction creeps at most this
- * fast), m/s */
-#define CM_FRICTION_VS 1e-5
-
 typedef struct cmRow {
   int body[2];    /* A (pushed along +n) and B; -1 for the world (joints) */
   int pair;       /* contact pair index */
@@ -25,6 +21,7 @@ typedef struct cmRow {
   double c;       /* compliance, m/N */
   double D;       /* effective damping, N s/m */
   double mu;      /* Coulomb friction coefficient */
+  double vs;      /* stick velocity: friction is proportional to slips below it, m/s */
   double t[2][3]; /* tangent basis (unit, orthogonal to n) */
   double lambda;  /* result: normal force on A along n, N (>= 0) */
   double ftan[2]; /* result: friction force on A along t[0], t[1], N */

@@ -73,6 +73,7 @@ cmRuleDef cm_rule_def_default(void) {
   r.stiffness = 1e5;
   r.damping = 0.0;
   r.friction = 0.0;
+  r.stick_velocity = 1e-5;
   r.method = CM_METHOD_VERTEX;
   r.direction = CM_DIRECTION_AUTO;
   r.integration = CM_INTEGRATION_DEFAULT;
@@ -471,6 +472,11 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
   if (num(c, "stiffness", "stiffness", r->stiffness, R_POS, "N/m")) return 1;
   if (num(c, "damping", "damping", r->damping, R_NONNEG, "N s/m")) return 1;
   if (num(c, "friction", "friction (mu)", r->friction, R_NONNEG, "")) return 1;
+  if (!(r->stick_velocity >= 1e-9 && r->stick_velocity <= 1))
+    return fail(c, "stick_velocity",
+                "stick_velocity must be in [1e-9, 1] m/s (got %.10g): the slip speed below which "
+                "a sticking contact creeps",
+                r->stick_velocity);
   if (enm(c, "method", (int)r->method, 4, "vertex, two_way, vertex_edge, contour")) return 1;
   if (enm(c, "direction", (int)r->direction, 2, "auto, first")) return 1;
   return enm(c, "integration", (int)r->integration, 3, "default, implicit, explicit");

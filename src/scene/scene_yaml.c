@@ -749,6 +749,7 @@ enum {
   R_STIFFNESS,
   R_DAMPING,
   R_FRICTION,
+  R_STICK_VELOCITY,
   R_METHOD,
   R_DIRECTION,
   R_INTEGRATION,
@@ -766,6 +767,7 @@ static const char* const rule_keys[] = {"pair",
                                         "stiffness",
                                         "damping",
                                         "friction",
+                                        "stick_velocity",
                                         "method",
                                         "direction",
                                         "integration"};
@@ -785,6 +787,7 @@ static const int rule_key_laws[R_N] = {LAWS_ALL,
                                        LAW_BIT(CM_LAW_CONTACT_TIME),
                                        LAW_BIT(CM_LAW_LINEAR),
                                        LAW_BIT(CM_LAW_LINEAR),
+                                       LAWS_COLLIDING,
                                        LAWS_COLLIDING,
                                        LAWS_COLLIDING,
                                        LAWS_COLLIDING,
@@ -827,10 +830,11 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
     const char* unit;
   } nums[] = {{R_KA, "N/m^3"},           {R_STEP_DAMPING, ""}, {R_STIFFNESS_DAMPING, "s"},
               {R_ELASTIC_REPULSION, ""}, {R_PLAY, "m"},        {R_CONTACT_TIME, "s"},
-              {R_STIFFNESS, "N/m"},      {R_DAMPING, "N s/m"}, {R_FRICTION, ""}};
+              {R_STIFFNESS, "N/m"},      {R_DAMPING, "N s/m"}, {R_FRICTION, ""},
+              {R_STICK_VELOCITY, "m/s"}};
   double* dst[] = {&r.ka,      &r.step_damping, &r.stiffness_damping, &r.elastic_repulsion,
                    &r.play,    &r.contact_time, &r.stiffness,         &r.damping,
-                   &r.friction};
+                   &r.friction, &r.stick_velocity};
   for (int i = 0; i < (int)(sizeof nums / sizeof nums[0]); i++) {
     int k = nums[i].key;
     if (v[k] && get_num(p, v[k], rule_keys[k], nums[i].unit, dst[i])) return -1;

@@ -11,8 +11,8 @@
  * Friction (Coulomb, regularised). A row with friction coefficient mu has two tangent
  * directions t1, t2; its slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the step meets
  * the impulse gamma = -L w / max(|w|, v_s): opposite to the slip, of magnitude L when sliding
- * faster than v_s = CM_FRICTION_VS and proportionally smaller below (stiction creeps at most at
- * v_s). L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is minus the gradient of the
+ * faster than v_s (the rule's stick_velocity, default 1e-5 m/s) and proportionally smaller below
+ * (stiction creeps at most at v_s). L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is minus the gradient of the
  * convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r - v_s/2 beyond.
  *
  * The end velocities u (6 per body: v of the com and w, world) of an island minimise
@@ -164,8 +164,9 @@ static double normal_impulse(const Island* is, int k, double y) {
 
 /* the friction impulse (2) for slip w and limit L, and (if Hf) its 2x2 Hessian: exact, or with
  * secant != 0 the isotropic secant L/|w| I in the sliding zone */
-static void friction_law(const double w[2], double L, double g[2], double Hf[4], int secant) {
-  double r = sqrt(w[0] * w[0] + w[1] * w[1]), vs = CM_FRICTION_VS;
+static void friction_law(const double w[2], double L, double vs, double g[2], double Hf[4],
+                         int secant) {
+  double r = sqrt(w[0] * w[0] + w[1] * w[1]);
   if (r <= vs) {
     g[0] = -L * w[0] / vs;
     g[1] = -L * w[1] / vs;
@@ -261,7 +262,7 @@ static double rows_eval(Island* is) {
     }
     if (is->limit[k] > 0) {
       double gf[2], Hf[4];
-      friction_law(y + 1, is->limit[k], gf, Hf, is->flag[k]);
+      friction_law(y + 1, is->limit[k], is->row[k]->vs, gf, Hf, is->flag[k]);
       scatter(is, k, 1, 2, gf, Hf);
       imp2 += gf[0] * gf[0] + gf[1] * gf[1];
     }
@@ -279,7 +280,7 @@ static double line_slope(const Island* is, double a, double c, double t) {
     if (lam > 0) s -= dy[0] * lam;
     if (is->limit[k] > 0) {
       double w[2] = {y[1] + t * dy[1], y[2] + t * dy[2]}, gf[2];
-      friction_law(w, is->limit[k], gf, NULL, 0);
+      friction_law(w, is->limit[k], is->row[k]->vs, gf, NULL, 0);
       s -= dy[1] * gf[0] + dy[2] * gf[1];
     }
   }
@@ -732,7 +733,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
       r->ftan[0] = r->ftan[1] = 0;
       if (is->limit[k] > 0) {
         double gf[2];
-        friction_law(is->y + 3 * k + 1, is->limit[k], gf, NULL, 0);
+        friction_law(is->y + 3 * k + 1, is->limit[k], r->vs, gf, NULL, 0);
         r->ftan[0] = gf[0] / h;
         r->ftan[1] = gf[1] / h;
       }

@@ -38,6 +38,10 @@ BAD = [
     ("linear", "stiffness: -1", "stiffness"),
     ("linear", "damping: -1", "damping"),
     ("contact_time", "ka: 5.0e10", "ka"),  # a parameter of another law
+    ("area_compliant", "stick_velocity: 0", "stick_velocity"),
+    ("contact_time", "stick_velocity: -1.0e-5", "stick_velocity"),
+    ("area_compliant", "stick_velocity: 2", "stick_velocity"),
+    ("area_compliant", "stick_velocity: .nan", "stick_velocity"),
 ]
 
 
@@ -53,7 +57,8 @@ def test_bad_parameters(s):
 
 
 def test_good_parameters(s):
-    for i, line in enumerate(["ka: 1.0e9", "step_damping: 0.5", "friction: 0.3"]):
+    for i, line in enumerate(["ka: 1.0e9", "step_damping: 0.5", "friction: 0.3",
+                              "stick_velocity: 1.0e-3"]):
         path = s.write("good%d.yaml" % i, SCENE % ("area_compliant", line))
         r = s.run("check", path)
         expect_exit(r, 0, line)

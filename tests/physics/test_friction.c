@@ -7,6 +7,9 @@
 #include "scenes.h"
 #include "test.h"
 
+/* the rule's stick_velocity for the next incline() */
+static double g_stick = 1e-5;
+
 /* a 0.1 x 0.1 x 0.05 box resting on a fixed half-space tilted by theta about y */
 static cmModel* incline(double theta, double mu, cmLawType law, cmIntegration integ, double vx,
                         double sink, double T) {
@@ -21,6 +24,7 @@ static cmModel* incline(double theta, double mu, cmLawType law, cmIntegration in
   cmRuleDef r = cm_rule_def_default();
   r.law = law;
   r.friction = mu;
+  r.stick_velocity = g_stick;
   r.integration = integ;
   r.contact_time = T;
   cmScene* s = scene_on_ground("friction", &g, &b, &r);
@@ -73,8 +77,8 @@ static void test_sliding_deceleration(void) {
   check_slide(CM_LAW_CONTACT_TIME, CM_INTEGRATION_EXPLICIT, "contact_time, explicit");
 }
 
-/* on an incline 2 degrees below atan(mu) the block sticks (it creeps at most at the
- * regularisation speed 1e-5 m/s); 2 degrees above it slides at g (sin - mu cos) */
+/* on an incline 2 degrees below atan(mu) the block sticks (it creeps at most at the default
+ * stick velocity 1e-5 m/s); 2 degrees above it slides at g (sin - mu cos) */
 static void test_incline(void) {
   const double mu = 0.4, g = 9.81, crit = atan(mu);
   for (int k = -1; k <= 1; k += 2) {
@@ -103,8 +107,39 @@ static void test_incline(void) {
   }
 }
 
+/* The regularisation a sticking contact has (docs/contact-laws.md, "Friction"): below the
+ * stick velocity v_s the friction force is L w / v_s for the Coulomb limit L = mu N, so on an
+ * incline with tan(theta) < mu the block creeps at the w where that balances m g sin(theta):
+ * w = v_s tan(theta) / mu, whatever the mass and the number of contact points (each point
+ * carries its share of N and of the friction). With stick_velocity 1e-3 m/s, mu 0.4 and theta
+ * 10 degrees below atan(mu): w = 1e-3 x tan(11.8 deg) / 0.4 = 5.2e-4 m/s; with the default
+ * 1e-5, 100 times less. */
+static void test_creep_rate(void) {
+  const double mu = 0.4, theta = atan(mu) - 10.0 * CM_PI / 180;
+  const double vs[2] = {1e-3, 1e-5};
+  for (int i = 0; i < 2; i++) {
+    g_stick = vs[i];
+    cmModel* m = incline(theta, mu, CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 0, 0, 0);
+    g_stick = 1e-5;
+    if (!m) return;
+    cmData* d = cm_data_new(m);
+    for (int k = 0; k < 200; k++) cm_step(m, d); /* settle */
+    double x0[3], dx[3];
+    memcpy(x0, d->body_cpos + 3, sizeof x0);
+    for (int k = 0; k < 500; k++) cm_step(m, d);
+    cm_v3_sub(dx, d->body_cpos + 3, x0);
+    double w = downhill(d, theta, dx) / 0.5, expect = vs[i] * tan(theta) / mu;
+    printf("  stick_velocity %g m/s: creep %.4g m/s (v_s tan(theta) / mu = %.4g m/s)\n", vs[i], w,
+           expect);
+    CHECK_REL(w, expect, 0.03);
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+}
+
 int main(void) {
   RUN(test_sliding_deceleration);
   RUN(test_incline);
+  RUN(test_creep_rate);
   return test_report();
 }
