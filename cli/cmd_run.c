@@ -266,8 +266,7 @@ static void report_new_warnings(const cmModel* m, const cmData* d, int* seen) {
     if (w == CM_WARN_ENERGY && d->energy_body >= 0 && d->energy_body < m->nbody)
       fprintf(stderr, ", body '%s', growth %.3g of the largest kinetic energy %.3g J",
               m->body_name[d->energy_body], d->energy_growth, d->energy_scale);
-    if (w == CM_WARN_SOLVER)
-      fprintf(stderr, ", residual %.3g", d->solver_max_residual);
+    if (w == CM_WARN_SOLVER) fprintf(stderr, ", residual %.3g", d->solver_max_residual);
     if (w == CM_WARN_DEEP && d->depth_body_a >= 0 && d->depth_body_b >= 0)
       fprintf(stderr, ", pair %s <-> %s, penetration %.3g of the thinner body",
               m->body_name[d->depth_body_a], m->body_name[d->depth_body_b], d->depth_ratio);
@@ -283,8 +282,8 @@ static long warning_list(const cmData* d, int overlaps, int soft, char* buf, siz
   buf[0] = 0;
   if (overlaps) used += (size_t)snprintf(buf, n, "initial_overlap %d", overlaps);
   if (soft)
-    used += (size_t)snprintf(buf + used, n - used, "%sresting_penetration %d", used ? ", " : "",
-                             soft);
+    used +=
+        (size_t)snprintf(buf + used, n - used, "%sresting_penetration %d", used ? ", " : "", soft);
   for (int w = 0; w < CM_WARN_COUNT; w++) {
     if (!d->warning[w]) continue;
     total += d->warning[w];
@@ -379,8 +378,9 @@ int cmd_run(int argc, char** argv) {
   }
   int soft = a.restart ? 0 : cli_resting_estimates(m, NULL, "");
   if (soft) {
-    fprintf(stderr, "comply: warning: resting_penetration: %d bod%s would sink deeper than %g %% "
-                    "of their thickness under their weight:\n",
+    fprintf(stderr,
+            "comply: warning: resting_penetration: %d bod%s would sink deeper than %g %% "
+            "of their thickness under their weight:\n",
             soft, soft == 1 ? "y" : "ies", 100 * CM_DEEP_FRACTION);
     cli_resting_estimates(m, stderr, "comply:   ");
   }
@@ -489,8 +489,9 @@ int cmd_run(int argc, char** argv) {
              nwarn ? " (" : "", list, nwarn ? ")" : "");
     rc = CLI_OK;
     if (nwarn && a.strict)
-      rc = cli_error(CLI_FAILED, "--strict: %ld warning%s; the output in '%s' is complete but "
-                                 "not to be trusted",
+      rc = cli_error(CLI_FAILED,
+                     "--strict: %ld warning%s; the output in '%s' is complete but "
+                     "not to be trusted",
                      nwarn, nwarn == 1 ? "" : "s", a.outdir);
   }
   free_run(&r);

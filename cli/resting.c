@@ -71,8 +71,8 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
               prefix, m->body_name[b], m->body_name[s], r, cm_law_name(rule->law), delta,
               100 * delta / t, t);
       if (fix > 0)
-        fprintf(f, "; %s %s %.3g %s gives 1 %%\n", what,
-                what[0] == 'k' ? ">=" : "<=", fix, what[0] == 'k' ? "N/m^3" : "s");
+        fprintf(f, "; %s %s %.3g %s gives 1 %%\n", what, what[0] == 'k' ? ">=" : "<=", fix,
+                what[0] == 'k' ? "N/m^3" : "s");
       else
         fprintf(f, "; the play alone is more than 1 %%\n");
     }

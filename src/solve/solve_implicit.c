@@ -12,8 +12,9 @@
  * directions t1, t2; its slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the step meets
  * the impulse gamma = -L w / max(|w|, v_s): opposite to the slip, of magnitude L when sliding
  * faster than v_s (the rule's stick_velocity, default 1e-5 m/s) and proportionally smaller below
- * (stiction creeps at most at v_s). L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is minus the gradient of the
- * convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r - v_s/2 beyond.
+ * (stiction creeps at most at v_s). L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is
+ * minus the gradient of the convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r
+ * - v_s/2 beyond.
  *
  * The end velocities u (6 per body: v of the com and w, world) of an island minimise
  *

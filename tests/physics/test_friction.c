@@ -61,8 +61,8 @@ static void check_slide(cmLawType law, cmIntegration integ, const char* what) {
   }
   double decel = (v1 - v2) / 0.2;
   double drift = fabs(d->body_cpos[3] - x400);
-  printf("  %s: deceleration %.5f m/s^2 (mu g = %.5f), drift after stopping %.2g m\n", what,
-         decel, mu * g, drift);
+  printf("  %s: deceleration %.5f m/s^2 (mu g = %.5f), drift after stopping %.2g m\n", what, decel,
+         mu * g, drift);
   CHECK_REL(decel, mu * g, 0.01);
   /* stopped and stays stopped: no net slip over the last 0.1 s (the contact_time block keeps
    * a small rocking motion of its own, ~1e-5 m) */
@@ -86,10 +86,12 @@ static void test_incline(void) {
     cmModel* m = incline(theta, mu, CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 0, 0, 0);
     if (!m) return;
     cmData* d = cm_data_new(m);
-    for (int i = 0; i < 100; i++) cm_step(m, d); /* settle */
+    for (int i = 0; i < 100; i++)
+      cm_step(m, d); /* settle */
     double x0[3], v0 = downhill(d, theta, d->body_cvel + 3);
     memcpy(x0, d->body_cpos + 3, sizeof x0);
-    for (int i = 0; i < 500; i++) cm_step(m, d);
+    for (int i = 0; i < 500; i++)
+      cm_step(m, d);
     double dx[3];
     cm_v3_sub(dx, d->body_cpos + 3, x0);
     double s = downhill(d, theta, dx), t = 0.5;
@@ -123,10 +125,12 @@ static void test_creep_rate(void) {
     g_stick = 1e-5;
     if (!m) return;
     cmData* d = cm_data_new(m);
-    for (int k = 0; k < 200; k++) cm_step(m, d); /* settle */
+    for (int k = 0; k < 200; k++)
+      cm_step(m, d); /* settle */
     double x0[3], dx[3];
     memcpy(x0, d->body_cpos + 3, sizeof x0);
-    for (int k = 0; k < 500; k++) cm_step(m, d);
+    for (int k = 0; k < 500; k++)
+      cm_step(m, d);
     cm_v3_sub(dx, d->body_cpos + 3, x0);
     double w = downhill(d, theta, dx) / 0.5, expect = vs[i] * tan(theta) / mu;
     printf("  stick_velocity %g m/s: creep %.4g m/s (v_s tan(theta) / mu = %.4g m/s)\n", vs[i], w,
