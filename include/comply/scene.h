@@ -168,6 +168,11 @@ typedef struct cmRuleDef {
   cmSourceLoc loc;
 } cmRuleDef;
 CM_API cmRuleDef cm_rule_def_default(void);
+/* the largest ka (N/m^3) and linear stiffness (N/m), and the shortest contact_time (s), a rule
+ * accepts: beyond them the laws lose their force in double-precision rounding */
+#define CM_KA_MAX 1e20
+#define CM_STIFFNESS_MAX 1e20
+#define CM_CONTACT_TIME_MIN 1e-9
 
 /* a soft point link between two bodies, or a body and the world */
 typedef struct cmJointDef {

@@ -191,10 +191,10 @@ const char* cm_warning_help(cmWarning w) {
     return "the gyroscopic update of a fast-spinning body did not converge, so its rotation is "
            "approximate; use a smaller timestep";
   case CM_WARN_ENERGY:
-    return "the total mechanical energy grew by more than 5 % of the largest kinetic + elastic "
-           "energy of the run: the numerics created energy (step_damping below 0.5, an explicit "
-           "law too stiff for the timestep, a deep initial overlap); use a smaller timestep, "
-           "step_damping >= 0.5 or implicit integration (docs/outputs.md, \"Energy monitor\")";
+    return "the energy of the bodies grew by more than 5 % of the largest kinetic energy of the "
+           "run above the lowest total energy: the numerics created energy (step_damping below "
+           "0.5, an explicit law too stiff for the timestep, a contact_time far below the "
+           "timestep); use a smaller timestep, step_damping >= 0.5 or implicit integration (docs/outputs.md, \"Energy monitor\")";
   case CM_WARN_SUBSTEPS:
     return "substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX = 100 sub-steps in a step to "
            "resolve an explicit contact or joint (w h <= 1): those steps ran at the cap, less "

@@ -458,6 +458,26 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
     return fail(c, "pair", "pair must be two non-empty alias globs");
   if (enm(c, "law", (int)r->law, 4, "contact_time, area_compliant, linear, none")) return 1;
   if (num(c, "ka", "ka", r->ka, R_POS, "N/m^3")) return 1;
+  /* beyond these the law cannot work in double precision: K = ka A or m (pi/T)^2 overflows the
+   * implicit step's scale (its compliance 1/K underflows, and the contact gives no force at
+   * all: a ball with contact_time 1e-300 fell through the ground), or a resting body is
+   * launched by rounding (ka 1e300). The limits are many orders beyond any material: steel on a
+   * 1 mm layer is ka = E / Le = 2e14 N/m^3, the shortest contact a 1 ns step resolves 1e-8 s. */
+  if (r->ka > CM_KA_MAX)
+    return fail(c, "ka",
+                "ka must be at most %g N/m^3 (got %.10g): stiffer than any material (steel on a "
+                "1 mm layer is about 2e14), and the implicit step loses the contact force in "
+                "rounding; for a nearly rigid contact 1e12-1e15 is enough",
+                CM_KA_MAX, r->ka);
+  if (r->stiffness > CM_STIFFNESS_MAX)
+    return fail(c, "stiffness", "stiffness must be at most %g N/m (got %.10g)", CM_STIFFNESS_MAX,
+                r->stiffness);
+  if (r->contact_time != 0 && r->contact_time < CM_CONTACT_TIME_MIN)
+    return fail(c, "contact_time",
+                "contact_time T must be at least %g s (got %.10g): a contact cannot last less "
+                "than a step, and below that the law's stiffness m (pi/T)^2 loses the force in "
+                "rounding; use a timestep and a T of at least a few steps",
+                CM_CONTACT_TIME_MIN, r->contact_time);
   if (num(c, "step_damping", "step_damping", r->step_damping, R_NONNEG, "")) return 1;
   if (num(c, "stiffness_damping", "stiffness_damping", r->stiffness_damping, R_NONNEG, "s"))
     return 1;

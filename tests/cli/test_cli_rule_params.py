@@ -42,6 +42,10 @@ BAD = [
     ("contact_time", "stick_velocity: -1.0e-5", "stick_velocity"),
     ("area_compliant", "stick_velocity: 2", "stick_velocity"),
     ("area_compliant", "stick_velocity: .nan", "stick_velocity"),
+    # beyond what double precision carries: the force was lost (a ball fell through)
+    ("area_compliant", "ka: 1.0e300", "ka"),
+    ("contact_time", "contact_time: 1.0e-300", "contact_time"),
+    ("linear", "stiffness: 1.0e30", "stiffness"),
 ]
 
 
