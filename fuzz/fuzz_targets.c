@@ -293,13 +293,32 @@ static int state_finite(const cmModel* m, const cmData* d) {
   return 1;
 }
 
+/* the size of a checkpoint of the model (that of a fresh data's, written once) */
+static size_t checkpoint_size(const cmModel* m) {
+  static size_t size;
+  if (!size) {
+    cmData* d = cm_data_new(m);
+    require(d != NULL);
+    char err[1024];
+    const char* path = fuzz_path(1, "fresh.bin");
+    require(cm_checkpoint_write(m, d, path, err, sizeof err) == CM_OK);
+    uint8_t* b = read_file(path, &size);
+    require(b != NULL && size > 0);
+    free(b);
+    cm_data_free(d);
+  }
+  return size;
+}
+
 int cm_fuzz_checkpoint(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const cmModel* m = fuzz_model(0);
-  size_t n = size - 1;
-  uint8_t* buf = malloc(n ? n : 1);
+  /* mode bit 3: cut or zero-pad the file to the size of the model's checkpoints, so that an
+   * input keeps reaching the checks behind the size when the layout changes */
+  size_t n = data[0] & 8 ? checkpoint_size(m) : size - 1;
+  uint8_t* buf = calloc(n ? n : 1, 1);
   require(buf != NULL);
-  if (n) memcpy(buf, data + 1, n);
+  memcpy(buf, data + 1, size - 1 < n ? size - 1 : n);
   fix_checkpoint(m, buf, n, data[0]);
   const char* path = fuzz_path(0, "checkpoint.bin");
   write_file(path, buf, n);

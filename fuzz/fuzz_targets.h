@@ -30,7 +30,9 @@ int cm_fuzz_ply(const uint8_t* data, size_t size);
  *
  * A checkpoint: byte 0 is a mode, the rest the file. Mode bit 0 sets the header fields that must
  * match the model (format and library version, nbody, fingerprint, timestep, W, T), bit 1 the
- * size field, bit 2 the checksum, so that the fuzzer gets past each check to the ones behind it.
+ * size field, bit 2 the checksum, so that the fuzzer gets past each check to the ones behind it;
+ * bit 3 first cuts or zero-pads the file to the size of the model's checkpoints (so that inputs
+ * keep their reach when the layout grows).
  * Then cm_checkpoint_read into a new data: on error the data is unchanged and the message names
  * the file; a file it accepts is written back byte for byte by cm_checkpoint_write, and a step
  * from it either succeeds with a finite state or fails and keeps the read state. */
