@@ -237,7 +237,9 @@ static void print_stability(const cmModel* m) {
   printf("explicit stability at h = %g s (explicit rows at t = 0: %d): least stable %s: "
          "effective mass %.6g kg, w h = %.4g, zeta %.4g, limit w h < %.4g: %s\n",
          st.h, st.explicit_rows, what, st.m_eff, st.omega_h, st.zeta, st.limit,
-         !unstable ? "stable" : autosub ? "unstable without sub-steps" : "UNSTABLE");
+         !unstable ? "stable"
+         : autosub ? "unstable without sub-steps"
+                   : "UNSTABLE");
   if (autosub)
     printf("  substeps: auto takes %d sub-step%s per step while these rows act%s\n", st.substeps,
            st.substeps == 1 ? "" : "s",

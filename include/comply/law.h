@@ -49,19 +49,19 @@ typedef struct cmStability {
   int explicit_rows; /* explicit rows evaluated; 0: nothing to check (every other field 0) */
   double h;          /* the sub-step they were evaluated at, s */
   /* the least stable group of rows */
-  int pair;          /* its contact pair (index into cmData.pair), or -1 */
-  int joint;         /* its joint, or -1 */
-  int body[2];       /* its bodies, -1 for the world */
-  int rule;          /* its rule */
-  double m_eff;      /* effective mass at its point along its normal, kg */
-  double stiffness;  /* K, N/m (summed over a pair's rows) */
-  double damping;    /* D, N s/m (summed) */
-  double omega;      /* w = sqrt(K / m_eff), rad/s */
-  double zeta;       /* D / (2 sqrt(K m_eff)) */
-  double omega_h;    /* w h */
-  double limit;      /* the largest stable w h, 2 (sqrt(1 + zeta^2) - zeta) */
-  double lambda;     /* ((w h)^2 + 4 zeta w h) / 4; >= 1: unstable */
-  double h_max;      /* the longest sub-step at which lambda < 1, s */
+  int pair;                /* its contact pair (index into cmData.pair), or -1 */
+  int joint;               /* its joint, or -1 */
+  int body[2];             /* its bodies, -1 for the world */
+  int rule;                /* its rule */
+  double m_eff;            /* effective mass at its point along its normal, kg */
+  double stiffness;        /* K, N/m (summed over a pair's rows) */
+  double damping;          /* D, N s/m (summed) */
+  double omega;            /* w = sqrt(K / m_eff), rad/s */
+  double zeta;             /* D / (2 sqrt(K m_eff)) */
+  double omega_h;          /* w h */
+  double limit;            /* the largest stable w h, 2 (sqrt(1 + zeta^2) - zeta) */
+  double lambda;           /* ((w h)^2 + 4 zeta w h) / 4; >= 1: unstable */
+  double h_max;            /* the longest sub-step at which lambda < 1, s */
   double contact_time_min; /* a contact_time row: the shortest contact_time T with lambda < 1
                               at h, s (0 for the other laws) */
   /* every explicit row */

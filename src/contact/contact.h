@@ -13,7 +13,6 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h);
 /* the row of joint j at sub-step h into *r: 1 if the joint acts (stretched beyond its play), 0
  * if not. With dir (unit, world) the row is built along dir at zero stretch, whatever the
  * joint's state (the stability check before a run). (laws.c) */
-int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], double h,
-                 cmRow* r);
+int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], double h, cmRow* r);
 
 #endif

@@ -42,8 +42,7 @@ typedef struct cmStabScan {
 int cm_stability_scan(const cmModel* m, cmData* d, double h, cmStabScan* s);
 /* the report of the group of rows that starts at row k (cmStability, comply/law.h), of its
  * explicit rows (all = 0) or of all its rows (all = 1); returns the row after the group */
-int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int all,
-                       cmStability* g);
+int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int all, cmStability* g);
 /* the largest fraction alpha in (0, 1] of the scanned sub-step at which the upper bound is
  * <= CM_STAB_TARGET (1: the sub-step is short enough) */
 double cm_stability_alpha(const cmStabScan* s);

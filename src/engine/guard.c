@@ -85,8 +85,8 @@ static int row_name(const cmModel* m, const cmData* d, const cmRow* r, char* out
   char what[32] = "pair";
   if (r->joint >= 0) snprintf(what, sizeof what, "joint %d", r->joint);
   return snprintf(out, sz, "; %s %s <-> %s (rule %d, %s, %s)", what,
-                  a >= 0 ? m->body_name[a] : "world", b >= 0 ? m->body_name[b] : "world", rule,
-                  law, r->implicit ? "implicit" : "explicit");
+                  a >= 0 ? m->body_name[a] : "world", b >= 0 ? m->body_name[b] : "world", rule, law,
+                  r->implicit ? "implicit" : "explicit");
 }
 
 /* ": unstable explicit row: w h = ... >= limit ...; use ..." for a group with lambda >= 1 */
@@ -96,8 +96,7 @@ static void unstable_advice(const cmModel* m, const cmStability* g, char* out, s
                    "2 (sqrt(1 + zeta^2) - zeta) for zeta %.3g, with the effective mass %.3g kg "
                    "at its point (rotation included); use substeps: auto (or >= %.0f), a step "
                    "below %.3g s, integration: implicit",
-                   g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(g->h / g->h_max),
-                   g->h_max);
+                   g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(g->h / g->h_max), g->h_max);
   if (n < 0 || (size_t)n >= sz) return;
   const cmRuleDef* rule = g->rule >= 0 ? &m->rule[g->rule] : NULL;
   if (g->contact_time_min > 0)
