@@ -58,8 +58,31 @@ static int auto_split(cmData* d, const cmStabScan* s, int rest, int taken) {
   return want > rest ? (int)want : 0;
 }
 
+/* the state a step starts from is the caller's to write (cmData is public): refuse a
+ * non-finite one before it reaches the broadphase, naming the body and the field */
+static int state_finite(const cmModel* m, cmData* d) {
+  static const char* const names[] = {"position (body_cpos)", "orientation (body_xquat)",
+                                      "velocity (body_cvel)", "angular velocity (body_angvel)"};
+  for (int b = 0; b < m->nbody; b++) {
+    const double* f[] = {d->body_cpos + 3 * b, d->body_xquat + 4 * b, d->body_cvel + 3 * b,
+                         d->body_angvel + 3 * b};
+    const int len[] = {3, 4, 3, 3};
+    for (int k = 0; k < 4; k++)
+      for (int i = 0; i < len[k]; i++)
+        if (!isfinite(f[k][i])) {
+          snprintf(d->message, sizeof d->message,
+                   "body '%s': its %s[%d] is %g at the start of step %ld; the state was written "
+                   "non-finite by the caller (cm_step never leaves one)",
+                   m->body_name[b], names[k], i, f[k][i], d->step + 1);
+          return 0;
+        }
+  }
+  return 1;
+}
+
 cmStatus cm_step(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
+  if (!state_finite(m, d)) return CM_ERR_ARG;
   double t_step = cm_clock();
   /* sub-step `sub` of nsub covers its share of the part [f0, 1] of the step; substeps: auto
    * starts with the whole step and splits the rest of it when a sub-step's rows need it */

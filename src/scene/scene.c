@@ -472,7 +472,7 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
   if (r->stiffness > CM_STIFFNESS_MAX)
     return fail(c, "stiffness", "stiffness must be at most %g N/m (got %.10g)", CM_STIFFNESS_MAX,
                 r->stiffness);
-  if (r->contact_time != 0 && r->contact_time < CM_CONTACT_TIME_MIN)
+  if (r->contact_time > 0 && r->contact_time < CM_CONTACT_TIME_MIN)
     return fail(c, "contact_time",
                 "contact_time T must be at least %g s (got %.10g): a contact cannot last less "
                 "than a step, and below that the law's stiffness m (pi/T)^2 loses the force in "

@@ -80,6 +80,24 @@ static void test_max_speed(void) {
   cm_model_free(m);
 }
 
+/* a state the caller wrote non-finite (cmData is public) is refused before it reaches the
+ * broadphase, naming the body and the field; nothing changes */
+static void test_nonfinite_state_refused(void) {
+  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 0, 0, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_OK);
+  d->body_angvel[3 + 1] = NAN;
+  CHECK(cm_step(m, d) == CM_ERR_ARG);
+  CHECK(strstr(d->message, "'ball'") && strstr(d->message, "angular velocity (body_angvel)[1]"));
+  CHECK(d->step == 1);
+  d->body_angvel[3 + 1] = 0;
+  d->body_cpos[3] = INFINITY;
+  CHECK(cm_step(m, d) == CM_ERR_ARG && strstr(d->message, "position (body_cpos)[0]"));
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* more contact points than max_contacts: CM_ERR_LIMIT, nothing half-done */
 static void test_max_contacts(void) {
   cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 50, 8, 0);
@@ -103,6 +121,7 @@ int main(void) {
   RUN(test_explicit_too_stiff);
   RUN(test_implicit_same_stiffness_is_fine);
   RUN(test_max_speed);
+  RUN(test_nonfinite_state_refused);
   RUN(test_max_contacts);
   return test_report();
 }
