@@ -302,6 +302,10 @@ int cmd_check(int argc, char** argv) {
     printf("  %s\n", m->note[i]);
   print_overlaps(m);
   print_stability(m);
+  int deep = cli_resting_estimates(m, NULL, "");
+  printf("resting penetration: %d too deep%s\n", deep,
+         deep ? " (warning: the law is too soft for these bodies' weight)" : "");
+  cli_resting_estimates(m, stdout, "  warning: ");
   printf("ok\n");
   cm_model_free(m);
   cm_scene_free(s);
