@@ -47,6 +47,20 @@ int cli_parse_number(const char* s, double* out); /* finite number */
 int cli_option(const char* cmd, int argc, char** argv, int* i, const char* name,
                const char* short_name, const char** value);
 
+/* the options of `comply run` (run_args.c) */
+typedef struct cliRunArgs {
+  const char* scene;
+  const char* outdir;
+  const char* restart; /* checkpoint to continue from, or NULL */
+  int has_steps, has_duration, quiet, strict;
+  long steps;
+  long checkpoint_every; /* 0: checkpoints only on a signal */
+  double duration;
+} cliRunArgs;
+/* parse the arguments after "run" (argv[0] is "run"): CLI_OK, CLI_USAGE (message printed), or
+ * -1 when the help was printed */
+int cli_run_parse(int argc, char** argv, cliRunArgs* a);
+
 /* the built-in demo scene of `comply run` with no SCENE; NULL with a message on failure */
 cmScene* cli_demo_scene(char* err, size_t errsz);
 

@@ -3,18 +3,21 @@
  * fuzz_cli_main.c) in the private folder of the file-based targets, with the files the
  * arguments may name: s.yaml (a valid scene), bad.yaml (an invalid one), m.obj (a valid mesh).
  *
- * `run` is skipped: its option parser is a static function of cli/cmd_run.c that cannot be
- * called without running a simulation (fuzz/README.md). So is any argument with a '/', so that
- * no file outside the folder is read. The command's stdout goes to /dev/null and its stderr
+ * `run` goes to its option parser alone (cli_run_parse, cli/run_args.c), not to a simulation:
+ * the options it accepts must be consistent (no --steps with --duration, counts and times in
+ * range, a non-empty output folder). Any argument with a '/' is skipped, so that no file
+ * outside the folder is read. The command's stdout goes to /dev/null and its stderr
  * into a buffer (the FILE pointers are swapped, which glibc allows; file descriptors 1 and 2
  * stay, so a sanitizer report still reaches the terminal). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "fuzz_targets.h"
 
 int comply_main(int argc, char** argv);
@@ -85,7 +88,7 @@ int cm_fuzz_cli(const uint8_t* data, size_t size) {
   argv[argc] = NULL;
   for (int i = 1; i < argc && !skip; i++)
     skip = strchr(argv[i], '/') != NULL;
-  if (argc > 1 && strcmp(argv[1], "run") == 0) skip = 1;
+  int run_only = argc > 1 && strcmp(argv[1], "run") == 0;
   if (skip) {
     free(text);
     return 0;
@@ -106,7 +109,22 @@ int cm_fuzz_cli(const uint8_t* data, size_t size) {
   FILE* err = stderr;
   stdout = devnull;
   stderr = cap;
-  int rc = comply_main(argc, argv);
+  int rc;
+  if (run_only) {
+    cliRunArgs a;
+    rc = cli_run_parse(argc - 1, argv + 1, &a);
+    require(rc == -1 || rc == 0 || rc == 2);
+    if (rc == 0) {
+      require(!(a.has_steps && a.has_duration));
+      require(a.steps >= 0 && a.checkpoint_every >= 0);
+      require(!a.has_duration || (a.duration >= 0 && isfinite(a.duration)));
+      require(a.outdir && a.outdir[0]);
+      require(!a.restart || a.restart[0]);
+    }
+    if (rc == -1) rc = 0;
+  } else {
+    rc = comply_main(argc, argv);
+  }
   fflush(stdout);
   stdout = out;
   stderr = err;
