@@ -28,8 +28,8 @@ static double launch_speed(const cmModel* m, const cmData* d, int k, double* ene
   *energy = NAN;
   if (m->rule_law_fn[P->rule] || !(inv > 0)) return NAN;
   if (r->law == CM_LAW_CONTACT_TIME) {
-    double T = r->contact_time > 0 ? r->contact_time : 100 * m->opt.timestep;
-    double x = P->max_penetration - r->play, w = 3.14159265358979323846 / T;
+    /* the compiled rule holds T itself (the default 100 steps resolved) */
+    double x = P->max_penetration - r->play, w = 3.14159265358979323846 / r->contact_time;
     if (x > 0) E = 0.5 * rep_mass(m, P->body[0], P->body[1]) * w * w * x * x;
   } else if (r->law == CM_LAW_AREA_COMPLIANT || r->law == CM_LAW_LINEAR) {
     for (int i = 0; i < P->points; i++) {

@@ -55,7 +55,7 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
         }
         what = "ka";
       } else if (rule->law == CM_LAW_CONTACT_TIME) {
-        double T = rule->contact_time > 0 ? rule->contact_time : 100 * m->opt.timestep;
+        double T = rule->contact_time; /* resolved by the compiler (default 100 steps) */
         delta = g * T * T / (CM_PI * CM_PI) + rule->play;
         fix = target > rule->play ? CM_PI * sqrt((target - rule->play) / g) : 0;
         what = "contact_time";
