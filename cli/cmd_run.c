@@ -195,6 +195,12 @@ static void report_new_warnings(const cmModel* m, const cmData* d, int* seen) {
       fprintf(stderr, ", body '%s', growth %.3g of the largest kinetic energy %.3g J",
               m->body_name[d->energy_body], d->energy_growth, d->energy_scale);
     if (w == CM_WARN_SOLVER) fprintf(stderr, ", residual %.3g", d->solver_max_residual);
+    if (w == CM_WARN_TUNNEL && d->tunnel_body_a >= 0 && d->tunnel_body_b >= 0)
+      fprintf(stderr,
+              ", '%s' at %.3g m/s relative to '%s', thinner body %.3g m thick: the largest safe "
+              "step is %.3g s",
+              m->body_name[d->tunnel_body_a], d->tunnel_speed, m->body_name[d->tunnel_body_b],
+              d->tunnel_thickness, d->tunnel_thickness / (2 * d->tunnel_speed));
     if (w == CM_WARN_DEEP && d->depth_body_a >= 0 && d->depth_body_b >= 0)
       fprintf(stderr, ", pair %s <-> %s, penetration %.3g of the thinner body",
               m->body_name[d->depth_body_a], m->body_name[d->depth_body_b], d->depth_ratio);

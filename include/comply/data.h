@@ -25,6 +25,7 @@ typedef enum cmWarning {
   CM_WARN_ENERGY,        /* the total mechanical energy grew: the numerics created energy */
   CM_WARN_SUBSTEPS,      /* substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX sub-steps */
   CM_WARN_DEEP,          /* a pair penetrated deeper than CM_DEEP_FRACTION of its thinner body */
+  CM_WARN_TUNNEL,        /* a body moved more than half the thinner body's thickness in a step */
   CM_WARN_COUNT
 } cmWarning;
 /* the name of a warning kind as in summary.json ("solver_not_converged"), "unknown" if none */
@@ -129,6 +130,13 @@ typedef struct cmData {
   long depth_first_step; /* the first step that counted CM_WARN_DEEP, 0 none */
   int depth_body_a;      /* the pair of the largest ratio (-1 none) */
   int depth_body_b;
+  /* tunnelling: the first step in which a body near another moved, relative to it, more than
+   * half the thinner one's thickness (a vertex can then cross its middle, or jump it, unseen) */
+  long tunnel_first_step;  /* 0 none */
+  int tunnel_body_a;       /* the moving body of that step */
+  int tunnel_body_b;       /* the body it may cross */
+  double tunnel_speed;     /* their relative speed bound, m/s */
+  double tunnel_thickness; /* the thinner one's thickness, m */
 
   int warning[CM_WARN_COUNT];   /* counts */
   char message[512];            /* diagnosis of the last failed step ("" if none) */

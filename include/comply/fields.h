@@ -130,7 +130,12 @@
   X(double, depth_ratio)                                                                           \
   X(long, depth_first_step)                                                                        \
   X(int, depth_body_a)                                                                             \
-  X(int, depth_body_b)
+  X(int, depth_body_b)                                                                             \
+  X(long, tunnel_first_step)                                                                       \
+  X(int, tunnel_body_a)                                                                            \
+  X(int, tunnel_body_b)                                                                            \
+  X(double, tunnel_speed)                                                                          \
+  X(double, tunnel_thickness)
 
 /* run totals (warning counts, cumulative stage timers); copied and saved after the scalars:
  * X(type, name, count) */

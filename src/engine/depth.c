@@ -7,10 +7,24 @@
  * into a face, a body crossing a thin wall). Either way the result is not what the user
  * modelled. A step in which some pair's deepest point exceeds CM_DEEP_FRACTION of the
  * thickness of the thinner of its two bodies (the smallest extent of its body-frame box; planes
- * have none) counts as CM_WARN_DEEP; the largest ratio of the run and its pair are kept. */
+ * have none) counts as CM_WARN_DEEP; the largest ratio of the run and its pair are kept.
+ *
+ * Tunnelling. Vertex-penetration contact sees a vertex only once it is inside the other body,
+ * and pushes it out through the nearest face. A vertex that moves more than half a body's
+ * thickness in one step can reach the far half of it (and is then pushed out the far side) or
+ * jump it altogether, and neither may show in the contacts. After every step, each body near
+ * another (their world boxes closer than the relative travel) is checked: the relative travel
+ * bound (|v_a - v_b| + |w_a| r_a + |w_b| r_b) h, r the half diagonal of a body's box, against
+ * half the thinner body's thickness; beyond it the step counts CM_WARN_TUNNEL, and the first
+ * such step, pair, speed and thickness are kept for the message with the largest safe step
+ * t / (2 v). Half-spaces have no far side and are not checked. Bodies whose travel is below half
+ * the thinnest body of the scene are skipped at once, so the check costs O(n) in quiet scenes. */
+#include <math.h>
+
+#include "core/cm_math.h"
 #include "engine/engine.h"
 
-static double thickness(const cmModel* m, int b) {
+double cm_body_thickness(const cmModel* m, int b) {
   int g = m->body_geom[b];
   if (m->geom_type[g] == CM_GEOM_PLANE) return 0;
   const double* a = m->geom_aabb + 6 * g;
@@ -24,13 +38,67 @@ void cm_depth_start(cmData* d) {
   d->depth_ratio = 0;
   d->depth_first_step = 0;
   d->depth_body_a = d->depth_body_b = -1;
+  d->tunnel_first_step = 0;
+  d->tunnel_body_a = d->tunnel_body_b = -1;
+  d->tunnel_speed = d->tunnel_thickness = 0;
+}
+
+/* half the diagonal of body b's box: a bound on the distance of its points from the com, m */
+static double reach(const cmModel* m, int b) {
+  const double* a = m->geom_aabb + 6 * m->body_geom[b];
+  double dx = a[3] - a[0], dy = a[4] - a[1], dz = a[5] - a[2];
+  return 0.5 * sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+static int boxes_near(const double* a, const double* b, double gap) {
+  for (int k = 0; k < 3; k++)
+    if (a[k] - gap > b[3 + k] || b[k] - gap > a[3 + k]) return 0;
+  return 1;
+}
+
+void cm_stage_tunnel(const cmModel* m, cmData* d, double h) {
+  double tmin = INFINITY;
+  for (int b = 0; b < m->nbody; b++) {
+    double t = cm_body_thickness(m, b);
+    if (t > 0 && t < tmin) tmin = t;
+  }
+  if (!isfinite(tmin)) return;
+  int risk = 0;
+  for (int a = 0; a < m->nbody; a++) {
+    if (m->body_motion[a] != CM_MOTION_DYNAMIC) continue;
+    double ra = reach(m, a), wa = cm_v3_norm(d->body_angvel + 3 * a);
+    if (!((cm_v3_norm(d->body_cvel + 3 * a) + wa * ra) * h > 0.5 * tmin)) continue;
+    for (int b = 0; b < m->nbody; b++) {
+      if (cm_model_pair_rule(m, a, b) < 0) continue;
+      double ta = cm_body_thickness(m, a), tb = cm_body_thickness(m, b);
+      double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
+      if (!(t > 0)) continue;
+      double dv[3];
+      cm_v3_sub(dv, d->body_cvel + 3 * a, d->body_cvel + 3 * b);
+      double speed = cm_v3_norm(dv) + wa * ra;
+      if (m->geom_type[m->body_geom[b]] != CM_GEOM_PLANE)
+        speed += cm_v3_norm(d->body_angvel + 3 * b) * reach(m, b);
+      double travel = speed * h;
+      if (!(travel > 0.5 * t) || !boxes_near(d->body_aabb + 6 * a, d->body_aabb + 6 * b, travel))
+        continue;
+      risk = 1;
+      if (!d->tunnel_first_step) {
+        d->tunnel_first_step = d->step + 1;
+        d->tunnel_body_a = a;
+        d->tunnel_body_b = b;
+        d->tunnel_speed = speed;
+        d->tunnel_thickness = t;
+      }
+    }
+  }
+  if (risk) d->warning[CM_WARN_TUNNEL]++;
 }
 
 void cm_stage_depth(const cmModel* m, cmData* d) {
   int deep = 0;
   for (int k = 0; k < d->npair; k++) {
     const cmContactPair* P = &d->pair[k];
-    double ta = thickness(m, P->body[0]), tb = thickness(m, P->body[1]);
+    double ta = cm_body_thickness(m, P->body[0]), tb = cm_body_thickness(m, P->body[1]);
     double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
     if (!(t > 0)) continue;
     double ratio = P->max_penetration / t;

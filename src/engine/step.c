@@ -146,6 +146,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   }
   cm_stage_energy(m, d, h);
   cm_stage_depth(m, d);
+  cm_stage_tunnel(m, d, h);
   d->step++;
   d->time = m->opt.timestep * (double)d->step;
   /* release the scratch now (and grow it if this step overflowed it), so that the next step

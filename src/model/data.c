@@ -167,6 +167,8 @@ const char* cm_warning_name(cmWarning w) {
     return "energy_growth";
   case CM_WARN_DEEP:
     return "deep_penetration";
+  case CM_WARN_TUNNEL:
+    return "tunnelling";
   case CM_WARN_SUBSTEPS:
     return "substeps_capped";
   case CM_WARN_COUNT:
@@ -207,6 +209,11 @@ const char* cm_warning_help(cmWarning w) {
            "contact_time), or the contact method misses part of the overlap (an edge sinking "
            "into a face: method vertex_edge or two_way), or a body crossed a thin wall at speed "
            "(smaller timestep)";
+  case CM_WARN_TUNNEL:
+    return "a body moved, relative to a body it can touch, more than half the thinner one's "
+           "thickness in one step: a vertex can cross the middle of a thin body (and be pushed "
+           "out the far side) or jump it unseen; use a step below thickness / (2 speed), or "
+           "substeps, or a thicker wall";
   case CM_WARN_COUNT:
     break;
   }

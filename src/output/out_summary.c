@@ -8,7 +8,9 @@
  *               "max_iterations": n, "max_residual": r},
  *    "energy": {"monitor": bool, "energy": J, "lowest": J, "scale": J, "max_growth": x,
  *               "first_growth_step": n | null, "first_growth_body": name | null},
- *    "depth": {"max_ratio": x, "pair": [name, name] | null, "first_deep_step": n | null},
+ *    "depth": {"max_ratio": x, "pair": [name, name] | null, "first_deep_step": n | null,
+ *              "first_tunnel_step": n | null [, "tunnel_pair": [name, name], "tunnel_speed": m/s,
+ *              "tunnel_thickness": m, "largest_safe_step": s]},
  *    "timers": {STAGE: s, ...}, "files": ["bodies.csv", "contacts.csv", "summary.json"]}
  * ("files" also lists "scene.pvd" and "vtk/" when the VTK series is written)
  *
@@ -231,9 +233,31 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   }
   key(f, 4, "first_deep_step");
   if (d->depth_first_step > 0)
-    fprintf(f, "%ld\n", d->depth_first_step);
+    fprintf(f, "%ld,\n", d->depth_first_step);
   else
+    fputs("null,\n", f);
+  key(f, 4, "first_tunnel_step");
+  if (d->tunnel_first_step > 0 && d->tunnel_body_a >= 0 && d->tunnel_body_a < m->nbody &&
+      d->tunnel_body_b >= 0 && d->tunnel_body_b < m->nbody) {
+    fprintf(f, "%ld,\n", d->tunnel_first_step);
+    key(f, 4, "tunnel_pair");
+    fputs("[", f);
+    cm_json_string(f, m->body_name[d->tunnel_body_a]);
+    fputs(", ", f);
+    cm_json_string(f, m->body_name[d->tunnel_body_b]);
+    fputs("],\n", f);
+    key(f, 4, "tunnel_speed");
+    cm_json_number(f, d->tunnel_speed);
+    fputs(",\n", f);
+    key(f, 4, "tunnel_thickness");
+    cm_json_number(f, d->tunnel_thickness);
+    fputs(",\n", f);
+    key(f, 4, "largest_safe_step");
+    cm_json_number(f, d->tunnel_thickness / (2 * d->tunnel_speed));
+    fputs("\n", f);
+  } else {
     fputs("null\n", f);
+  }
   fputs("  },\n", f);
   key(f, 2, "timers");
   fputs("{\n", f);

@@ -339,6 +339,11 @@ static void test_copy(void) {
   d->depth_first_step = 78; /* nor penetrate deeply */
   d->depth_body_a = 2;
   d->depth_body_b = 3;
+  d->tunnel_first_step = 79; /* nor tunnel */
+  d->tunnel_body_a = 4;
+  d->tunnel_body_b = 5;
+  d->tunnel_speed = 6;
+  d->tunnel_thickness = 7;
   snprintf(d->message, sizeof d->message, "a message to copy");
 
   /* every listed field differs from a new data's, so that equal after the copy means copied */
@@ -479,7 +484,7 @@ static void test_documented_hash_and_file(void) {
   size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
   if (f) fclose(f);
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody;
-  CHECK(n == 64 + 160 + 8 * W + 8 * T + 8 * 13 * nb + 8);
+  CHECK(n == 64 + 200 + 8 * W + 8 * T + 8 * 13 * nb + 8);
   if (n != 64 + 160 + 8 * W + 8 * T + 8 * 13 * nb + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
   CHECK((le64(buf + 8) & 0xffffffff) == 4 && le64(buf + 8) >> 32 == nb);
@@ -505,13 +510,18 @@ static void test_documented_hash_and_file(void) {
   CHECK((int64_t)le64(buf + 200) == d->depth_first_step);
   CHECK((int64_t)le64(buf + 208) == d->depth_body_a);
   CHECK((int64_t)le64(buf + 216) == d->depth_body_b);
+  CHECK((int64_t)le64(buf + 224) == d->tunnel_first_step);
+  CHECK((int64_t)le64(buf + 232) == d->tunnel_body_a);
+  CHECK((int64_t)le64(buf + 240) == d->tunnel_body_b);
+  CHECK(le64(buf + 248) == bits(d->tunnel_speed));
+  CHECK(le64(buf + 256) == bits(d->tunnel_thickness));
   int ok = 1;
   for (size_t w = 0; w < W; w++)
-    ok = ok && (int64_t)le64(buf + 224 + 8 * w) == d->warning[w];
+    ok = ok && (int64_t)le64(buf + 264 + 8 * w) == d->warning[w];
   for (size_t t = 0; t < T; t++)
-    ok = ok && le64(buf + 224 + 8 * W + 8 * t) == bits(d->timer[t]);
+    ok = ok && le64(buf + 264 + 8 * W + 8 * t) == bits(d->timer[t]);
   for (size_t b = 0; b < nb; b++) {
-    const unsigned char* s = buf + 224 + 8 * (W + T) + 8 * 13 * b;
+    const unsigned char* s = buf + 264 + 8 * (W + T) + 8 * 13 * b;
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 8 * k) == bits(d->body_cpos[3 * b + k]);
     for (int k = 0; k < 4; k++)
