@@ -71,7 +71,10 @@ typedef struct cliOverlaps {
   int pairs;
   double deepest;
   double fastest;
-  int body[2]; /* the pair of the fastest, -1 none */
+  int body[2];    /* the pair of the fastest, -1 none */
+  int contained;  /* pairs with no contact where one's centre of mass is inside the other
+                     (coincident or nested bodies: nothing separates them) */
+  int contain[2]; /* the first such pair, -1 none */
 } cliOverlaps;
 /* a launch speed above this refuses `run` unless scene.allow_initial_overlap, m/s */
 #define CLI_OVERLAP_SPEED 1.0

@@ -198,8 +198,12 @@ static void print_overlaps(const cmModel* m) {
     printf("initial overlaps: not checked (out of memory)\n");
     return;
   }
-  printf("initial overlaps: %d", o.pairs);
-  if (o.pairs)
+  printf("initial overlaps: %d", o.pairs + o.contained);
+  if (o.contained)
+    printf(" (%d nested or coincident: `comply run` refuses the scene unless "
+           "scene.allow_initial_overlap is true)",
+           o.contained);
+  else if (o.pairs)
     printf(" (deepest %.6g m, fastest launch %.3g m/s%s)", o.deepest, o.fastest,
            o.fastest > CLI_OVERLAP_SPEED && !m->opt.allow_initial_overlap
                ? ": above 1 m/s, `comply run` refuses the scene unless "

@@ -235,13 +235,19 @@ static int check_overlaps(const cmModel* m, int* count) {
   *count = 0;
   if (cli_initial_overlaps(m, NULL, "", 0, &o) != 0)
     return cli_error(CLI_FAILED, "out of memory checking the initial overlaps");
-  if (!o.pairs) return CLI_OK;
-  *count = o.pairs;
+  if (!o.pairs && !o.contained) return CLI_OK;
+  *count = o.pairs + o.contained;
   fprintf(stderr,
-          "comply: warning: initial_overlap: %d body pairs overlap at t = 0 (deepest %.3g m); "
-          "their elastic energy is released in the first steps:\n",
-          o.pairs, o.deepest);
+          "comply: warning: initial_overlap: %d body pairs overlap at t = 0 (deepest %.3g m), %d "
+          "are nested or coincident; the elastic energy is released in the first steps:\n",
+          o.pairs, o.deepest, o.contained);
   cli_initial_overlaps(m, stderr, "comply:   ", 10, &o);
+  if (o.contained && !m->opt.allow_initial_overlap)
+    return cli_error(CLI_USAGE,
+                     "%s and %s start inside each other with no contact point (coincident or "
+                     "nested): no contact force will separate them; check the positions (comply "
+                     "check lists every overlap) or set scene.allow_initial_overlap: true",
+                     m->body_name[o.contain[0]], m->body_name[o.contain[1]]);
   if (o.fastest > CLI_OVERLAP_SPEED && !m->opt.allow_initial_overlap)
     return cli_error(CLI_USAGE,
                      "the initial overlap of %s <-> %s would set the pair apart at %.3g m/s "

@@ -7,7 +7,14 @@
  *   contact_time    m_rep (pi/T)^2 x^2 / 2, x = the deepest point minus the play
  * Released at once, it sets the two bodies apart at v = sqrt(2 E / m_red), m_red the reduced
  * mass of the pair (the dynamic body's mass against a fixed one): the "launch speed". A law
- * given as a C function has no known energy: its pairs get a depth but no speed. */
+ * given as a C function has no known energy: its pairs get a depth but no speed.
+ *
+ * Nested and coincident bodies. Vertex contact finds a vertex only strictly inside the other
+ * body: two coincident boxes (every vertex on the other's surface), or a coarse body inside a
+ * finer one (the finer one's vertices are the ones tested, and none is inside the coarse one),
+ * give no contact at all, hence no force: they would stay inside each other. A pair that may
+ * collide, has no contact, and has one body's centre of mass inside the other
+ * (cm_point_inside) is reported as contained. */
 #include <math.h>
 #include <stdio.h>
 
@@ -42,9 +49,26 @@ static double launch_speed(const cmModel* m, const cmData* d, int k, double* ene
   return sqrt(2 * E * inv);
 }
 
+/* the world boxes of bodies a and b overlap (planes have infinite boxes) */
+static int boxes_overlap(const cmData* d, int a, int b) {
+  const double *x = d->body_aabb + 6 * a, *y = d->body_aabb + 6 * b;
+  for (int k = 0; k < 3; k++)
+    if (x[k] > y[3 + k] || y[k] > x[3 + k]) return 0;
+  return 1;
+}
+
+/* a contact pair of d joins a and b */
+static int in_contact(const cmData* d, int a, int b) {
+  for (int k = 0; k < d->npair; k++) {
+    const int* p = d->pair[k].body;
+    if ((p[0] == a && p[1] == b) || (p[0] == b && p[1] == a)) return 1;
+  }
+  return 0;
+}
+
 int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limit,
                          cliOverlaps* out) {
-  cliOverlaps o = {0, 0, 0, {-1, -1}};
+  cliOverlaps o = {0, 0, 0, {-1, -1}, 0, {-1, -1}};
   cmData* d = cm_data_new(m);
   if (!d) return -1;
   if (cm_collide(m, d) != CM_OK) {
@@ -71,6 +95,25 @@ int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limi
       fprintf(f, ", stores %.3g J: enough to set the pair apart at up to %.3g m/s\n", E, v);
   }
   if (f && d->npair > limit) fprintf(f, "%s... and %d more pairs\n", prefix, d->npair - limit);
+  /* nested or coincident: collidable, boxes overlapping, no contact, a com inside the other */
+  int shown = 0;
+  for (int a = 0; a < m->nbody; a++)
+    for (int b = a + 1; b < m->nbody; b++) {
+      if (cm_model_pair_rule(m, a, b) < 0 || !boxes_overlap(d, a, b) || in_contact(d, a, b))
+        continue;
+      if (!cm_point_inside(m, d, b, d->body_cpos + 3 * a) &&
+          !cm_point_inside(m, d, a, d->body_cpos + 3 * b))
+        continue;
+      if (!o.contained++) {
+        o.contain[0] = a;
+        o.contain[1] = b;
+      }
+      if (f && shown++ < limit)
+        fprintf(f,
+                "%s%s <-> %s: no contact point, but one's centre of mass is inside the other "
+                "(coincident or nested bodies): no force will separate them\n",
+                prefix, m->body_name[a], m->body_name[b]);
+    }
   cm_data_free(d);
   *out = o;
   return 0;

@@ -172,6 +172,10 @@ CM_API cmStatus cm_step(const cmModel* m, cmData* d);
  * (forces zero). For users who want contact queries without simulation. */
 CM_API cmStatus cm_collide(const cmModel* m, cmData* d);
 
+/* 1 if the world point p is strictly inside body `body` at its pose in d (a mesh: inside its
+ * closed surface; a plane: on the solid side of it), 0 otherwise or on bad arguments */
+CM_API int cm_point_inside(const cmModel* m, const cmData* d, int body, const double p[3]);
+
 /* Per-vertex contact values of one body for visualisation: pressure (force/area of the contact
  * at that vertex, Pa) and penetration (-dist, m) of the vertices of `body` that penetrate in the
  * current contact list; 0 elsewhere. pressure and penetration are caller-owned arrays of

@@ -194,7 +194,8 @@ int cm_contacts_aggregate(const cmContact* c, int n, cmPairKey* keys, cmPairSum*
       double p = k->force / k->area;
       if (p > s->max_pressure) s->max_pressure = p;
     }
-    if (-k->dist > s->max_penetration) s->max_penetration = -k->dist;
+    double pen = 0.0 - k->dist; /* +0, never -0, for a contact on the surface */
+    if (pen > s->max_penetration) s->max_penetration = pen;
   }
   return npair;
 }

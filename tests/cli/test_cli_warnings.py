@@ -160,9 +160,43 @@ def test_resting_penetration(s):
     check("0 warnings" in r.stdout and "warning" not in r.stderr, r.stdout + r.stderr)
 
 
+NESTED = """\
+scene: {timestep: 1.0e-3, duration: 0.05, gravity: [0, 0, 0]ALLOW}
+bodies:
+  - {name: outer, geometry: {box: {size: SIZE, divisions: 4}}, position: [0, 0, 0]}
+  - {name: inner, geometry: {box: {size: 0.1, divisions: 1}}, position: [0, 0, 0]}
+interactions:
+  - {pair: ["*", "*"], law: area_compliant, ka: 1.0e7}
+"""
+
+
+def test_nested_and_coincident(s):
+    # coincident boxes (every vertex on the other's surface) and a coarse box inside a finer,
+    # larger one (the finer one's vertices are tested, none is inside): no contact point, so no
+    # force would ever separate them; refused with the pair named, unless the scene allows it
+    for name, size in (("coincident", "0.1"), ("nested", "0.3")):
+        path = s.write(name + ".yaml", NESTED.replace("ALLOW", "").replace("SIZE", size))
+        r = s.run("check", path)
+        expect_exit(r, 0, "check " + name)
+        check("nested or coincident" in r.stdout and "outer <-> inner" in r.stdout, r.stdout)
+        r = s.run("run", path, "-o", s.path(name), "--quiet")
+        expect_exit(r, 2, "run " + name)
+        check("outer and inner start inside each other" in r.stderr, r.stderr)
+        allowed = s.write(name + "_ok.yaml", NESTED.replace("ALLOW", ", allow_initial_overlap: true")
+                          .replace("SIZE", size))
+        r = s.run("run", allowed, "-o", s.path(name + "_ok"), "--quiet")
+        expect_exit(r, 0, "allowed " + name)
+        check("nested or coincident" in r.stderr, r.stderr)
+    # apart: nothing said
+    apart = s.write("apart.yaml", NESTED.replace("ALLOW", "").replace("SIZE", "0.1")
+                    .replace("position: [0, 0, 0]}\n  - {name: inner", "position: [1, 0, 0]}\n  - {name: inner"))
+    r = s.run("check", apart)
+    check("initial overlaps: 0" in r.stdout, r.stdout)
+
+
 if __name__ == "__main__":
     s = Suite()
     for t in (test_energy_growth_printed, test_strict, test_initial_overlap, test_file_size_limit,
-              test_resting_penetration):
+              test_resting_penetration, test_nested_and_coincident):
         s.test(t)
     s.finish()

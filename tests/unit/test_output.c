@@ -103,6 +103,10 @@ static void test_aggregate_empty_and_newton(void) {
   CHECK(sums[0].body[0] == 3 && sums[0].body[1] == 7);
   CHECK_NEAR(sums[0].force[1], f1, 0);
   CHECK_NEAR(f1, 5, 0);
+  /* a contact exactly on the surface (dist +0) has penetration +0, never "-0" in the CSV */
+  cmContact c0 = contact(3, 7, 0, 1, 0, 5, 1, 0.0);
+  CHECK(cm_contacts_aggregate(&c0, 1, keys, sums) == 1);
+  CHECK(sums[0].max_penetration == 0 && !signbit(sums[0].max_penetration));
 }
 
 /* ---- JSON ---- */
