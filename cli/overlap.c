@@ -101,8 +101,11 @@ int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limi
     for (int b = a + 1; b < m->nbody; b++) {
       if (cm_model_pair_rule(m, a, b) < 0 || !boxes_overlap(d, a, b) || in_contact(d, a, b))
         continue;
-      if (!cm_point_inside(m, d, b, d->body_cpos + 3 * a) &&
-          !cm_point_inside(m, d, a, d->body_cpos + 3 * b))
+      /* a plane's "centre" is its frame origin, not a point of the body: not tested */
+      int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
+      int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;
+      if ((pa || !cm_point_inside(m, d, b, d->body_cpos + 3 * a)) &&
+          (pb || !cm_point_inside(m, d, a, d->body_cpos + 3 * b)))
         continue;
       if (!o.contained++) {
         o.contain[0] = a;

@@ -7,7 +7,10 @@
  * into a face, a body crossing a thin wall). Either way the result is not what the user
  * modelled. A step in which some pair's deepest point exceeds CM_DEEP_FRACTION of the
  * thickness of the thinner of its two bodies (the smallest extent of its body-frame box; planes
- * have none) counts as CM_WARN_DEEP; the largest ratio of the run and its pair are kept.
+ * have none) counts as CM_WARN_DEEP; the largest ratio of the run and its pair are kept. So
+ * does a pair the contact method missed: boxes overlapping, no contact, one body's centre of
+ * mass inside the other (vertex contact sees no overlap where no vertex is inside: a bar
+ * falling edge-first through another bar's edge).
  *
  * Tunnelling. Vertex-penetration contact sees a vertex only once it is inside the other body,
  * and pushes it out through the nearest face. A vertex that moves more than half a body's
@@ -23,6 +26,7 @@
 
 #include "core/cm_math.h"
 #include "engine/engine.h"
+#include "model/data_internal.h"
 
 double cm_body_thickness(const cmModel* m, int b) {
   int g = m->body_geom[b];
@@ -94,8 +98,41 @@ void cm_stage_tunnel(const cmModel* m, cmData* d, double h) {
   if (risk) d->warning[CM_WARN_TUNNEL]++;
 }
 
+/* a contact pair of d joins a and b */
+static int in_contact(const cmData* d, int a, int b) {
+  for (int k = 0; k < d->npair; k++) {
+    const int* p = d->pair[k].body;
+    if ((p[0] == a && p[1] == b) || (p[0] == b && p[1] == a)) return 1;
+  }
+  return 0;
+}
+
 void cm_stage_depth(const cmModel* m, cmData* d) {
   int deep = 0;
+  /* overlaps the method missed: a candidate pair of the broadphase (boxes overlapping) with no
+   * contact, one body's centre of mass inside the other (a bar that fell through another's
+   * edge with method vertex, no vertex ever inside: silent before). Its depth is at least half
+   * the thickness of the body whose centre is inside. */
+  const cmDataPriv* p = cm_priv(d);
+  for (int k = 0; k < p->ncand; k++) {
+    int a = p->cand[3 * k], b = p->cand[3 * k + 1];
+    if (in_contact(d, a, b)) continue;
+    /* a plane's "centre" is its frame origin, not a point of the body: not tested */
+    int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
+    int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;
+    int ain = !pa && cm_point_inside(m, d, b, d->body_cpos + 3 * a);
+    if (!ain && (pb || !cm_point_inside(m, d, a, d->body_cpos + 3 * b))) continue;
+    deep = 1;
+    double ta = cm_body_thickness(m, a), tb = cm_body_thickness(m, b);
+    double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
+    double ratio = t > 0 ? 0.5 * (ain ? ta : tb) / t : 1;
+    if (!(ratio >= 0.5)) ratio = 0.5;
+    if (ratio > d->depth_ratio) {
+      d->depth_ratio = ratio;
+      d->depth_body_a = a;
+      d->depth_body_b = b;
+    }
+  }
   for (int k = 0; k < d->npair; k++) {
     const cmContactPair* P = &d->pair[k];
     double ta = cm_body_thickness(m, P->body[0]), tb = cm_body_thickness(m, P->body[1]);

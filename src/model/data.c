@@ -196,7 +196,8 @@ const char* cm_warning_help(cmWarning w) {
     return "the energy of the bodies grew by more than 5 % of the largest kinetic energy of the "
            "run above the lowest total energy: the numerics created energy (step_damping below "
            "0.5, an explicit law too stiff for the timestep, a contact_time far below the "
-           "timestep); use a smaller timestep, step_damping >= 0.5 or implicit integration (docs/outputs.md, \"Energy monitor\")";
+           "timestep); use a smaller timestep, step_damping >= 0.5 or implicit integration "
+           "(docs/outputs.md, \"Energy monitor\")";
   case CM_WARN_SUBSTEPS:
     return "substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX = 100 sub-steps in a step to "
            "resolve an explicit contact or joint (w h <= 1): those steps ran at the cap, less "
@@ -204,11 +205,12 @@ const char* cm_warning_help(cmWarning w) {
            "longer contact_time or mass: effective (docs/contact-laws.md, \"Explicit "
            "stability\")";
   case CM_WARN_DEEP:
-    return "a body pair penetrated deeper than 20 % of the thinner body: the law is far too soft "
-           "for the load (resting penetration weight / (ka A): raise ka, or shorten "
-           "contact_time), or the contact method misses part of the overlap (an edge sinking "
-           "into a face: method vertex_edge or two_way), or a body crossed a thin wall at speed "
-           "(smaller timestep)";
+    return "a body pair penetrated deeper than 20 % of the thinner body, or one body's centre "
+           "of mass is inside the other with no contact point: the law is far too soft for the "
+           "load (resting penetration weight / (ka A): raise ka, or shorten contact_time), or "
+           "the contact method misses the overlap (an edge sinking into a face or crossing an "
+           "edge: method vertex_edge, two_way or contour), or a body crossed a thin wall at "
+           "speed (smaller timestep)";
   case CM_WARN_TUNNEL:
     return "a body moved, relative to a body it can touch, more than half the thinner one's "
            "thickness in one step: a vertex can cross the middle of a thin body (and be pushed "

@@ -61,8 +61,43 @@ static void test_stiff_law_silent(void) {
   cm_model_free(m);
 }
 
+/* a bar falling edge-first across another bar's edge (tests/scenes.h, the crossed bars) with
+ * method vertex: no vertex of either bar is ever inside the other (the bar ends are far from
+ * the crossing), so there is no contact and the upper bar falls through the lower one (the
+ * case physics/test_edge_rest holds with vertex_edge). Its centre of mass passes through the
+ * lower bar: counted as deep_penetration with the pair, at least half the thickness, while the
+ * centre is inside. The ridges touch at t = 0 with the upper centre at s sqrt2 over the lower
+ * one, whose cross-section along the upper centre's path (x = y = 0) is |z| < s/sqrt2 (a square
+ * turned 45 degrees): the centre enters after falling s/sqrt2 = 0.0707 m, at t =
+ * sqrt(2 x 0.0707 / g) = 0.120 s, and leaves after 3 s/sqrt2, at 0.208 s. */
+static void test_missed_overlap_counted(void) {
+  cmBodyDef a, b;
+  scene_crossed_bars(0.6, 0.1, 0, &a, &b);
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.method = CM_METHOD_VERTEX;
+  cmModel* m = scene_compile(scene_two_bodies("crossed", &a, &b, &r));
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  long contacts = 0;
+  for (int i = 0; i < 300; i++) {
+    CHECK(cm_step(m, d) == CM_OK);
+    contacts += d->ncontact;
+  }
+  printf("  crossed bars, vertex: %ld contacts in 300 steps, centre at z = %.3f m; "
+         "deep_penetration %d from step %ld, ratio %.2f\n",
+         contacts, d->body_cpos[2], d->warning[CM_WARN_DEEP], d->depth_first_step, d->depth_ratio);
+  CHECK(contacts == 0 && d->body_cpos[2] < -0.2); /* the premise: it fell through unseen */
+  CHECK(d->warning[CM_WARN_DEEP] >= 80 && d->warning[CM_WARN_DEEP] <= 92); /* 0.120..0.208 s */
+  CHECK(d->depth_first_step >= 118 && d->depth_first_step <= 123);
+  CHECK(d->depth_ratio >= 0.5 && d->depth_body_a == 0 && d->depth_body_b == 1);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_soft_law_counted);
+  RUN(test_missed_overlap_counted);
   RUN(test_stiff_law_silent);
   return test_report();
 }
