@@ -25,6 +25,7 @@
 #include <math.h>
 
 #include "core/cm_math.h"
+#include "core/sort.h"
 #include "engine/engine.h"
 #include "model/data_internal.h"
 
@@ -98,13 +99,32 @@ void cm_stage_tunnel(const cmModel* m, cmData* d, double h) {
   if (risk) d->warning[CM_WARN_TUNNEL]++;
 }
 
-/* a contact pair of d joins a and b */
-static int in_contact(const cmData* d, int a, int b) {
+/* the body pairs in contact as sorted (low, high) keys, from the step's arena (NULL: none, or
+ * no memory: then every candidate counts as in contact and nothing is tested) */
+static int* contact_keys(cmData* d) {
+  if (!d->npair) return NULL;
+  int* key = cm_arena_alloc(&cm_priv(d)->arena, (size_t)d->npair * 2 * sizeof *key);
+  if (!key) return NULL;
   for (int k = 0; k < d->npair; k++) {
-    const int* p = d->pair[k].body;
-    if ((p[0] == a && p[1] == b) || (p[0] == b && p[1] == a)) return 1;
+    int a = d->pair[k].body[0], b = d->pair[k].body[1];
+    key[2 * k] = a < b ? a : b;
+    key[2 * k + 1] = a < b ? b : a;
   }
-  return 0;
+  cm_sort(key, (size_t)d->npair, 2 * sizeof *key, cm_int2_cmp);
+  return key;
+}
+
+/* the pair (a, b), a < b, is among the n sorted keys */
+static int in_contact(const int* key, int n, int a, int b) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (key[2 * mid] < a || (key[2 * mid] == a && key[2 * mid + 1] < b))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && key[2 * lo] == a && key[2 * lo + 1] == b;
 }
 
 void cm_stage_depth(const cmModel* m, cmData* d) {
@@ -114,9 +134,11 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
    * edge with method vertex, no vertex ever inside: silent before). Its depth is at least half
    * the thickness of the body whose centre is inside. */
   const cmDataPriv* p = cm_priv(d);
-  for (int k = 0; k < p->ncand; k++) {
-    int a = p->cand[3 * k], b = p->cand[3 * k + 1];
-    if (in_contact(d, a, b)) continue;
+  int* key = contact_keys(d);
+  if (d->npair && !key) p = NULL; /* no memory for the keys: skip this step's test */
+  for (int k = 0; p && k < p->ncand; k++) {
+    int a = p->cand[3 * k], b = p->cand[3 * k + 1]; /* a < b */
+    if (in_contact(key, d->npair, a, b)) continue;
     /* a plane's "centre" is its frame origin, not a point of the body: not tested */
     int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
     int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;
