@@ -82,6 +82,37 @@ static void test_crossed_bars(void) {
   cm_model_free(me);
 }
 
+/* `contour` on the same bars (unsubdivided boxes: faces of two triangles): no vertex is inside,
+ * so the depth comes from the contour alone (src/collide/collide_contour.c, step 4). The contour
+ * is the four crossings: A's ridge (z_A = s/sqrt2 - delta) leaves B's 45-degree faces at
+ * x = +-delta, B's ridge (z_B = s/sqrt2) leaves A's at y = +-delta. Their scatter matrix is
+ * diag(2, 2, 1) delta^2, so n = +z (out of B, toward the upper A), and the extent along n is
+ * z_B - z_A = delta: every contact has dist = -delta. Area: the parts of A's two ridge faces
+ * inside B are the triangles (-+delta, 0, z_A), (0, +-delta, z_B), area sqrt2 delta^2 each,
+ * normals (0, +-1, -1)/sqrt2, so |n . S_A| = 2 delta^2. (This method used to give no contact
+ * here: issue 11.) */
+static void test_crossed_bars_contour(void) {
+  const double delta = 2e-3;
+  cmModel* m = crossed_bars(delta, CM_METHOD_CONTOUR);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  cm_collide(m, d);
+  CHECK(d->npair == 1 && d->ncontact >= 1);
+  double area = 0;
+  int bad = 0;
+  for (int i = 0; i < d->ncontact; i++) {
+    const cmContact* c = &d->contact[i];
+    area += c->area;
+    bad += !(fabs(c->dist + delta) < 1e-12 && fabs(c->n[2] - 1) < 1e-12);
+  }
+  printf("  contour: %d contacts, dist %.17g (-delta %.3g), area %.6g (2 delta^2 = %.6g)\n",
+         d->ncontact, d->ncontact ? d->contact[0].dist : 0.0, -delta, area, 2 * delta * delta);
+  CHECK(bad == 0);
+  CHECK_REL(area, 2 * delta * delta, 1e-9);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* the same through the kernel, after rigid motions of the pair: same contacts (edges, dist,
  * area) and the world points and normal carried by the motion */
 static void test_rigid_invariance_bars(void) {
@@ -259,6 +290,7 @@ static void test_random_meshes(void) {
 
 int main(void) {
   RUN(test_crossed_bars);
+  RUN(test_crossed_bars_contour);
   RUN(test_rigid_invariance_bars);
   RUN(test_random_meshes);
   return test_report();
