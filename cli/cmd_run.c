@@ -137,7 +137,7 @@ cmScene* cli_demo_scene(char* err, size_t errsz) {
   cmRuleDef rule = cm_rule_def_default();
   rule.law = CM_LAW_AREA_COMPLIANT;
   rule.friction = 0.5;
-  rule.method = CM_METHOD_VERTEX_EDGE; /* box edges may meet (comply check advises it) */
+  rule.method = CM_METHOD_VERTEX_EDGE; /* box edges may meet their faces or edges */
   if (cm_scene_add_rule(s, &rule, err, errsz) < 0) {
     cm_scene_free(s);
     return NULL;
