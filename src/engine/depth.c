@@ -17,7 +17,7 @@
  * thickness in one step can reach the far half of it (and is then pushed out the far side) or
  * jump it altogether, and neither may show in the contacts. After every step, each body near
  * another (their world boxes closer than the relative travel) is checked: the relative travel
- * bound (|v_a - v_b| + |w_a| r_a + |w_b| r_b) h, r the half diagonal of a body's box, against
+ * (|v_a - v_b| + |w_a| r_a + |w_b| r_b) h, r half the diagonal of a body's box, against
  * half the thinner body's thickness; beyond it the step counts CM_WARN_TUNNEL, and the first
  * such step, pair, speed and thickness are kept for the message with the largest safe step
  * t / (2 v). Half-spaces have no far side and are not checked. Bodies whose travel is below half
@@ -48,7 +48,8 @@ void cm_depth_start(cmData* d) {
   d->tunnel_speed = d->tunnel_thickness = 0;
 }
 
-/* half the diagonal of body b's box: a bound on the distance of its points from the com, m */
+/* half the diagonal of body b's box: about the largest distance of its points from the com (a
+ * bound when the com is the box's centre, as for the primitives), m */
 static double reach(const cmModel* m, int b) {
   const double* a = m->geom_aabb + 6 * m->body_geom[b];
   double dx = a[3] - a[0], dy = a[4] - a[1], dz = a[5] - a[2];
