@@ -1,8 +1,9 @@
 /* comply mesh-info FILE [--scale S]: load, validate and measure a mesh.
  *
- * Prints one "key: value" line per fact (machine-greppable), the validation counts, and for a
- * valid mesh the mass properties of the solid of unit density. An unreadable or invalid mesh
- * prints what was found and the error and exits 2. */
+ * Prints one "key: value" line per fact (machine-greppable), the validation counts, every
+ * finding of the diagnosis ("finding: KIND: COUNT ...; first: ...", cm_mesh_diagnose with the
+ * self-intersection test), and for a valid mesh the mass properties of the solid of unit
+ * density. An unreadable or invalid mesh prints what was found and the error and exits 2. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <string.h>
@@ -27,6 +28,19 @@ static void print_report(const cmMeshReport* r) {
       {"unused vertices", r->unused_vert}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     if (counts[i].n) printf("%s: %d\n", counts[i].what, counts[i].n);
+}
+
+/* the diagnosis: "findings: N", then one "finding: KIND: COUNT ...; first: ..." line each */
+static cmStatus print_findings(const cmMesh* mesh) {
+  cmMeshDiagnosis dg;
+  cmStatus st = cm_mesh_diagnose(mesh, CM_DIAGNOSE_SELF_INTERSECTIONS, &dg);
+  if (st != CM_OK) return st;
+  char text[8192];
+  int n = cm_mesh_diagnosis_text(mesh, &dg, text, sizeof text);
+  printf("findings: %d\n", n);
+  for (char* line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    printf("finding: %s\n", line);
+  return CM_OK;
 }
 
 int cmd_mesh_info(int argc, char** argv) {
@@ -72,6 +86,10 @@ int cmd_mesh_info(int argc, char** argv) {
   print_report(&rep);
   printf("area: %.17g m^2\n", rep.area);
   printf("volume: %.17g m^3\n", rep.volume);
+  if (print_findings(mesh) != CM_OK) {
+    cm_mesh_free(mesh);
+    return cli_error(CLI_USAGE, "%s: out of memory diagnosing the mesh", path);
+  }
   if (st != CM_OK) {
     cm_mesh_free(mesh);
     fflush(stdout);

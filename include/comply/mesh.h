@@ -59,12 +59,77 @@ typedef struct cmMeshReport {
 } cmMeshReport;
 
 /* Validate: finite vertices, valid indices, no degenerate faces, closed, edge-manifold,
- * consistently oriented, positive volume. Fills `rep` (may be NULL) in any case and
+ * consistently oriented, no vertex joining separate fans of faces, no shell nested in another
+ * of the same orientation, positive volume. Fills `rep` (may be NULL) in any case and
  * returns CM_ERR_MESH with a message naming `name` (the file or body, may be NULL) and
- * the first offending face/vertex/edge index (0-based) and what is wrong. A face is degenerate
+ * the first offending face/vertex/edge index (0-based) and what is wrong. When the surface
+ * checks fail, the message starts with the first cause found by cm_mesh_diagnose and what to do
+ * about it ("NAME: duplicate faces: 12 (every face is listed twice); first: ...; remove the
+ * duplicate faces ...; edge (0, 1) belongs to 4 faces ..."). A face is degenerate
  * when its area <= 1e-14 x (bounding-box diagonal)^2. */
 CM_API cmStatus cm_mesh_check(const cmMesh* mesh, const char* name, cmMeshReport* rep, char* err,
                        size_t errsz);
+
+/* The causes behind a failing cm_mesh_check, found by cm_mesh_diagnose. Vertices at the same
+ * position (bitwise, -0 = +0) are welded and repeated faces set aside first, conceptually (the
+ * mesh is not changed), so that each later finding names its own cause: an unwelded but
+ * otherwise closed mesh shows no holes, a mesh whose every face is listed twice no non-manifold
+ * edges. Counts are 0 and first examples -1 when there is nothing to report. Vertex and face
+ * indices are the mesh's (0-based); a welded vertex is named by the smallest index at its
+ * position. Faces with an index out of range or repeated are ignored. */
+#define CM_MESH_DIAG_LOOPS 8 /* boundary loops whose lengths are kept */
+typedef struct cmMeshDiagnosis {
+  double diag;            /* bounding-box diagonal of the finite vertices, m */
+  int duplicate_face;     /* faces with the three vertices of an earlier face (either
+                             orientation, after welding) */
+  int duplicate_first[2]; /* the first such pair: earlier face, later face */
+  int unwelded_vert;      /* vertices at the position of another (welded away) */
+  int coincident_group;   /* groups of two or more distinct vertices at one position */
+  int unwelded_first[2];  /* the first such pair of vertices */
+  double weld_tol;        /* smallest weld tolerance that closes the mesh, m: 0 when welding
+                             exact duplicates closes it, -1 when no tolerance up to 1e-4 of
+                             the diagonal does (or the mesh is closed without welding) */
+  int hole;               /* boundary loops after welding exact duplicates */
+  int hole_edge;          /* boundary edges in them */
+  int hole_len[CM_MESH_DIAG_LOOPS]; /* edges of the first loops (in the order of their first
+                                  vertex) */
+  int hole_first_vert;              /* a vertex of the first loop */
+  int flipped_face;                 /* faces oriented against the majority of their shell */
+  int flipped_first;                /* the first of them */
+  int nonmanifold_edge;             /* edges with more than two faces (after welding, duplicates
+                                       set aside) */
+  int nonmanifold_edge_first[2];    /* its vertices */
+  int nonmanifold_edge_faces;       /* its number of faces */
+  int nonmanifold_vert;             /* vertices whose faces form more than one fan */
+  int nonmanifold_vert_first;       /* the first of them */
+  int nonmanifold_vert_fans;        /* its number of fans */
+  int shell;                        /* connected components (faces joined by shared edges) */
+  int nested_shell;                 /* shells inside another shell of the same orientation: their
+                                       volume is counted twice (-1: not checked, over 64 shells) */
+  int nested_first[2];   /* the first: smallest face of the inner and of the outer shell */
+  int self_intersection; /* pairs of faces sharing no vertex that intersect (touching
+                            counts); -1 when not checked */
+  int self_first[2];     /* the first such pair of faces */
+} cmMeshDiagnosis;
+
+/* flags of cm_mesh_diagnose */
+#define CM_DIAGNOSE_SELF_INTERSECTIONS                                                             \
+  1 /* also test every pair of faces near each other:                                              \
+       a BVH over the faces and an exact triangle test per                                         \
+       pair of overlapping leaf boxes */
+
+/* Diagnose `mesh` (see cmMeshDiagnosis). Without CM_DIAGNOSE_SELF_INTERSECTIONS the cost is
+ * that of a few sorts of the faces, O(n log n); with it, building a face tree and testing the
+ * pairs of faces whose leaf boxes overlap (some 20 pairs per face on a fine mesh, plus one
+ * buffer of 8 bytes per pair). CM_ERR_NOMEM, or CM_OK. */
+CM_API cmStatus cm_mesh_diagnose(const cmMesh* mesh, int flags, cmMeshDiagnosis* out);
+
+/* Write the findings of `dg` (from cm_mesh_diagnose of `mesh`), one line each, "KIND: COUNT ...;
+ * first: ... (coordinates in m)", with shells and (when checked) self-intersections always
+ * listed. Returns the number of findings (lines other than those two when their count is benign:
+ * 1 shell, 0 self-intersections). Writes a terminated, possibly truncated text. */
+CM_API int cm_mesh_diagnosis_text(const cmMesh* mesh, const cmMeshDiagnosis* dg, char* buf,
+                                  size_t bufsz);
 
 /* Compute face normals, face areas and per-vertex area vectors (allocating them). */
 CM_API cmStatus cm_mesh_prepare(cmMesh* mesh);

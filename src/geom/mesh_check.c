@@ -13,7 +13,11 @@
  *      in the same direction misoriented (a consistently oriented surface traverses every
  *      interior edge once each way);
  *   5. the signed enclosed volume  V = sum_f (a - r) . ((b - r) x (c - r)) / 6  is positive
- *      (negative means faces wound clockwise seen from outside: an inverted mesh).
+ *      (negative means faces wound clockwise seen from outside: an inverted mesh);
+ *   6. what the edges cannot show (mesh_diagnose.c, on the sorted edges of step 4): no vertex
+ *      where separate fans of faces meet, no shell inside another of the same orientation.
+ * A failure of checks 4-6 is diagnosed (cm_mesh_diagnose) and its message starts with the cause
+ * and what to do, before the symptom.
  * Vertices used by no face are counted in the report but allowed. Indices in messages are
  * 0-based. */
 #include <stdio.h>
@@ -116,7 +120,8 @@ static void check_faces(const cmMesh* m, double diag2, unsigned char* used, cmMe
 }
 
 /* edges: sort half-edges of the valid faces, then classify each run of equal keys */
-static cmStatus check_edges(const cmMesh* m, cmMeshReport* r, Offender* o) {
+static cmStatus check_edges(const cmMesh* m, cmMeshReport* r, Offender* o, cmEdgeRec** out,
+                            size_t* nout) {
   cmEdgeRec* e = cm_malloc((size_t)m->nface * 3 * sizeof(cmEdgeRec));
   if (!e) return CM_ERR_NOMEM;
   size_t n = 0;
@@ -164,7 +169,8 @@ static cmStatus check_edges(const cmMesh* m, cmMeshReport* r, Offender* o) {
     }
     i = j;
   }
-  cm_free(e);
+  *out = e;
+  *nout = n;
   return CM_OK;
 }
 
@@ -233,6 +239,30 @@ static cmStatus first_failure(const cmMesh* m, const char* nm, const cmMeshRepor
   return CM_OK;
 }
 
+/* The surface checks see symptoms (an edge with four faces, an edge with one); the diagnosis
+ * (mesh_diagnose.c) names the cause. Prefix a failure's message with it, and fail a mesh that
+ * passed the edge checks on what they cannot see: vertices joining several fans of faces, and
+ * shells nested inside a shell of the same orientation (volume counted twice). */
+static cmStatus with_cause(const cmMesh* m, const char* nm, cmStatus st, cmEdgeRec* e, size_t ne,
+                           char* err, size_t errsz) {
+  cmMeshDiagnosis dg;
+  cmStatus ds = st == CM_OK ? cm_mesh_diagnose_sorted(m, e, ne, &dg) : cm_mesh_diagnose(m, 0, &dg);
+  if (ds != CM_OK)
+    return st != CM_OK
+               ? st
+               : cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory diagnosing the mesh", nm);
+  if (st == CM_OK && dg.nonmanifold_vert == 0 && dg.nested_shell <= 0) return st;
+  char cause[1024];
+  if (!cm_mesh_diagnosis_cause(m, &dg, cause, sizeof cause)) return st;
+  if (st == CM_OK) return cm_error(err, errsz, CM_ERR_MESH, "%s: %s", nm, cause);
+  if (!err || errsz == 0) return st;
+  /* "NAME: SYMPTOM" becomes "NAME: CAUSE; SYMPTOM" */
+  char symptom[1024];
+  size_t skip = strlen(nm) + 2;
+  snprintf(symptom, sizeof symptom, "%s", strlen(err) > skip ? err + skip : err);
+  return cm_error(err, errsz, st, "%s: %s; %s", nm, cause, symptom);
+}
+
 cmStatus cm_mesh_check(const cmMesh* mesh, const char* name, cmMeshReport* rep, char* err,
                        size_t errsz) {
   CM_ASSERT(mesh && mesh->nvert >= 0 && mesh->nface >= 0);
@@ -250,13 +280,22 @@ cmStatus cm_mesh_check(const cmMesh* mesh, const char* name, cmMeshReport* rep, 
   cmStatus st = used ? CM_OK : CM_ERR_NOMEM;
   if (used) check_faces(mesh, diag2, used, &r, &o);
   cm_free(used);
-  if (st == CM_OK) st = check_edges(mesh, &r, &o);
+  cmEdgeRec* e = NULL;
+  size_t ne = 0;
+  if (st == CM_OK) st = check_edges(mesh, &r, &o, &e, &ne);
   r.closed = r.boundary_edge == 0;
   r.manifold = r.nonmanifold_edge == 0;
   r.oriented = r.misoriented_edge == 0;
   if (rep) *rep = r;
-  if (st != CM_OK) return cm_error(err, errsz, st, "%s: out of memory checking the mesh", nm);
+  if (st != CM_OK) {
+    cm_free(e);
+    return cm_error(err, errsz, st, "%s: out of memory checking the mesh", nm);
+  }
 
-  /* report the first failing check */
-  return first_failure(mesh, nm, &r, &o, err, errsz);
+  /* report the first failing check; for a failure of the surface, its cause first */
+  st = first_failure(mesh, nm, &r, &o, err, errsz);
+  if (mesh->nface > 0 && !r.nonfinite_vert && !r.bad_index_face && !r.degenerate_face)
+    st = with_cause(mesh, nm, st, e, ne, err, errsz);
+  cm_free(e);
+  return st;
 }

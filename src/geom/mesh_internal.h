@@ -32,6 +32,18 @@ int cm_mesh_indices_valid(const cmMesh* mesh);
  * volume and moment integrals accurate for meshes far from the origin */
 void cm_mesh_ref_point(const cmMesh* mesh, double r[3]);
 
+/* The findings of cm_mesh_diagnose that need no weld (shells, flipped faces, non-manifold
+ * vertices, nested shells), for a mesh whose faces all have valid indices, given the half-edges
+ * of all its faces sorted by cm_edge_sort (not modified): what cm_mesh_check asks of a mesh that
+ * passed its edge checks, at the cost of a union-find and a breadth-first pass. */
+cmStatus cm_mesh_diagnose_sorted(const cmMesh* mesh, cmEdgeRec* e, size_t ne, cmMeshDiagnosis* out);
+
+/* The first cause found by cm_mesh_diagnose, in the order a fix should go (duplicate faces,
+ * unwelded vertices that welding would close, non-manifold edges, holes, non-manifold vertices,
+ * flipped faces, nested shells), as "KIND: COUNT ...; first: ...; WHAT TO DO" into buf; 1 if
+ * there is one, else 0 (buf empty). */
+int cm_mesh_diagnosis_cause(const cmMesh* mesh, const cmMeshDiagnosis* dg, char* buf, size_t bufsz);
+
 /* largest coordinate magnitude of a valid mesh, m: the mass properties multiply up to five
  * coordinates (inertia integrals), which must stay finite in double */
 #define CM_MESH_COORD_MAX 1e50

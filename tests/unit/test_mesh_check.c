@@ -68,13 +68,15 @@ static void test_open(void) {
   cmMesh* b = unit_box(2);
   cmMesh* m = edit(b, 7, 0, 0);
   cmMeshReport r;
-  char err[256], want[64];
+  char err[1024], want[64];
   CHECK(cm_mesh_check(m, "part.obj", &r, err, sizeof err) == CM_ERR_MESH);
   CHECK(r.boundary_edge == 3 && !r.closed && r.manifold && r.oriented);
   first_edge(b, 7, want, sizeof want);
   CHECK(contains(err, "part.obj: "));
   CHECK(contains(err, want));
   CHECK(contains(err, "not closed (3 boundary edges)"));
+  /* the cause comes first: one hole of 3 edges */
+  CHECK(contains(err, "part.obj: holes: 1 (boundary loops of 3 edges; 3 boundary edges)"));
   cm_mesh_free(m);
   cm_mesh_free(b);
 }
@@ -88,10 +90,11 @@ static void test_nonmanifold(void) {
   memcpy(m->vert, v, sizeof v);
   memcpy(m->face, f, sizeof f);
   cmMeshReport r;
-  char err[256];
+  char err[1024];
   CHECK(cm_mesh_check(m, "two.stl", &r, err, sizeof err) == CM_ERR_MESH);
   CHECK(r.nonmanifold_edge == 1 && !r.manifold && r.closed);
-  CHECK(contains(err, "two.stl: edge (0, 1) belongs to 4 faces"));
+  CHECK(contains(err, "two.stl: non-manifold edges: 1; first: edge (0, 1) with 4 faces"));
+  CHECK(contains(err, "; edge (0, 1) belongs to 4 faces"));
   CHECK(contains(err, "not edge-manifold"));
   cm_mesh_free(m);
 }
@@ -101,13 +104,14 @@ static void test_misoriented(void) {
   cmMesh* m = unit_box(2);
   flip(m, 11);
   cmMeshReport r;
-  char err[256], want[64];
+  char err[1024], want[64];
   CHECK(cm_mesh_check(m, "part.obj", &r, err, sizeof err) == CM_ERR_MESH);
   CHECK(r.misoriented_edge == 3 && !r.oriented && r.closed && r.manifold);
   first_edge(m, 11, want, sizeof want);
   CHECK(contains(err, want));
   CHECK(contains(err, "not consistently oriented (3 misoriented edges)"));
   CHECK(strstr(err, "faces 11 and ") || strstr(err, " and 11:"));
+  CHECK(contains(err, "part.obj: flipped faces: 1; first: face 11 "));
   cm_mesh_free(m);
 }
 
