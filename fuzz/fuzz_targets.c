@@ -113,6 +113,20 @@ static int fuzz_mesh(Reader reader, const char* name, const uint8_t* data, size_
   require(rep.nvert == mesh->nvert && rep.nface == mesh->nface);
   /* the report is printed by `comply mesh-info` even for an invalid mesh: never NaN */
   require(!isnan(rep.area) && !isnan(rep.volume));
+  /* the diagnosis runs on any parsed mesh (self-intersections on small ones); a valid mesh has
+   * no finding but shells (and possibly unwelded vertices in separate shells) */
+  cmMeshDiagnosis dg;
+  int self = mesh->nface <= 20000 ? CM_DIAGNOSE_SELF_INTERSECTIONS : 0;
+  if (cm_mesh_diagnose(mesh, self, &dg) == CM_OK) {
+    char text[4096];
+    cm_mesh_diagnosis_text(mesh, &dg, text, sizeof text);
+    require(memchr(text, 0, sizeof text) != NULL);
+    require(dg.duplicate_face >= 0 && dg.hole >= 0 && dg.flipped_face >= 0 && dg.shell >= 0);
+    require(!self || dg.self_intersection >= 0);
+    if (st == CM_OK)
+      require(dg.duplicate_face == 0 && dg.hole == 0 && dg.flipped_face == 0 &&
+              dg.nonmanifold_edge == 0 && dg.nonmanifold_vert == 0 && dg.nested_shell <= 0);
+  }
   if (st != CM_OK) {
     require_message(err, name);
   } else {

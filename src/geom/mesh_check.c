@@ -14,8 +14,10 @@
  *      interior edge once each way);
  *   5. the signed enclosed volume  V = sum_f (a - r) . ((b - r) x (c - r)) / 6  is positive
  *      (negative means faces wound clockwise seen from outside: an inverted mesh);
- *   6. what the edges cannot show (mesh_diagnose.c, on the sorted edges of step 4): no vertex
- *      where separate fans of faces meet, no shell inside another of the same orientation.
+ *   6. what the edges cannot show (mesh_diagnose.c, on the sorted edges of step 4): no face
+ *      listed twice (a face and its reversed copy share their three edges: closed, manifold and
+ *      oriented, of zero volume), no vertex where separate fans of faces meet, no shell inside
+ *      another of the same orientation.
  * A failure of checks 4-6 is diagnosed (cm_mesh_diagnose) and its message starts with the cause
  * and what to do, before the symptom.
  * Vertices used by no face are counted in the report but allowed. Indices in messages are
@@ -241,8 +243,9 @@ static cmStatus first_failure(const cmMesh* m, const char* nm, const cmMeshRepor
 
 /* The surface checks see symptoms (an edge with four faces, an edge with one); the diagnosis
  * (mesh_diagnose.c) names the cause. Prefix a failure's message with it, and fail a mesh that
- * passed the edge checks on what they cannot see: vertices joining several fans of faces, and
- * shells nested inside a shell of the same orientation (volume counted twice). */
+ * passed the edge checks on what they cannot see: a face and its reversed copy (a closed pair),
+ * vertices joining several fans of faces, and shells nested inside a shell of the same
+ * orientation (volume counted twice). */
 static cmStatus with_cause(const cmMesh* m, const char* nm, cmStatus st, cmEdgeRec* e, size_t ne,
                            char* err, size_t errsz) {
   cmMeshDiagnosis dg;
@@ -251,7 +254,8 @@ static cmStatus with_cause(const cmMesh* m, const char* nm, cmStatus st, cmEdgeR
     return st != CM_OK
                ? st
                : cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory diagnosing the mesh", nm);
-  if (st == CM_OK && dg.nonmanifold_vert == 0 && dg.nested_shell <= 0) return st;
+  if (st == CM_OK && dg.duplicate_face == 0 && dg.nonmanifold_vert == 0 && dg.nested_shell <= 0)
+    return st;
   char cause[1024];
   if (!cm_mesh_diagnosis_cause(m, &dg, cause, sizeof cause)) return st;
   if (st == CM_OK) return cm_error(err, errsz, CM_ERR_MESH, "%s: %s", nm, cause);

@@ -710,6 +710,32 @@ static cmStatus self_intersections(const Work* w, cmMeshDiagnosis* dg) {
 
 /* ---- the diagnosis ----------------------------------------------------------------------- */
 
+/* Duplicate faces of a closed edge-manifold mesh, from its edges alone: a face and its copy
+ * (reversed, as a closed oriented mesh has it) share all three edges, so the partner across each
+ * of the face's edges is the same face. `part` is scratch (nface). */
+static cmStatus closed_duplicates(const Work* w, int* part, cmMeshDiagnosis* dg) {
+  int nf = w->m->nface;
+  unsigned char* n = cm_calloc((size_t)nf + 1, 1);
+  if (!n) return CM_ERR_NOMEM;
+  for (int f = 0; f < nf; f++)
+    part[f] = -1;
+  for (size_t i = 0; i + 1 < w->ne; i++) {
+    if (w->e[i + 1].a != w->e[i].a || w->e[i + 1].b != w->e[i].b) continue;
+    for (int k = 0; k < 2; k++) {
+      int f = w->e[i + (size_t)k].face, g = w->e[i + 1 - (size_t)k].face;
+      if (part[f] < 0) part[f] = g;
+      n[f] += part[f] == g;
+    }
+  }
+  for (int f = 0; f < nf; f++)
+    if (n[f] == 3 && f < part[f] && dg->duplicate_face++ == 0) {
+      dg->duplicate_first[0] = f;
+      dg->duplicate_first[1] = part[f];
+    }
+  cm_free(n);
+  return CM_OK;
+}
+
 static void diag_init(cmMeshDiagnosis* dg) {
   memset(dg, 0, sizeof *dg);
   dg->duplicate_first[0] = dg->duplicate_first[1] = dg->unwelded_first[0] = dg->unwelded_first[1] =
@@ -730,6 +756,7 @@ cmStatus cm_mesh_diagnose_sorted(const cmMesh* mesh, cmEdgeRec* e, size_t ne,
   int* comp = cm_malloc(((size_t)mesh->nface + 1) * sizeof(int));
   int* shell_face = NULL;
   cmStatus st = comp ? CM_OK : CM_ERR_NOMEM;
+  if (st == CM_OK) st = closed_duplicates(&w, comp, &dg);
   if (st == CM_OK) st = shells(&w, comp, &shell_face, &dg);
   if (st == CM_OK) st = nonmanifold(&w, &dg);
   if (st == CM_OK) st = nested(&w, comp, shell_face, &dg);

@@ -32,10 +32,11 @@ int cm_mesh_indices_valid(const cmMesh* mesh);
  * volume and moment integrals accurate for meshes far from the origin */
 void cm_mesh_ref_point(const cmMesh* mesh, double r[3]);
 
-/* The findings of cm_mesh_diagnose that need no weld (shells, flipped faces, non-manifold
- * vertices, nested shells), for a mesh whose faces all have valid indices, given the half-edges
- * of all its faces sorted by cm_edge_sort (not modified): what cm_mesh_check asks of a mesh that
- * passed its edge checks, at the cost of a union-find and a breadth-first pass. */
+/* The findings of cm_mesh_diagnose that need no weld (duplicate faces of a closed mesh, shells,
+ * flipped faces, non-manifold vertices, nested shells), for a mesh whose faces all have valid
+ * indices, given the half-edges of all its faces sorted by cm_edge_sort (not modified): what
+ * cm_mesh_check asks of a mesh that passed its edge checks, at the cost of a union-find and a
+ * breadth-first pass. */
 cmStatus cm_mesh_diagnose_sorted(const cmMesh* mesh, cmEdgeRec* e, size_t ne, cmMeshDiagnosis* out);
 
 /* The first cause found by cm_mesh_diagnose, in the order a fix should go (duplicate faces,

@@ -5,7 +5,8 @@
  * The cube is cm_mesh_box(1 m, 1 division): 8 vertices at (+-0.5, +-0.5, +-0.5), 12 faces, two
  * per side. Expected values:
  *   - every face listed twice (half of the copies reversed): 12 duplicate faces, first pair
- *     (0, 12); nothing else once they are set aside;
+ *     (0, 12); nothing else once they are set aside; a triangle and its reversed copy (which
+ *     passes the edge checks) refused as a duplicate;
  *   - each side with its own 4 vertices: 24 vertices, 8 corners each holding 3 of them: 8
  *     coincident groups, 24 - 8 = 16 unwelded vertices, closed by welding exact duplicates
  *     (tolerance 0), no holes; one side moved out by d = 1e-7 m: the other five sides weld into
@@ -118,6 +119,18 @@ static void test_duplicate_faces(void) {
   CHECK(contains(err, "not edge-manifold (18 non-manifold edges)"));
   cm_mesh_free(m);
   cm_mesh_free(c);
+
+  /* one triangle and its reversed copy: closed, manifold, oriented, volume 0 up to rounding
+   * (the fuzz corpus had one that passed with 1.1e-16 m^3): refused as a duplicate */
+  m = cm_mesh_new(3, 2);
+  const double v[9] = {-1, 0, 1, 0, -1, 0, 0, 0, 1};
+  const int f[6] = {0, 1, 2, 1, 0, 2};
+  memcpy(m->vert, v, sizeof v);
+  memcpy(m->face, f, sizeof f);
+  CHECK(cm_mesh_check(m, "pillow.ply", NULL, err, sizeof err) == CM_ERR_MESH);
+  CHECK(contains(err, "pillow.ply: duplicate faces: 1 (every face is listed twice); first: faces "
+                      "0 and 1"));
+  cm_mesh_free(m);
 }
 
 /* each side of the cube with its own 4 vertices, the sides in bit mask `moved` moved out by d */
