@@ -21,6 +21,7 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 int cmd_run(int argc, char** argv);
 int cmd_check(int argc, char** argv);
 int cmd_mesh_info(int argc, char** argv);
+int cmd_mesh_repair(int argc, char** argv);
 int cmd_advise(int argc, char** argv);
 
 /* print the help of a command (NULL or "" for the overview) to f; 0 if the command exists */

@@ -75,6 +75,21 @@ static const Command COMMANDS[] = {
      "  --scale S   multiply the coordinates by S > 0 (default 1)\n"
      "\n"
      "exit status: 0 the mesh is valid; 2 it cannot be read or is not a valid closed solid.\n"},
+    {"mesh-repair", cmd_mesh_repair, "comply mesh-repair IN OUT [--scale S] [--weld TOL]",
+     "Load a mesh (.obj, .stl, .ply), apply the safe repairs and write the result to OUT as OBJ:\n"
+     "weld vertices within a tolerance, drop faces of zero area and duplicate faces, flip faces\n"
+     "against the majority of their shell and reverse shells of negative volume, drop unused\n"
+     "vertices. Prints what changed, then whether the mesh now passes every check. Holes,\n"
+     "non-manifold edges and vertices, nested shells and self-intersections are not repaired\n"
+     "(docs/scene-format.md, \"Mesh checks\").\n"
+     "\n"
+     "options:\n"
+     "  --scale S   multiply the coordinates by S > 0 (default 1)\n"
+     "  --weld TOL  weld vertices within TOL m (default: the smallest tolerance that closes the\n"
+     "              mesh, at most 1e-4 of its bounding-box diagonal, else exact duplicates)\n"
+     "\n"
+     "exit status: 0 the repaired mesh passes every check; 2 it cannot be read or written, or\n"
+     "it still fails a check (OUT is written all the same; the message names what remains).\n"},
     {"advise", cmd_advise, "comply advise ka|damping|restitution|contact-time OPTIONS",
      "Compute contact parameters from the rules of thumb of area-compliant-contact.txt\n"
      "(docs/contact-laws.md, \"Choosing parameters with comply advise\"). SI units.\n"

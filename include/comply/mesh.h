@@ -131,6 +131,45 @@ CM_API cmStatus cm_mesh_diagnose(const cmMesh* mesh, int flags, cmMeshDiagnosis*
 CM_API int cm_mesh_diagnosis_text(const cmMesh* mesh, const cmMeshDiagnosis* dg, char* buf,
                                   size_t bufsz);
 
+/* what cm_mesh_repair changed; all counts 0 when nothing was */
+typedef struct cmMeshRepairReport {
+  double weld_tol;        /* weld tolerance used, m (0: exactly coincident vertices only) */
+  int welded_vert;        /* vertices in groups of two or more within the tolerance */
+  int weld_group;         /* the vertices they became */
+  int unused_vert;        /* vertices dropped because no face used them (after welding) */
+  int duplicate_face;     /* faces dropped as copies of another (either orientation) */
+  int degenerate_face;    /* faces dropped: zero area, or two corners welded into one */
+  int flipped_face;       /* faces flipped to agree with the majority of their shell */
+  int flipped_shell;      /* shells of negative volume (not cavities) reversed whole */
+  int flipped_shell_face; /* faces in them */
+  int changes;            /* kinds of change made; 0: the mesh was not changed */
+  double volume;          /* enclosed volume after the repair, m^3 */
+} cmMeshRepairReport;
+
+/* Apply the safe repairs to `mesh` in place, then cm_mesh_check it (a mesh that passes is not
+ * changed): weld vertices within
+ * `weld_tol` m of each other (< 0: the default, cm_mesh_diagnose's weld_tol, the smallest
+ * tolerance up to 1e-4 of the bounding-box diagonal that closes the mesh, else 0: exactly
+ * coincident vertices), each group at the position of its smallest index; drop faces with two
+ * corners welded together or of zero area (as cm_mesh_check), and copies of a face (the first
+ * is kept; a face listed in both orientations whose edges then have 3 faces each, a wall
+ * between two closed parts, is dropped altogether); flip the faces oriented against the
+ * majority of their shell, then reverse each shell of negative volume that is not a cavity
+ * inside another shell; drop unused vertices (the others keep their order). Holes,
+ * non-manifold edges and vertices, nested shells and self-intersections are not repaired.
+ * Derived arrays are freed (call cm_mesh_prepare again). Fills `rep` (may be NULL) with what
+ * changed (cm_mesh_repair_text writes it) and returns cm_mesh_check's status and message (naming
+ * `name`) on the repaired mesh: CM_OK when it now passes, CM_ERR_MESH with what remains.
+ * Non-finite coordinates or indices out of range: the mesh is not changed and the check's error
+ * returned. CM_ERR_NOMEM (the mesh is not changed). */
+CM_API cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name,
+                               cmMeshRepairReport* rep, char* err, size_t errsz);
+
+/* Write what `rep` says changed, "welded 24 vertices into 8 (tolerance 0 m); dropped 12
+ * duplicate faces; flipped 1 face", or "nothing to repair"; terminated, possibly truncated.
+ * Returns rep->changes. */
+CM_API int cm_mesh_repair_text(const cmMeshRepairReport* rep, char* buf, size_t bufsz);
+
 /* Compute face normals, face areas and per-vertex area vectors (allocating them). */
 CM_API cmStatus cm_mesh_prepare(cmMesh* mesh);
 

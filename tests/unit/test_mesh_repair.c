@@ -1,0 +1,275 @@
+/* cm_mesh_repair on the defective cubes of test_mesh_diagnose: what it changes, derived from the
+ * construction, and the mass properties of the result.
+ *
+ * The cube is cm_mesh_box(1 m, 1 division): 8 vertices, 12 faces. A repaired unit cube must
+ * pass cm_mesh_check with volume 1 m^3, centroid at the origin and, for density 1, the inertia
+ * tensor of a unit cube about its centre: m (a^2 + a^2) / 12 = 1/6 kg m^2 on the diagonal, 0
+ * off it. Expected changes:
+ *   - every face listed twice (half of the copies reversed): 12 duplicate faces dropped;
+ *   - each side with its own 4 vertices: 24 vertices welded into 8 (tolerance 0); one side moved
+ *     out by d = 1e-7 m: welded within d (the volume grows by at most d, one side of area 1
+ *     moved by d before the weld moves it back onto the corners of smallest index);
+ *   - one face reversed: 1 face flipped; every face reversed: 1 shell of 12 faces reversed;
+ *   - a cube of side 0.4 reversed inside: a cavity, not reversed (volume 1 - 0.064);
+ *   - a zero-area face added (a vertex repeated): 1 degenerate face dropped, 1 unused vertex
+ *     (a vertex used only by it) dropped;
+ *   - not repairable: two cubes sharing a vertex (non-manifold vertex remains), one side's two
+ *     faces removed (a hole of 4 edges remains), a side moved by 1e-3 m (beyond 1e-4 of the
+ *     diagonal: not welded, holes remain); the error names what remains;
+ *   - a valid cube: nothing changed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "comply/mesh.h"
+#include "test.h"
+
+static cmMesh* cube(double size) {
+  const double s[3] = {size, size, size};
+  return cm_mesh_box(s, 1);
+}
+
+static int contains(const char* s, const char* sub) {
+  if (!strstr(s, sub)) {
+    fprintf(stderr, "  message \"%s\" lacks \"%s\"\n", s, sub);
+    return 0;
+  }
+  return 1;
+}
+
+/* a and b in one mesh, b's vertices moved by t */
+static cmMesh* merge(const cmMesh* a, const cmMesh* b, const double t[3]) {
+  cmMesh* m = cm_mesh_new(a->nvert + b->nvert, a->nface + b->nface);
+  memcpy(m->vert, a->vert, sizeof(double) * 3 * (size_t)a->nvert);
+  memcpy(m->face, a->face, sizeof(int) * 3 * (size_t)a->nface);
+  for (int v = 0; v < b->nvert; v++)
+    for (int k = 0; k < 3; k++)
+      m->vert[3 * (a->nvert + v) + k] = b->vert[3 * v + k] + t[k];
+  for (int i = 0; i < 3 * b->nface; i++)
+    m->face[3 * a->nface + i] = b->face[i] + a->nvert;
+  return m;
+}
+
+static void flip(cmMesh* m, int f) {
+  int t = m->face[3 * f + 1];
+  m->face[3 * f + 1] = m->face[3 * f + 2];
+  m->face[3 * f + 2] = t;
+}
+
+static int side(const cmMesh* m, int f) {
+  double c[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++)
+      c[i] += m->vert[3 * m->face[3 * f + k] + i] / 3;
+  int axis = 0;
+  for (int i = 1; i < 3; i++)
+    if (fabs(c[i]) > fabs(c[axis])) axis = i;
+  return 2 * axis + (c[axis] > 0);
+}
+
+/* each side of the cube with its own 4 vertices, the sides in bit mask `moved` moved out by d */
+static cmMesh* unwelded(int moved, double d) {
+  cmMesh* c = cube(1);
+  cmMesh* m = cm_mesh_new(24, 12);
+  int map[6][8];
+  memset(map, 0xff, sizeof map);
+  int nv = 0;
+  for (int f = 0; f < 12; f++) {
+    int s = side(c, f);
+    for (int k = 0; k < 3; k++) {
+      int v = c->face[3 * f + k];
+      if (map[s][v] < 0) {
+        map[s][v] = nv;
+        for (int i = 0; i < 3; i++)
+          m->vert[3 * nv + i] = c->vert[3 * v + i];
+        if (moved >> s & 1) m->vert[3 * nv + s / 2] += (s % 2 ? d : -d);
+        nv++;
+      }
+      m->face[3 * f + k] = map[s][v];
+    }
+  }
+  cm_mesh_free(c);
+  return m;
+}
+
+/* repair m, which must then pass, with the mass properties of a unit cube (volume tolerance
+ * vtol); returns the report */
+static cmMeshRepairReport repair_unit_cube(cmMesh* m, double vtol) {
+  cmMeshRepairReport r;
+  char err[1024];
+  cmStatus st = cm_mesh_repair(m, -1, "cube.obj", &r, err, sizeof err);
+  if (st != CM_OK) fprintf(stderr, "  %s\n", err);
+  CHECK(st == CM_OK);
+  CHECK(cm_mesh_check(m, "cube.obj", NULL, err, sizeof err) == CM_OK);
+  CHECK(m->nvert == 8 && m->nface == 12);
+  cmMassProperties mp;
+  CHECK(cm_mesh_mass_properties(m, &mp) == CM_OK);
+  CHECK_NEAR(mp.volume, 1, vtol);
+  CHECK_NEAR(r.volume, 1, vtol);
+  for (int i = 0; i < 3; i++) {
+    CHECK_NEAR(mp.com[i], 0, vtol);
+    for (int j = 0; j < 3; j++)
+      CHECK_NEAR(mp.inertia[3 * i + j], i == j ? 1.0 / 6 : 0, vtol);
+  }
+  return r;
+}
+
+static void test_valid(void) {
+  cmMesh* m = cube(1);
+  cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
+  CHECK(r.changes == 0);
+  char text[256];
+  CHECK(cm_mesh_repair_text(&r, text, sizeof text) == 0);
+  CHECK(contains(text, "nothing to repair"));
+  cm_mesh_free(m);
+}
+
+static void test_duplicate_faces(void) {
+  cmMesh* c = cube(1);
+  const double zero[3] = {0, 0, 0};
+  cmMesh* m = merge(c, c, zero);
+  for (int f = 12; f < 24; f++) {
+    for (int k = 0; k < 3; k++)
+      m->face[3 * f + k] -= 8;
+    if (f >= 18) flip(m, f);
+  }
+  cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
+  CHECK(r.duplicate_face == 12 && r.unused_vert == 8 && r.weld_group == 0);
+  CHECK(r.flipped_face == 0 && r.flipped_shell == 0 && r.degenerate_face == 0);
+  char text[256];
+  CHECK(cm_mesh_repair_text(&r, text, sizeof text) == 2);
+  CHECK(contains(text, "dropped 8 unused vertices; dropped 12 duplicate faces"));
+  cm_mesh_free(m);
+  cm_mesh_free(c);
+}
+
+static void test_unwelded(void) {
+  cmMesh* m = unwelded(0, 0);
+  cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
+  CHECK(r.welded_vert == 24 && r.weld_group == 8 && r.weld_tol == 0 && r.unused_vert == 0);
+  char text[256];
+  cm_mesh_repair_text(&r, text, sizeof text);
+  CHECK(contains(text, "welded 24 vertices into 8 (tolerance 0 m)"));
+  cm_mesh_free(m);
+
+  const double d = 1e-7;
+  m = unwelded(1 << 5 | 1 << 1, d);
+  r = repair_unit_cube(m, 2 * d);
+  CHECK(r.welded_vert == 24 && r.weld_group == 8);
+  CHECK_REL(r.weld_tol, d, 1e-6);
+  cm_mesh_free(m);
+
+  /* 1e-3 m: beyond the largest default tolerance, holes remain */
+  m = unwelded(1 << 5, 1e-3);
+  char err[1024];
+  CHECK(cm_mesh_repair(m, -1, "cube.ply", &r, err, sizeof err) == CM_ERR_MESH);
+  CHECK(r.weld_tol == 0 && r.weld_group == 8 && r.welded_vert == 20);
+  CHECK(contains(err, "cube.ply: holes: 2"));
+  cm_mesh_free(m);
+  /* with an explicit tolerance of 2e-3 m it closes */
+  m = unwelded(1 << 5, 1e-3);
+  CHECK(cm_mesh_repair(m, 2e-3, "cube.ply", &r, err, sizeof err) == CM_OK);
+  CHECK(r.weld_group == 8 && m->nvert == 8 && m->nface == 12);
+  CHECK(r.volume > 1 && r.volume < 1 + 2e-3);
+  cm_mesh_free(m);
+}
+
+static void test_flipped(void) {
+  cmMesh* m = cube(1);
+  flip(m, 5);
+  cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
+  CHECK(r.flipped_face == 1 && r.flipped_shell == 0 && r.changes == 1);
+  char text[256];
+  cm_mesh_repair_text(&r, text, sizeof text);
+  CHECK(contains(text, "flipped 1 face"));
+  cm_mesh_free(m);
+
+  m = cube(1);
+  for (int f = 0; f < 12; f++)
+    flip(m, f);
+  r = repair_unit_cube(m, 1e-14);
+  CHECK(r.flipped_face == 0 && r.flipped_shell == 1 && r.flipped_shell_face == 12);
+  cm_mesh_repair_text(&r, text, sizeof text);
+  CHECK(contains(text, "reversed 1 shell of negative volume (12 faces)"));
+  cm_mesh_free(m);
+}
+
+static void test_cavity(void) {
+  cmMesh* a = cube(1);
+  cmMesh* b = cube(0.4);
+  for (int f = 0; f < 12; f++)
+    flip(b, f);
+  const double zero[3] = {0, 0, 0};
+  cmMesh* m = merge(a, b, zero);
+  flip(m, 3); /* something to repair */
+  cmMeshRepairReport r;
+  char err[1024];
+  CHECK(cm_mesh_repair(m, -1, "hollow.obj", &r, err, sizeof err) == CM_OK);
+  CHECK(r.flipped_face == 1 && r.flipped_shell == 0);
+  CHECK_NEAR(r.volume, 1 - 0.064, 1e-14);
+  cm_mesh_free(m);
+  cm_mesh_free(a);
+  cm_mesh_free(b);
+}
+
+static void test_degenerate(void) {
+  cmMesh* c = cube(1);
+  cmMesh* m = cm_mesh_new(9, 13);
+  memcpy(m->vert, c->vert, sizeof(double) * 24);
+  memcpy(m->face, c->face, sizeof(int) * 36);
+  /* vertex 8 at vertex 0's position plus nothing: face (0, 1, 8) collapses when welded */
+  memcpy(m->vert + 24, c->vert, sizeof(double) * 3);
+  m->face[36] = 0;
+  m->face[37] = 1;
+  m->face[38] = 8;
+  cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
+  CHECK(r.degenerate_face == 1 && r.welded_vert == 2 && r.weld_group == 1);
+  cm_mesh_free(m);
+  cm_mesh_free(c);
+}
+
+static void test_not_repairable(void) {
+  char err[1024];
+  cmMeshRepairReport r;
+  /* two cubes sharing a corner */
+  cmMesh* c = cube(1);
+  const double t[3] = {1, 1, 1};
+  cmMesh* m = merge(c, c, t);
+  /* B's corner (-0.5, -0.5, -0.5) + t is A's (0.5, 0.5, 0.5): B's faces use A's vertex */
+  int va = -1, vb = -1;
+  for (int v = 0; v < 8; v++) {
+    if (c->vert[3 * v] > 0 && c->vert[3 * v + 1] > 0 && c->vert[3 * v + 2] > 0) va = v;
+    if (c->vert[3 * v] < 0 && c->vert[3 * v + 1] < 0 && c->vert[3 * v + 2] < 0) vb = v + 8;
+  }
+  for (int i = 36; i < 72; i++)
+    if (m->face[i] == vb) m->face[i] = va;
+  flip(m, 0);
+  CHECK(cm_mesh_repair(m, -1, "pair.obj", &r, err, sizeof err) == CM_ERR_MESH);
+  CHECK(r.flipped_face == 1 && r.unused_vert == 1);
+  CHECK(contains(err, "pair.obj: non-manifold vertices: 1"));
+  cm_mesh_free(m);
+
+  /* one side's two faces removed */
+  int f0 = 0;
+  while (side(c, f0) != side(c, f0 + 1))
+    f0++;
+  m = cm_mesh_new(8, 10);
+  memcpy(m->vert, c->vert, sizeof(double) * 24);
+  for (int f = 0, n = 0; f < 12; f++)
+    if (f != f0 && f != f0 + 1) memcpy(m->face + 3 * n++, c->face + 3 * f, 3 * sizeof(int));
+  CHECK(cm_mesh_repair(m, -1, "open.obj", &r, err, sizeof err) == CM_ERR_MESH);
+  CHECK(r.changes == 0 && m->nface == 10);
+  CHECK(contains(err, "open.obj: holes: 1 (boundary loops of 4 edges"));
+  cm_mesh_free(m);
+  cm_mesh_free(c);
+}
+
+int main(void) {
+  RUN(test_valid);
+  RUN(test_duplicate_faces);
+  RUN(test_unwelded);
+  RUN(test_flipped);
+  RUN(test_cavity);
+  RUN(test_degenerate);
+  RUN(test_not_repairable);
+  return test_report();
+}
