@@ -67,6 +67,8 @@ typedef struct cmGeomDef {
   int divisions;      /* box divisions per face edge 1..CM_BOX_MAX_DIVISIONS = 330 (default 1) */
   const char* file;   /* mesh file; relative paths are relative to the scene file's folder */
   double scale;       /* mesh scale factor, > 0 (default 1) */
+  int repair;         /* 1: cm_mesh_repair the mesh before checking it, a compile note says
+                         what changed (default 0) */
   const cmMesh* mesh; /* mesh given by the API instead of a file (copied by cm_scene_add_body) */
   double normal[3];   /* plane outward normal (normalised at compile; default 0, 0, 1) */
   double offset;      /* plane offset, m (default 0) */

@@ -946,12 +946,12 @@ int cm_mesh_diagnosis_cause(const cmMesh* mesh, const cmMeshDiagnosis* dg, char*
     int kind;
     const char* fix;
   } order[] = {
-      {0, "remove the duplicate faces (repair: true is planned: issue 13)"},
-      {1, "weld coincident vertices when exporting (repair: true is planned: issue 13)"},
+      {0, "remove the duplicate faces (or repair: true, comply mesh-repair)"},
+      {1, "weld coincident vertices when exporting (or repair: true, comply mesh-repair)"},
       {3, "an edge may join two faces only: split the mesh or fix it in a mesh editor"},
       {2, "close the holes in a mesh editor (filling small holes is planned: issue 13)"},
       {4, "separate the parts that touch at a vertex (or make them separate bodies)"},
-      {5, "orient the faces consistently (repair: true is planned: issue 13)"},
+      {5, "orient the faces consistently (or repair: true, comply mesh-repair)"},
       {7, "remove the inner shell, or reverse its faces if it is meant as a cavity"},
   };
   Text t = {buf, bufsz, 0};

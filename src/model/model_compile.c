@@ -68,6 +68,7 @@ static uint64_t geom_hash(const cmGeomDef* g) {
     if (g->mesh) h = cm_fnv1a(h, &g->mesh, sizeof g->mesh);
     if (g->file) h = cm_fnv1a(h, g->file, strlen(g->file));
     h = cm_fnv1a(h, &g->scale, sizeof g->scale);
+    h = cm_fnv1a(h, &g->repair, sizeof g->repair);
     break;
   case CM_GEOM_PLANE:
     h = cm_fnv1a(h, g->normal, sizeof g->normal);
@@ -87,6 +88,7 @@ static int geom_equal(const cmGeomDef* a, const cmGeomDef* b) {
   case CM_GEOM_BOX:
     return !memcmp(a->size, b->size, sizeof a->size) && a->divisions == b->divisions;
   case CM_GEOM_MESH:
+    if (a->repair != b->repair) return 0;
     if (a->mesh || b->mesh) return a->mesh == b->mesh;
     return a->file && b->file && !strcmp(a->file, b->file) && a->scale == b->scale;
   case CM_GEOM_PLANE:
@@ -103,6 +105,7 @@ typedef struct GeomBuild {
   int* source;         /* original index of every (reordered) vertex */
   cmMassProperties mp; /* unit density */
   double plane[4];
+  char* repaired; /* what repair: true changed, for a compile note (NULL: nothing) */
 } GeomBuild;
 
 /* spread the low 21 bits of x to every third bit */
@@ -235,7 +238,33 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
                     msg);
   }
   const char* label = g->type == CM_GEOM_MESH && g->file ? g->file : b->name;
-  cmStatus st = cm_mesh_check(gb->mesh, label, NULL, msg, sizeof msg);
+  cmStatus st = CM_OK;
+  if (g->type == CM_GEOM_MESH && g->repair) {
+    /* repair: true: the safe repairs, said in a note; cm_mesh_check below names what remains */
+    cmMeshRepairReport rep;
+    st = cm_mesh_repair(gb->mesh, -1, label, &rep, msg, sizeof msg);
+    if (st != CM_ERR_NOMEM && rep.changes) {
+      char text[1024], note[1536];
+      cm_mesh_repair_text(&rep, text, sizeof text);
+      snprintf(note, sizeof note, "%sbody '%s': %s: repaired (repair: true): %s", where, b->name,
+               label, text);
+      gb->repaired = cm_strdup(note);
+      if (!gb->repaired) st = CM_ERR_NOMEM;
+    }
+    if (st == CM_ERR_MESH) {
+      /* what remains after the repair: the check's message, after what was repaired */
+      char text[ERRSZ / 2], rest[ERRSZ];
+      cm_mesh_repair_text(&rep, text, sizeof text);
+      snprintf(rest, sizeof rest, "%s", msg);
+      cm_mesh_free(gb->mesh);
+      gb->mesh = NULL;
+      cm_free(gb->repaired);
+      gb->repaired = NULL;
+      return cm_error(err, errsz, st, "%sbody '%s': repair: true (%s) leaves a mesh that fails: %s",
+                      where, b->name, text, rest);
+    }
+  }
+  if (st == CM_OK) st = cm_mesh_check(gb->mesh, label, NULL, msg, sizeof msg);
   if (st == CM_OK) st = morton_order(gb->mesh, &gb->source);
   if (st == CM_OK) st = cm_mesh_prepare(gb->mesh);
   if (st == CM_OK) st = cm_mesh_mass_properties(gb->mesh, &gb->mp);
@@ -327,6 +356,11 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     m->body_geom[b] = m->ngeom;
     st = build_geom(s, &s->body[b], &gb[m->ngeom], err, errsz);
     if (st != CM_OK) goto done;
+    if (gb[m->ngeom].repaired && add_note(m, gb[m->ngeom].repaired) != CM_OK) {
+      st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory while compiling the model (notes)");
+      m->ngeom++;
+      goto done;
+    }
     m->ngeom++;
   }
 
@@ -414,6 +448,7 @@ done:
     for (int g = 0; g < nb; g++) {
       cm_mesh_free(gb[g].mesh);
       cm_free(gb[g].source);
+      cm_free(gb[g].repaired);
     }
   cm_free(gb);
   cm_free(table);
@@ -744,6 +779,7 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   for (int g = 0; gb && g < m->ngeom; g++) {
     cm_mesh_free(gb[g].mesh);
     cm_free(gb[g].source);
+    cm_free(gb[g].repaired);
   }
   cm_free(gb);
   *out = m;
@@ -755,6 +791,7 @@ fail:
   for (int g = 0; gb && g < m->ngeom; g++) {
     cm_mesh_free(gb[g].mesh);
     cm_free(gb[g].source);
+    cm_free(gb[g].repaired);
   }
   cm_free(gb);
   cm_model_free(m);

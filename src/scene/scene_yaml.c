@@ -592,10 +592,10 @@ static int parse_geom(Parser* p, const yaml_node_t* n, cmGeomDef* g) {
   static const char* const kinds[] = {"sphere", "box", "mesh", "plane"};
   static const char* const sphere_keys[] = {"radius", "refine"};
   static const char* const box_keys[] = {"size", "divisions"};
-  static const char* const mesh_keys[] = {"file", "scale"};
+  static const char* const mesh_keys[] = {"file", "scale", "repair"};
   static const char* const plane_keys[] = {"normal", "offset"};
   const yaml_node_t* v[4];
-  const yaml_node_t* w[2];
+  const yaml_node_t* w[3];
   char fb[128];
   record(p, "geometry", n);
   if (get_map(p, n, "geometry", kinds, 4, v)) return -1;
@@ -640,10 +640,11 @@ static int parse_geom(Parser* p, const yaml_node_t* n, cmGeomDef* g) {
   case 2:
     g->type = CM_GEOM_MESH;
     record(p, "geometry.mesh", sub);
-    if (get_map(p, sub, "geometry.mesh", mesh_keys, 2, w)) return -1;
+    if (get_map(p, sub, "geometry.mesh", mesh_keys, 3, w)) return -1;
     if (!w[0]) return missing(p, sub, "geometry.mesh", "file", "an OBJ, STL or PLY file");
     if (get_str(p, w[0], "geometry.mesh.file", &g->file)) return -1;
     if (w[1] && get_num(p, w[1], "geometry.mesh.scale", "", &g->scale)) return -1;
+    if (w[2] && get_bool(p, w[2], "geometry.mesh.repair", &g->repair)) return -1;
     return 0;
   default:
     g->type = CM_GEOM_PLANE;

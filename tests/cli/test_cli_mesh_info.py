@@ -168,7 +168,7 @@ bodies:
     r = s.run("check", scene)
     expect_exit(r, 2, "scene with a duplicated mesh")
     check("dup.obj: duplicate faces: 12 (every face is listed twice); first: faces 0 and 12"
-          in r.stderr and "remove the duplicate faces (repair: true is planned: issue 13)"
+          in r.stderr and "remove the duplicate faces (or repair: true, comply mesh-repair)"
           in r.stderr, r.stderr)
 
 

@@ -115,7 +115,7 @@ static void test_duplicate_faces(void) {
   CHECK(cm_mesh_check(m, "ur10.stl", NULL, err, sizeof err) == CM_ERR_MESH);
   CHECK(contains(err, "ur10.stl: duplicate faces: 12 (every face is listed twice); first: faces "
                       "0 and 12"));
-  CHECK(contains(err, "remove the duplicate faces (repair: true is planned: issue 13)"));
+  CHECK(contains(err, "remove the duplicate faces (or repair: true, comply mesh-repair)"));
   CHECK(contains(err, "not edge-manifold (18 non-manifold edges)"));
   cm_mesh_free(m);
   cm_mesh_free(c);
