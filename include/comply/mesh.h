@@ -152,8 +152,8 @@ typedef struct cmMeshRepairReport {
  * tolerance up to 1e-4 of the bounding-box diagonal that closes the mesh, else 0: exactly
  * coincident vertices), each group at the position of its smallest index; drop faces with two
  * corners welded together or of zero area (as cm_mesh_check), and copies of a face (the first
- * is kept; a face listed in both orientations whose edges then have 3 faces each, a wall
- * between two closed parts, is dropped altogether); flip the faces oriented against the
+ * is kept; the faces listed in both orientations are dropped altogether when they form a wall
+ * between two closed parts: without them their edges have 2 faces or none); flip the faces oriented against the
  * majority of their shell, then reverse each shell of negative volume that is not a cavity
  * inside another shell; drop unused vertices (the others keep their order). Holes,
  * non-manifold edges and vertices, nested shells and self-intersections are not repaired.

@@ -11,9 +11,11 @@
  *      at most 1e-4 of the bounding-box diagonal D, or 0 (exact duplicates only);
  *   2. faces: a face with two corners welded together, or of area <= 1e-14 D^2 (the check's
  *      degenerate face) is dropped. Faces with the same three vertices (sorted) are copies:
- *      the first is kept; when the copies include both orientations and each edge of the kept
- *      face then has 3 faces, the face is an inner wall between two closed parts (each lists it
- *      once) and is dropped too, which leaves 2 faces per edge;
+ *      the first is kept. Faces whose copies include both orientations may be an inner wall
+ *      between two closed parts (each lists it once): when, without all such faces, each of
+ *      their edges has 2 faces (the wall's rim) or none (inside the wall), and some have 2, they
+ *      are dropped altogether, which joins the parts; else one of each is kept (a lone
+ *      triangle and its reversed copy stay one open triangle);
  *   3. orientation: faces joined by an edge with exactly two faces must traverse it in opposite
  *      directions. A breadth-first pass over each shell gives every face a parity relative to
  *      the shell's first face; the faces of the minority parity are flipped (ties keep the
@@ -257,48 +259,54 @@ static int clean_faces(const cmMesh* m, double diag, int* face, int nf, cmMeshRe
       if (k[j].par != k[i].par) mixed[k[i].f] = 1;
     }
   }
-  /* an inner wall listed once by each side: 3 faces on each of its edges once copies go */
+  /* the kept faces, with the faces listed in both orientations marked as a possible wall */
   n = 0;
-  for (int f = 0; f < nf; f++)
-    if (keep[f]) memmove(face + 3 * n++, face + 3 * f, 3 * sizeof(int));
-  /* the kept faces are in input order, so mixed[] is indexed through a second pass */
-  char* wall = cm_calloc((size_t)n + 1, 1);
-  cmEdgeRec* e = half_edges(face, n);
-  if (!wall || !e) {
-    cm_free(wall);
-    cm_free(e);
-    cm_free(k);
-    cm_free(keep);
-    cm_free(mixed);
+  char* wall = cm_calloc((size_t)nf + 1, 1);
+  int* rest = cm_malloc((3 * (size_t)nf + 1) * sizeof *rest);
+  if (!wall || !rest) {
     *st = CM_ERR_NOMEM;
-    return n;
+    goto out;
   }
-  for (int f = 0, g = 0; f < nf; f++) {
+  int nwall = 0, nrest = 0;
+  for (int f = 0; f < nf; f++) {
     if (!keep[f]) continue;
-    if (mixed[f]) {
-      const int* t = face + 3 * g;
-      int all3 = 1;
-      for (int c = 0; c < 3; c++)
-        all3 &= edge_faces(e, 3 * (size_t)n, t[c], t[(c + 1) % 3]) == 3;
-      wall[g] = (char)all3;
-    }
-    g++;
+    wall[n] = mixed[f];
+    nwall += mixed[f];
+    if (!mixed[f]) memcpy(rest + 3 * nrest++, face + 3 * f, 3 * sizeof(int));
+    memmove(face + 3 * n++, face + 3 * f, 3 * sizeof(int));
   }
   r->duplicate_face += nf - n;
-  int n2 = 0;
-  for (int f = 0; f < n; f++) {
-    if (wall[f]) {
-      r->duplicate_face++;
-      continue;
+  /* an inner wall, listed once by each closed part it separates: without it every edge of it
+   * has 2 faces (its rim) or none (inside it); the wall is then dropped altogether */
+  int drop = 0;
+  if (nwall) {
+    cmEdgeRec* e = half_edges(rest, nrest);
+    if (!e) {
+      *st = CM_ERR_NOMEM;
+      goto out;
     }
-    memmove(face + 3 * n2++, face + 3 * f, 3 * sizeof(int));
+    int ok = 1, rim = 0;
+    for (int f = 0; f < n; f++)
+      for (int c = 0; wall[f] && c < 3; c++) {
+        int cnt = edge_faces(e, 3 * (size_t)nrest, face[3 * f + c], face[3 * f + (c + 1) % 3]);
+        ok &= cnt == 0 || cnt == 2;
+        rim |= cnt == 2;
+      }
+    cm_free(e);
+    drop = ok && rim;
   }
+  if (drop) {
+    memcpy(face, rest, 3 * (size_t)nrest * sizeof(int));
+    r->duplicate_face += n - nrest;
+    n = nrest;
+  }
+out:
   cm_free(wall);
-  cm_free(e);
+  cm_free(rest);
   cm_free(k);
   cm_free(keep);
   cm_free(mixed);
-  return n2;
+  return n;
 }
 
 /* ---- 3. orientation ----------------------------------------------------------------------- */

@@ -11,6 +11,9 @@
  *     moved by d before the weld moves it back onto the corners of smallest index);
  *   - one face reversed: 1 face flipped; every face reversed: 1 shell of 12 faces reversed;
  *   - a cube of side 0.4 reversed inside: a cavity, not reversed (volume 1 - 0.064);
+ *   - two cubes side by side sharing the 4 vertices of their common side, each listing it: that
+ *     wall dropped (4 faces) and the second cube's own 4 vertices there (unused), one box of
+ *     volume 2;
  *   - a zero-area face added (a vertex repeated): 1 degenerate face dropped, 1 unused vertex
  *     (a vertex used only by it) dropped;
  *   - not repairable: two cubes sharing a vertex (non-manifold vertex remains), one side's two
@@ -211,6 +214,50 @@ static void test_cavity(void) {
   cm_mesh_free(b);
 }
 
+/* two unit cubes side by side, each listing the shared side (the second in the other
+ * orientation): the wall goes, leaving the box [-0.5, 1.5] x [-0.5, 0.5]^2 of volume 2, centroid
+ * (0.5, 0, 0), inertia about it (1 + 1) 2 / 12 = 1/3 about x and (2^2 + 1) 2 / 12 = 5/6 about
+ * y and z */
+static void test_wall(void) {
+  cmMesh* a = cube(1);
+  const double t[3] = {1, 0, 0};
+  cmMesh* m = merge(a, a, t);
+  /* the second cube's faces use the first cube's +x vertices for its -x corners (its own 4
+   * -x vertices are left unused), and its -x side is the first cube's +x faces, reversed */
+  for (int i = 36; i < 72; i++) {
+    int u = m->face[i] - 8;
+    if (a->vert[3 * u] > 0) continue;
+    for (int v = 0; v < 8; v++)
+      if (a->vert[3 * v] > 0 && a->vert[3 * v + 1] == a->vert[3 * u + 1] &&
+          a->vert[3 * v + 2] == a->vert[3 * u + 2])
+        m->face[i] = v;
+  }
+  for (int f = 0, g = 0; f < 12; f++) {
+    if (side(a, f) != 1) continue;
+    while (side(a, g) != 0)
+      g++;
+    memcpy(m->face + 3 * (12 + g), a->face + 3 * f, 3 * sizeof(int));
+    flip(m, 12 + g);
+    g++;
+  }
+  cmMeshRepairReport r;
+  char err[1024];
+  cmStatus st = cm_mesh_repair(m, -1, "pair.obj", &r, err, sizeof err);
+  if (st != CM_OK) fprintf(stderr, "  %s\n", err);
+  CHECK(st == CM_OK);
+  CHECK(r.duplicate_face == 4 && r.weld_group == 0 && r.unused_vert == 4);
+  CHECK(m->nface == 20 && m->nvert == 12 && r.flipped_face == 0);
+  cmMassProperties mp;
+  CHECK(cm_mesh_mass_properties(m, &mp) == CM_OK);
+  CHECK_NEAR(mp.volume, 2, 1e-14);
+  CHECK_NEAR(mp.com[0], 0.5, 1e-14);
+  CHECK_NEAR(mp.inertia[0], 1.0 / 3, 1e-14);
+  CHECK_NEAR(mp.inertia[4], 5.0 / 6, 1e-14);
+  CHECK_NEAR(mp.inertia[8], 5.0 / 6, 1e-14);
+  cm_mesh_free(m);
+  cm_mesh_free(a);
+}
+
 static void test_degenerate(void) {
   cmMesh* c = cube(1);
   cmMesh* m = cm_mesh_new(9, 13);
@@ -269,6 +316,7 @@ int main(void) {
   RUN(test_unwelded);
   RUN(test_flipped);
   RUN(test_cavity);
+  RUN(test_wall);
   RUN(test_degenerate);
   RUN(test_not_repairable);
   return test_report();
