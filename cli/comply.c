@@ -77,11 +77,11 @@ static const Command COMMANDS[] = {
      "exit status: 0 the mesh is valid; 2 it cannot be read or is not a valid closed solid.\n"},
     {"mesh-repair", cmd_mesh_repair, "comply mesh-repair IN OUT [--scale S] [--weld TOL]",
      "Load a mesh (.obj, .stl, .ply), apply the safe repairs and write the result to OUT as OBJ:\n"
-     "weld vertices within a tolerance, drop faces of zero area and duplicate faces, flip faces\n"
-     "against the majority of their shell and reverse shells of negative volume, drop unused\n"
-     "vertices. Prints what changed, then whether the mesh now passes every check. Holes,\n"
-     "non-manifold edges and vertices, nested shells and self-intersections are not repaired\n"
-     "(docs/scene-format.md, \"Mesh checks\").\n"
+     "weld vertices within a tolerance, drop faces of zero area and duplicate faces, close holes\n"
+     "of 3 edges, flip faces against the majority of their shell and reverse shells of negative\n"
+     "volume, drop unused vertices. Prints what changed, then whether the mesh now passes every\n"
+     "check. Longer holes, non-manifold edges and vertices, nested shells and\n"
+     "self-intersections are not repaired (docs/scene-format.md, \"Mesh checks\").\n"
      "\n"
      "options:\n"
      "  --scale S   multiply the coordinates by S > 0 (default 1)\n"

@@ -139,6 +139,7 @@ typedef struct cmMeshRepairReport {
   int unused_vert;        /* vertices dropped because no face used them (after welding) */
   int duplicate_face;     /* faces dropped as copies of another (either orientation) */
   int degenerate_face;    /* faces dropped: zero area, or two corners welded into one */
+  int filled_hole;        /* holes of three edges closed by a triangle */
   int flipped_face;       /* faces flipped to agree with the majority of their shell */
   int flipped_shell;      /* shells of negative volume (not cavities) reversed whole */
   int flipped_shell_face; /* faces in them */
@@ -153,9 +154,10 @@ typedef struct cmMeshRepairReport {
  * coincident vertices), each group at the position of its smallest index; drop faces with two
  * corners welded together or of zero area (as cm_mesh_check), and copies of a face (the first
  * is kept; the faces listed in both orientations are dropped altogether when they form a wall
- * between two closed parts: without them their edges have 2 faces or none); flip the faces oriented against the
+ * between two closed parts: without them their edges have 2 faces or none); close each hole of
+ * three edges by a triangle; flip the faces oriented against the
  * majority of their shell, then reverse each shell of negative volume that is not a cavity
- * inside another shell; drop unused vertices (the others keep their order). Holes,
+ * inside another shell; drop unused vertices (the others keep their order). Longer holes,
  * non-manifold edges and vertices, nested shells and self-intersections are not repaired.
  * Derived arrays are freed (call cm_mesh_prepare again). Fills `rep` (may be NULL) with what
  * changed (cm_mesh_repair_text writes it) and returns cm_mesh_check's status and message (naming

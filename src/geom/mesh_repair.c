@@ -16,6 +16,10 @@
  *      their edges has 2 faces (the wall's rim) or none (inside the wall), and some have 2, they
  *      are dropped altogether, which joins the parts; else one of each is kept (a lone
  *      triangle and its reversed copy stay one open triangle);
+ *   2b. holes of three edges: a loop of three boundary edges x -> y -> z -> x (as their faces
+ *      traverse them; each vertex on one boundary edge leaving it) is closed by the face
+ *      (x, z, y), which traverses the edges the other way round, unless its area is zero. A
+ *      triangle is planar, so this adds no surface that was not implied; longer loops are left;
  *   3. orientation: faces joined by an edge with exactly two faces must traverse it in opposite
  *      directions. A breadth-first pass over each shell gives every face a parity relative to
  *      the shell's first face; the faces of the minority parity are flipped (ties keep the
@@ -26,8 +30,9 @@
  *   4. vertices used by no face are dropped, the others keep their order.
  *
  * A mesh that passes cm_mesh_check is not changed (welding two closed parts that touch at a
- * vertex would make it non-manifold). Nothing else is touched: holes, non-manifold edges or
- * vertices, nested shells and self-intersections remain and cm_mesh_check names them. */
+ * vertex would make it non-manifold). Nothing else is touched: holes of more than three edges,
+ * non-manifold edges or vertices, nested shells and self-intersections remain and
+ * cm_mesh_check names them. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -309,6 +314,83 @@ out:
   return n;
 }
 
+/* ---- 2b. holes of three edges ------------------------------------------------------------ */
+
+typedef struct Next {
+  int from, to;
+} Next;
+
+/* the boundary edge leaving x, or -1 when none or several */
+static int next_of(const Next* nx, size_t n, int x) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (nx[mid].from < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo >= n || nx[lo].from != x) return -1;
+  if (lo + 1 < n && nx[lo + 1].from == x) return -1;
+  return nx[lo].to;
+}
+
+/* close each loop of three boundary edges x -> y -> z -> x (as its faces traverse them, each
+ * vertex leaving the boundary once) by the face (x, z, y), which traverses them the other way,
+ * if its area is not zero; *face grows; returns the new face count */
+static int fill_triangles(const cmMesh* m, double diag, int** face, int n, cmMeshRepairReport* r,
+                          cmStatus* st) {
+  cmEdgeRec* e = half_edges(*face, n);
+  Next* nx = cm_malloc((3 * (size_t)n + 1) * sizeof *nx);
+  int* add = NULL;
+  int nadd = 0;
+  size_t nb = 0, ne = 3 * (size_t)n;
+  if (!e || !nx) goto nomem;
+  for (size_t i = 0; i < ne; i++) {
+    if ((i > 0 && e[i - 1].a == e[i].a && e[i - 1].b == e[i].b) ||
+        (i + 1 < ne && e[i + 1].a == e[i].a && e[i + 1].b == e[i].b))
+      continue;
+    nx[nb].from = e[i].dir ? e[i].a : e[i].b;
+    nx[nb].to = e[i].dir ? e[i].b : e[i].a;
+    nb++;
+  }
+  cm_sort(nx, nb, sizeof *nx, cm_int2_cmp);
+  add = cm_malloc((3 * nb + 1) * sizeof *add);
+  if (!add) goto nomem;
+  for (size_t i = 0; i < nb; i++) {
+    int x = nx[i].from, y = nx[i].to;
+    if (next_of(nx, nb, x) != y) continue;
+    int z = next_of(nx, nb, y);
+    if (z < 0 || z == x || next_of(nx, nb, z) != x || !(x < y && x < z)) continue;
+    double e1[3], e2[3], c[3];
+    cm_v3_sub(e1, m->vert + 3 * (size_t)z, m->vert + 3 * (size_t)x);
+    cm_v3_sub(e2, m->vert + 3 * (size_t)y, m->vert + 3 * (size_t)x);
+    cm_v3_cross(c, e1, e2);
+    if (0.5 * cm_v3_norm(c) <= DEGENERATE_REL * diag * diag) continue;
+    add[3 * nadd] = x;
+    add[3 * nadd + 1] = z;
+    add[3 * nadd + 2] = y;
+    nadd++;
+  }
+  if (nadd) {
+    int* f = cm_realloc(*face, (3 * ((size_t)n + (size_t)nadd) + 1) * sizeof *f);
+    if (!f) goto nomem;
+    memcpy(f + 3 * (size_t)n, add, 3 * (size_t)nadd * sizeof *f);
+    *face = f;
+    r->filled_hole += nadd;
+  }
+  cm_free(e);
+  cm_free(nx);
+  cm_free(add);
+  return n + nadd;
+nomem:
+  cm_free(e);
+  cm_free(nx);
+  cm_free(add);
+  *st = CM_ERR_NOMEM;
+  return n;
+}
+
 /* ---- 3. orientation ----------------------------------------------------------------------- */
 
 static void flip_face(int* t) {
@@ -503,6 +585,8 @@ cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshR
   st = CM_OK;
   int n = clean_faces(mesh, dg.diag, face, (int)nf, &r, &st);
   if (st != CM_OK) goto nomem;
+  n = fill_triangles(mesh, dg.diag, &face, n, &r, &st);
+  if (st != CM_OK) goto nomem;
   /* 3. orientation */
   if (orient(mesh, face, n, &r) != CM_OK) goto nomem;
   /* 4. vertices used by a face, in their order */
@@ -521,7 +605,8 @@ cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshR
   for (int i = 0; i < 3 * n; i++)
     face[i] = newidx[face[i]];
   r.changes = (r.weld_group > 0) + (r.unused_vert > 0) + (r.duplicate_face > 0) +
-              (r.degenerate_face > 0) + (r.flipped_face > 0) + (r.flipped_shell > 0);
+              (r.degenerate_face > 0) + (r.filled_hole > 0) + (r.flipped_face > 0) +
+              (r.flipped_shell > 0);
   /* the mesh adopts the new arrays when anything changed */
   if (r.changes) {
     free_derived(mesh);
@@ -582,6 +667,9 @@ int cm_mesh_repair_text(const cmMeshRepairReport* r, char* buf, size_t bufsz) {
   if (r->degenerate_face)
     part(buf, bufsz, &at, "dropped %d degenerate face%s (zero area)", r->degenerate_face,
          S(r->degenerate_face));
+  if (r->filled_hole)
+    part(buf, bufsz, &at, "filled %d hole%s of 3 edges with a triangle", r->filled_hole,
+         S(r->filled_hole));
   if (r->flipped_face)
     part(buf, bufsz, &at, "flipped %d face%s", r->flipped_face, S(r->flipped_face));
   if (r->flipped_shell)

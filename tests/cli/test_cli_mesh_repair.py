@@ -53,8 +53,8 @@ def test_round_trip(s):
     out = s.path("fixed.obj")
     r = s.run("mesh-repair", src, out)
     expect_exit(r, 0, "mesh-repair of the unwelded cube")
-    check(value(r.stdout, "repaired") == "welded 24 vertices into 8 (tolerance 0 m); flipped 1 face",
-          r.stdout)
+    check(value(r.stdout, "repaired")
+          == "welded 24 vertices into 8 (tolerance 0 m); flipped 1 face", r.stdout)
     check("ok: the mesh now passes every check (volume 8 m^3)" in r.stdout, r.stdout)
     r = s.run("mesh-info", out)
     expect_exit(r, 0, "mesh-info of the repaired cube")

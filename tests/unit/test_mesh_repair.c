@@ -14,6 +14,7 @@
  *   - two cubes side by side sharing the 4 vertices of their common side, each listing it: that
  *     wall dropped (4 faces) and the second cube's own 4 vertices there (unused), one box of
  *     volume 2;
+ *   - one triangle removed (each in turn): 1 hole of 3 edges filled by a triangle;
  *   - a zero-area face added (a vertex repeated): 1 degenerate face dropped, 1 unused vertex
  *     (a vertex used only by it) dropped;
  *   - not repairable: two cubes sharing a vertex (non-manifold vertex remains), one side's two
@@ -258,6 +259,26 @@ static void test_wall(void) {
   cm_mesh_free(a);
 }
 
+/* one triangle of the cube removed: a hole of 3 edges, closed by a triangle on the same three
+ * vertices, so the unit cube again */
+static void test_triangle_hole(void) {
+  cmMesh* c = cube(1);
+  for (int drop = 0; drop < 12; drop++) {
+    cmMesh* m = cm_mesh_new(8, 11);
+    memcpy(m->vert, c->vert, sizeof(double) * 24);
+    for (int f = 0, n = 0; f < 12; f++)
+      if (f != drop) memcpy(m->face + 3 * n++, c->face + 3 * f, 3 * sizeof(int));
+    if (drop == 5) flip(m, 0); /* and a flipped face: both repaired */
+    cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
+    CHECK(r.filled_hole == 1 && r.flipped_face == (drop == 5));
+    char text[256];
+    cm_mesh_repair_text(&r, text, sizeof text);
+    CHECK(contains(text, "filled 1 hole of 3 edges with a triangle"));
+    cm_mesh_free(m);
+  }
+  cm_mesh_free(c);
+}
+
 static void test_degenerate(void) {
   cmMesh* c = cube(1);
   cmMesh* m = cm_mesh_new(9, 13);
@@ -317,6 +338,7 @@ int main(void) {
   RUN(test_flipped);
   RUN(test_cavity);
   RUN(test_wall);
+  RUN(test_triangle_hole);
   RUN(test_degenerate);
   RUN(test_not_repairable);
   return test_report();
