@@ -127,6 +127,25 @@ static int fuzz_mesh(Reader reader, const char* name, const uint8_t* data, size_
       require(dg.duplicate_face == 0 && dg.hole == 0 && dg.flipped_face == 0 &&
               dg.nonmanifold_edge == 0 && dg.nonmanifold_vert == 0 && dg.nested_shell <= 0);
   }
+  /* the repair of a copy: a mesh it says passes must pass the check; a valid mesh is unchanged */
+  cmMesh* fixed = cm_mesh_copy(mesh);
+  if (fixed) {
+    cmMeshRepairReport rr;
+    char rerr[1024];
+    cmStatus rst = cm_mesh_repair(fixed, -1, name, &rr, rerr, sizeof rerr);
+    char text[1024];
+    cm_mesh_repair_text(&rr, text, sizeof text);
+    require(memchr(text, 0, sizeof text) != NULL);
+    require(rr.welded_vert >= 0 && rr.duplicate_face >= 0 && rr.flipped_face >= 0);
+    if (st == CM_OK) require(rst == CM_OK && rr.changes == 0 && fixed->nface == mesh->nface);
+    if (rst == CM_OK) {
+      require(cm_mesh_check(fixed, name, NULL, rerr, sizeof rerr) == CM_OK);
+      require(rr.volume > 0);
+    } else if (rst != CM_ERR_NOMEM) {
+      require_message(rerr, name);
+    }
+    cm_mesh_free(fixed);
+  }
   if (st != CM_OK) {
     require_message(err, name);
   } else {
