@@ -659,6 +659,16 @@ static cmStatus nested(const Work* w, const int* comp, const int* shell_face, cm
 
 static cmStatus self_intersections(const Work* w, cmMeshDiagnosis* dg) {
   const cmMesh* m = w->m;
+  /* the face tree bins boxes by coordinate: non-finite coordinates, or a box whose extent
+   * overflows (1e308 apart), cannot be binned; such a mesh fails the finiteness check anyway:
+   * self-intersections stay "not checked" (-1) */
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < (size_t)m->nvert * 3; i++) {
+    if (!isfinite(m->vert[i])) return CM_OK;
+    lo = fmin(lo, m->vert[i]);
+    hi = fmax(hi, m->vert[i]);
+  }
+  if (!isfinite(hi - lo)) return CM_OK;
   int nk = 0;
   int* cf = cm_malloc(((size_t)m->nface * 3 + 1) * sizeof(int));
   int* orig = cm_malloc(((size_t)m->nface + 1) * sizeof(int));
