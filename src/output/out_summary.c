@@ -126,6 +126,25 @@ static void key(FILE* f, int indent, const char* k) {
   fputs(": ", f);
 }
 
+/* ["A", "B"] for bodies a and b, 1; nothing written and 0 if either is not a body */
+static int put_pair(FILE* f, const cmModel* m, int a, int b) {
+  if (a < 0 || a >= m->nbody || b < 0 || b >= m->nbody) return 0;
+  fputs("[", f);
+  cm_json_string(f, m->body_name[a]);
+  fputs(", ", f);
+  cm_json_string(f, m->body_name[b]);
+  fputs("]", f);
+  return 1;
+}
+
+/* a step number, or null for 0 (none), then `tail` */
+static void put_step(FILE* f, long step, const char* tail) {
+  if (step > 0)
+    fprintf(f, "%ld%s", step, tail);
+  else
+    fprintf(f, "null%s", tail);
+}
+
 static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRunInfo* info,
                           int vtk) {
   double ke = 0, pe = 0;
@@ -206,10 +225,7 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   cm_json_number(f, d->energy_growth);
   fputs(",\n", f);
   key(f, 4, "first_growth_step");
-  if (d->energy_first_step > 0)
-    fprintf(f, "%ld,\n", d->energy_first_step);
-  else
-    fputs("null,\n", f);
+  put_step(f, d->energy_first_step, ",\n");
   key(f, 4, "first_growth_body");
   cm_json_string(f, d->energy_first_step > 0 && d->energy_body >= 0 && d->energy_body < m->nbody
                         ? m->body_name[d->energy_body]
@@ -221,31 +237,17 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   cm_json_number(f, d->depth_ratio);
   fputs(",\n", f);
   key(f, 4, "pair");
-  if (d->depth_body_a >= 0 && d->depth_body_a < m->nbody && d->depth_body_b >= 0 &&
-      d->depth_body_b < m->nbody) {
-    fputs("[", f);
-    cm_json_string(f, m->body_name[d->depth_body_a]);
-    fputs(", ", f);
-    cm_json_string(f, m->body_name[d->depth_body_b]);
-    fputs("],\n", f);
-  } else {
-    fputs("null,\n", f);
-  }
+  fputs(put_pair(f, m, d->depth_body_a, d->depth_body_b) ? ",\n" : "null,\n", f);
   key(f, 4, "first_deep_step");
-  if (d->depth_first_step > 0)
-    fprintf(f, "%ld,\n", d->depth_first_step);
-  else
-    fputs("null,\n", f);
+  put_step(f, d->depth_first_step, ",\n");
   key(f, 4, "first_tunnel_step");
-  if (d->tunnel_first_step > 0 && d->tunnel_body_a >= 0 && d->tunnel_body_a < m->nbody &&
-      d->tunnel_body_b >= 0 && d->tunnel_body_b < m->nbody) {
+  int tunnel = d->tunnel_first_step > 0 && d->tunnel_body_a >= 0 && d->tunnel_body_a < m->nbody &&
+               d->tunnel_body_b >= 0 && d->tunnel_body_b < m->nbody;
+  if (tunnel) {
     fprintf(f, "%ld,\n", d->tunnel_first_step);
     key(f, 4, "tunnel_pair");
-    fputs("[", f);
-    cm_json_string(f, m->body_name[d->tunnel_body_a]);
-    fputs(", ", f);
-    cm_json_string(f, m->body_name[d->tunnel_body_b]);
-    fputs("],\n", f);
+    put_pair(f, m, d->tunnel_body_a, d->tunnel_body_b);
+    fputs(",\n", f);
     key(f, 4, "tunnel_speed");
     cm_json_number(f, d->tunnel_speed);
     fputs(",\n", f);

@@ -27,55 +27,12 @@
 
 #include "comply/mesh.h"
 #include "test.h"
-
-static cmMesh* cube(double size) {
-  const double s[3] = {size, size, size};
-  return cm_mesh_box(s, 1);
-}
-
-static int contains(const char* s, const char* sub) {
-  if (!strstr(s, sub)) {
-    fprintf(stderr, "  message \"%s\" lacks \"%s\"\n", s, sub);
-    return 0;
-  }
-  return 1;
-}
-
-/* a and b in one mesh, b's vertices moved by t (b's face indices shifted) */
-static cmMesh* merge(const cmMesh* a, const cmMesh* b, const double t[3]) {
-  cmMesh* m = cm_mesh_new(a->nvert + b->nvert, a->nface + b->nface);
-  memcpy(m->vert, a->vert, sizeof(double) * 3 * (size_t)a->nvert);
-  memcpy(m->face, a->face, sizeof(int) * 3 * (size_t)a->nface);
-  for (int v = 0; v < b->nvert; v++)
-    for (int k = 0; k < 3; k++)
-      m->vert[3 * (a->nvert + v) + k] = b->vert[3 * v + k] + t[k];
-  for (int i = 0; i < 3 * b->nface; i++)
-    m->face[3 * a->nface + i] = b->face[i] + a->nvert;
-  return m;
-}
-
-static void flip(cmMesh* m, int f) {
-  int t = m->face[3 * f + 1];
-  m->face[3 * f + 1] = m->face[3 * f + 2];
-  m->face[3 * f + 2] = t;
-}
+#include "test_meshes.h"
 
 static cmMeshDiagnosis diagnose(const cmMesh* m) {
   cmMeshDiagnosis dg;
   CHECK(cm_mesh_diagnose(m, CM_DIAGNOSE_SELF_INTERSECTIONS, &dg) == CM_OK);
   return dg;
-}
-
-/* the side (0..5: -x, +x, -y, +y, -z, +z) of a face of the cube, from its centroid */
-static int side(const cmMesh* m, int f) {
-  double c[3] = {0, 0, 0};
-  for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 3; i++)
-      c[i] += m->vert[3 * m->face[3 * f + k] + i] / 3;
-  int axis = 0;
-  for (int i = 1; i < 3; i++)
-    if (fabs(c[i]) > fabs(c[axis])) axis = i;
-  return 2 * axis + (c[axis] > 0);
 }
 
 static void test_valid(void) {
@@ -131,32 +88,6 @@ static void test_duplicate_faces(void) {
   CHECK(contains(err, "pillow.ply: duplicate faces: 1 (every face is listed twice); first: faces "
                       "0 and 1"));
   cm_mesh_free(m);
-}
-
-/* each side of the cube with its own 4 vertices, the sides in bit mask `moved` moved out by d */
-static cmMesh* unwelded(int moved, double d) {
-  cmMesh* c = cube(1);
-  cmMesh* m = cm_mesh_new(24, 12);
-  int map[6][8];
-  memset(map, 0xff, sizeof map);
-  int nv = 0;
-  for (int f = 0; f < 12; f++) {
-    int s = side(c, f);
-    for (int k = 0; k < 3; k++) {
-      int v = c->face[3 * f + k];
-      if (map[s][v] < 0) {
-        map[s][v] = nv;
-        for (int i = 0; i < 3; i++)
-          m->vert[3 * nv + i] = c->vert[3 * v + i];
-        if (moved >> s & 1) m->vert[3 * nv + s / 2] += (s % 2 ? d : -d);
-        nv++;
-      }
-      m->face[3 * f + k] = map[s][v];
-    }
-  }
-  CHECK(nv == 24);
-  cm_mesh_free(c);
-  return m;
 }
 
 static void test_unwelded(void) {
