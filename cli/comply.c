@@ -119,6 +119,26 @@ static const Command COMMANDS[] = {
      "  when the force reaches 0), against a wall or with mass: effective.\n"
      "\n"
      "exit status: 0 done; 2 a missing, unknown or out-of-range option (the message names it).\n"},
+    {"plot", cmd_plot,
+     "comply plot OUT [-o PNG_DIR] [--step N] [--body NAME] [--pair A,B]",
+     "Draw PNG plots from the output files in OUT (a `comply run` output directory) into\n"
+     "PNG_DIR (default OUT/plots): contact force |F| (N), largest penetration (m) and pressure\n"
+     "(largest and mean |F| / area, Pa) per body pair over time; the kinetic energy per unit\n"
+     "mass |v|^2 / 2 of each moving body over time (J/kg; the outputs hold no masses); and a\n"
+     "pressure map of a contact face at one frame (Pa, on the contact plane, m), from the VTK\n"
+     "series (the scene needs `output: {vtk: true}`). Runs `python3 -m comply.plot` (numpy,\n"
+     "matplotlib): /usr/bin/python3, or $COMPLY_PYTHON if set (docs/outputs.md, \"Plots\").\n"
+     "\n"
+     "options:\n"
+     "  -o, --output PNG_DIR  where to write the PNG files (created if needed)\n"
+     "  --step N     frame (simulation step) of the pressure map (default: the frame of the\n"
+     "               largest pressure)\n"
+     "  --body NAME  body of the pressure map; also limits the other plots to its pairs\n"
+     "  --pair A,B   limit the plots to the pair of bodies A and B\n"
+     "\n"
+     "exit status: 0 done; 1 python3, numpy or matplotlib missing; 2 OUT lacks a file or\n"
+     "column the plots need, an unknown body or pair, or a step that is not a frame (the\n"
+     "message names the file and what is missing).\n"},
     {"help", NULL, "comply help [COMMAND]", "Print the overview, or the help of COMMAND.\n"},
 };
 enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };
