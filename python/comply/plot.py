@@ -14,9 +14,11 @@ into PNG_DIR (default OUT_DIR/plots):
                       (dashed; exact without friction, else at most sqrt(1 + mu^2) too high) over
                       time, Pa
   energy.png          the translational kinetic energy per unit mass |v|^2 / 2 of each moving
-                      body over time, J/kg (the outputs carry no masses, so the energy in J is not
-                      recoverable per frame); the final kinetic and potential energy of
-                      summary.json, J, in the legend
+                      body over time, J/kg, v the velocity of the body's frame origin (the
+                      `vx vy vz` of bodies.csv: the centre of mass's for bodies whose frame is
+                      there, as for the built-in shapes). The outputs carry no masses, so the
+                      energy in J is not recoverable per frame; the final kinetic and potential
+                      energy of summary.json, J, are in the legend
   pressure_map_BODY_STEP.png
                       the per-vertex pressure of BODY's vertices in contact at frame STEP
                       (VTK PointData "pressure", Pa), on the body's faces that face the contact,
@@ -38,7 +40,6 @@ import argparse
 import base64
 import csv
 import json
-import math
 import os
 import struct
 import sys
