@@ -1,0 +1,661 @@
+"""Scene, Model and Data over the C API (docs/python.md).
+
+Mirrors include/comply/: a Scene is a cmScene (the builder and the YAML loader), a Model a
+compiled cmModel (read-only), a Data a cmData (state, contacts, counters) of one Model. Arrays are
+numpy views of the C memory, without copies: writing into a state view changes the state the next
+step starts from. Every view holds a reference to its owner (the Data or the Model), so the memory
+stays valid as long as any view of it is alive; the contact views are the exception that the
+C API imposes: the contact buffer may move when it grows, so `Data.contacts` and `Data.pairs` are
+valid until the next step(), collide(), reset() or copy into that Data (take .copy() to keep).
+"""
+
+import ctypes
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import _lib as L
+from ._errors import ArgumentError, OutOfMemoryError, error_for
+
+_ERRSZ = 2048
+
+# the enumerations of scene.h, by the names the scene file uses (docs/scene-format.md)
+ENUMS = {
+    "geom": ["none", "sphere", "box", "mesh", "plane"],
+    "motion": ["dynamic", "fixed", "prescribed", "ignored"],
+    "law": ["contact_time", "area_compliant", "linear", "none"],
+    "method": ["vertex", "two_way", "vertex_edge", "contour"],
+    "direction": ["auto", "first"],
+    "mass": ["min", "effective"],
+    "integration": ["default", "implicit", "explicit"],
+    "integrator": ["implicit", "explicit"],
+}
+
+WARNINGS = ["bad_area", "solver", "contact_limit", "gyro", "energy", "substeps", "deep",
+            "tunnel"]  # cmWarning order; Data.warnings uses the library's own names
+
+
+def _lib():
+    return L.library()
+
+
+def _check(status, err):
+    if status != 0:
+        raise error_for(status, err.value.decode("utf-8", "replace"))
+
+
+def _enum(kind, value):
+    if isinstance(value, int):
+        return value
+    names = ENUMS[kind]
+    if value not in names:
+        raise ArgumentError("%s must be one of %s (got %r)" % (kind, ", ".join(names), value))
+    return names.index(value)
+
+
+def _set_field(struct, key, value, enum_kind=None, where="definition"):
+    """Set struct.key from a Python value: numbers, sequences for arrays, str for char*, enum
+    names for enumerations."""
+    ftype = dict(struct._fields_).get(key)
+    if ftype is None:
+        raise ArgumentError("%s has no field %r" % (where, key))
+    if enum_kind is not None:
+        setattr(struct, key, _enum(enum_kind, value))
+    elif ftype is L.c_char_p:
+        setattr(struct, key, None if value is None else os.fsencode(value))
+    elif issubclass(ftype, ctypes.Array):
+        vals = np.asarray(value, dtype=float).ravel()
+        arr = getattr(struct, key)
+        if vals.size != len(arr):
+            raise ArgumentError("%s: %s needs %d numbers (got %d)" % (where, key, len(arr),
+                                                                      vals.size))
+        for i, v in enumerate(vals):
+            arr[i] = float(v)
+    else:
+        setattr(struct, key, value)
+
+
+def _address(ptr):
+    return ctypes.cast(ptr, ctypes.c_void_p).value
+
+
+def _view(owner, addr, ctype, shape, writable):
+    """A numpy array over `addr` (C memory owned by `owner`) that keeps `owner` alive."""
+    n = int(np.prod(shape)) if len(shape) else 1
+    if n == 0 or not addr:
+        a = np.zeros(shape, dtype=_np_dtype(ctype))
+    else:
+        buf = (ctype * n).from_address(addr)
+        buf._comply_owner = owner  # the ctypes array is the numpy array's base
+        a = np.frombuffer(buf, dtype=_np_dtype(ctype)).reshape(shape)
+    if not writable:
+        a.flags.writeable = False
+    return a
+
+
+_DTYPES = {}
+
+
+def _np_dtype(ctype):
+    return _dtype(ctype) if issubclass(ctype, ctypes.Structure) else np.dtype(ctype)
+
+
+def _dtype(struct):
+    """numpy structured dtype with the C struct's offsets and size."""
+    if struct not in _DTYPES:
+        _DTYPES[struct] = np.dtype(struct)
+        assert _DTYPES[struct].itemsize == ctypes.sizeof(struct)
+    return _DTYPES[struct]
+
+
+def _field_address(struct_ptr, struct_type, name):
+    return _address(struct_ptr) + getattr(struct_type, name).offset
+
+
+class _Owner:
+    """Owns one C object (a cmModel or a cmData) and frees it when the last reference goes: the
+    Model or Data object, and every numpy view of its memory (through the view's base), hold
+    it. `parent` keeps the model of a data alive as long as the data."""
+
+    __slots__ = ("lib", "ptr", "free", "parent", "__weakref__")
+
+    def __init__(self, ptr, free, parent=None):
+        self.lib = _lib()
+        self.ptr = ptr
+        self.free = getattr(self.lib, free)
+        self.parent = parent
+
+    def __del__(self):
+        if self.ptr:
+            self.free(self.ptr)
+            self.ptr = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Scene
+
+
+_OPTION_ENUMS = {"integrator": "integrator"}
+_GEOM_KEYS = {"radius", "refine", "size", "divisions", "file", "scale", "repair", "normal",
+              "offset"}
+_BODY_ENUMS = {"motion": "motion"}
+_RULE_ENUMS = {"law": "law", "method": "method", "direction": "direction", "mass": "mass",
+               "integration": "integration"}
+
+
+class Scene:
+    """A cmScene: the mutable description of bodies, rules, joints and options.
+
+    Scene(name, **options) starts an empty scene (options as in the `scene:` section:
+    timestep, duration, steps, gravity, integrator, substeps, max_speed, max_contacts, ...);
+    Scene.load(path) and Scene.parse(text) read YAML (docs/scene-format.md). compile() gives the
+    Model."""
+
+    def __init__(self, name="scene", **options):
+        self._lib = _lib()
+        self._p = self._lib.cm_scene_new(os.fsencode(name))
+        if not self._p:
+            raise OutOfMemoryError("cm_scene_new: no memory", 5)
+        self.set_options(**options)
+
+    @classmethod
+    def _wrap(cls, ptr):
+        self = cls.__new__(cls)
+        self._lib = _lib()
+        self._p = ptr
+        return self
+
+    @classmethod
+    def load(cls, path):
+        """Parse a YAML scene file; errors raise with the file:line:column text."""
+        lib, err, out = _lib(), ctypes.create_string_buffer(_ERRSZ), ctypes.POINTER(L.cmScene)()
+        _check(lib.cm_scene_load(os.fsencode(path), ctypes.byref(out), err, _ERRSZ), err)
+        return cls._wrap(out)
+
+    @classmethod
+    def parse(cls, text, name="<string>"):
+        """Parse YAML text; `name` stands for the file name in messages."""
+        lib, err, out = _lib(), ctypes.create_string_buffer(_ERRSZ), ctypes.POINTER(L.cmScene)()
+        data = text.encode() if isinstance(text, str) else bytes(text)
+        _check(lib.cm_scene_parse(data, len(data), os.fsencode(name), ctypes.byref(out), err,
+                                  _ERRSZ), err)
+        return cls._wrap(out)
+
+    def __del__(self):
+        p = getattr(self, "_p", None)
+        if p:
+            self._lib.cm_scene_free(p)
+            self._p = None
+
+    @property
+    def name(self):
+        return self._p.contents.name.decode()
+
+    @property
+    def nbody(self):
+        return self._p.contents.nbody
+
+    @property
+    def body_names(self):
+        s = self._p.contents
+        return [s.body[i].name.decode() for i in range(s.nbody)]
+
+    @property
+    def options(self):
+        """The options as a dict (a copy; change them with set_options)."""
+        o = self._p.contents.opt
+        out = {k: getattr(o, k) for k, _ in L.cmOptions._fields_}
+        out["gravity"] = tuple(o.gravity)
+        out["integrator"] = ENUMS["integrator"][o.integrator]
+        out["substeps"] = "auto" if o.substeps == 0 else o.substeps
+        return out
+
+    def set_options(self, **options):
+        """Set scene options by name (`substeps="auto"` for the automatic choice)."""
+        o = self._p.contents.opt
+        for k, v in options.items():
+            if k == "substeps" and v == "auto":
+                v = 0
+            _set_field(o, k, v, _OPTION_ENUMS.get(k), "options")
+        return self
+
+    def add_body(self, name, geom="sphere", **kw):
+        """Add a body from cm_body_def_default() with the given fields; returns its index.
+
+        geom: "sphere", "box", "mesh" or "plane", with radius, refine, size, divisions, file,
+        scale, repair, normal, offset; body fields: alias, density, mass, com, inertia (3 x 3),
+        position, orientation (w x y z), velocity, angular_velocity, motion ("dynamic",
+        "fixed", "prescribed", "ignored"), force, moment. Units SI (include/comply/scene.h)."""
+        d = self._lib.cm_body_def_default()
+        d.name = os.fsencode(name)
+        d.geom.type = _enum("geom", geom)
+        for k, v in kw.items():
+            if k in _GEOM_KEYS:
+                _set_field(d.geom, k, v, None, "body %r geometry" % name)
+            elif k == "com":
+                d.has_com = 1
+                _set_field(d, k, v, None, "body %r" % name)
+            elif k == "inertia":
+                d.has_inertia = 1
+                _set_field(d, k, v, None, "body %r" % name)
+            elif k in ("name", "geom", "loc", "has_com", "has_inertia"):
+                raise ArgumentError("body %r: %r cannot be set here" % (name, k))
+            else:
+                _set_field(d, k, v, _BODY_ENUMS.get(k), "body %r" % name)
+        return self._add(self._lib.cm_scene_add_body, d)
+
+    def add_rule(self, a="*", b="*", **kw):
+        """Add an interaction rule between alias globs a and b from cm_rule_def_default(); the
+        last matching rule wins. Fields: law ("contact_time", "area_compliant", "linear",
+        "none"), ka, step_damping, stiffness_damping, elastic_repulsion, play, contact_time,
+        mass ("min", "effective"), stiffness, damping, friction, stick_velocity, method,
+        direction, integration. Returns its index."""
+        d = self._lib.cm_rule_def_default()
+        d.pair[0], d.pair[1] = os.fsencode(a), os.fsencode(b)
+        for k, v in kw.items():
+            if k in ("pair", "loc"):
+                raise ArgumentError("rule: %r cannot be set here" % k)
+            _set_field(d, k, v, _RULE_ENUMS.get(k), "rule (%s, %s)" % (a, b))
+        return self._add(self._lib.cm_scene_add_rule, d)
+
+    def add_joint(self, a, b="world", anchor=(0.0, 0.0, 0.0)):
+        """Add a soft point link between bodies a and b ("world" for the world) at the world
+        point `anchor` (m); its parameters come from the rule matching the pair. Returns its
+        index."""
+        d = self._lib.cm_joint_def_default()
+        d.body[0], d.body[1] = os.fsencode(a), os.fsencode(b)
+        _set_field(d, "anchor", anchor, None, "joint")
+        return self._add(self._lib.cm_scene_add_joint, d)
+
+    def _add(self, fn, d):
+        err = ctypes.create_string_buffer(_ERRSZ)
+        i = fn(self._p, ctypes.byref(d), err, _ERRSZ)
+        if i < 0:
+            raise ArgumentError(err.value.decode("utf-8", "replace"), 1)
+        return i
+
+    def validate(self):
+        err = ctypes.create_string_buffer(_ERRSZ)
+        _check(self._lib.cm_scene_validate(self._p, err, _ERRSZ), err)
+
+    def compile(self):
+        """Compile into a Model (cm_model_compile). The scene stays usable."""
+        err, out = ctypes.create_string_buffer(_ERRSZ), ctypes.POINTER(L.cmModel)()
+        _check(self._lib.cm_model_compile(self._p, ctypes.byref(out), err, _ERRSZ), err)
+        return Model(out)
+
+
+def load(path):
+    """Load a YAML scene file and compile it: the Model (Scene.load(path) to edit it first)."""
+    return Scene.load(path).compile()
+
+
+# ---------------------------------------------------------------------------------------------
+# Model
+
+# numeric arrays of cmModel (comply/fields.h CM_MODEL_ARRAYS): name -> (ctype, rows, cols)
+_I, _F = ctypes.c_int, ctypes.c_double
+MODEL_ARRAYS = {
+    "body_alias": (_I, "nbody", 1), "body_motion": (_I, "nbody", 1),
+    "body_geom": (_I, "nbody", 1), "body_mass": (_F, "nbody", 1),
+    "body_invmass": (_F, "nbody", 1), "body_inertia": (_F, "nbody", (3, 3)),
+    "body_invinertia": (_F, "nbody", (3, 3)), "body_com": (_F, "nbody", 3),
+    "body_force": (_F, "nbody", 3), "body_moment": (_F, "nbody", 3),
+    "body_pos0": (_F, "nbody", 3), "body_quat0": (_F, "nbody", 4),
+    "body_vel0": (_F, "nbody", 3), "body_angvel0": (_F, "nbody", 3),
+    "geom_type": (_I, "ngeom", 1), "geom_vertadr": (_I, "ngeom", 1),
+    "geom_nvert": (_I, "ngeom", 1), "geom_faceadr": (_I, "ngeom", 1),
+    "geom_nface": (_I, "ngeom", 1), "geom_plane": (_F, "ngeom", 4),
+    "geom_aabb": (_F, "ngeom", 6), "geom_volume": (_F, "ngeom", 1),
+    "geom_area": (_F, "ngeom", 1), "mesh_vert": (_F, "nvert", 3),
+    "mesh_vert_source": (_I, "nvert", 1), "mesh_face": (_I, "nface", 3),
+    "mesh_face_normal": (_F, "nface", 3), "mesh_face_area": (_F, "nface", 1),
+    "mesh_vert_areavec": (_F, "nvert", 3), "mesh_vert_pn": (_F, "nvert", 3),
+    "mesh_edge_pn": (_F, "nface", 9), "mesh_face_adj": (_I, "nface", 3),
+    "alias_class": (_I, "nalias", 1), "class_rule": (_I, "nclass", "nclass"),
+    "class_first": (_I, "nclass", "nclass"), "joint_body": (_I, "njoint", 2),
+    "joint_anchor": (_F, "njoint", 6), "joint_rule": (_I, "njoint", 1),
+}
+
+
+def _shape(s, rows, cols):
+    n = getattr(s, rows)
+    if cols == 1:
+        return (n,)
+    if isinstance(cols, str):
+        return (n, getattr(s, cols))
+    if isinstance(cols, tuple):
+        return (n,) + cols
+    return (n, cols)
+
+
+class Model:
+    """A compiled cmModel, read-only. Its arrays (body_mass, body_inertia (nbody, 3, 3),
+    mesh_vert, ... as in include/comply/model.h) are read-only numpy views of the C memory."""
+
+    def __init__(self, ptr):
+        self._owner = _Owner(ptr, "cm_model_free")
+        self._lib = self._owner.lib
+        self._p = ptr
+        self._s = ptr.contents
+        self._views = {}
+
+    def __getattr__(self, name):
+        spec = MODEL_ARRAYS.get(name)
+        if spec is None:
+            raise AttributeError(name)
+        views = self.__dict__["_views"]
+        if name not in views:
+            ctype, rows, cols = spec
+            views[name] = _view(self._owner, _address(getattr(self._s, name)), ctype,
+                                _shape(self._s, rows, cols), False)
+        return views[name]
+
+    name = property(lambda self: self._s.name.decode())
+    nbody = property(lambda self: self._s.nbody)
+    ngeom = property(lambda self: self._s.ngeom)
+    nvert = property(lambda self: self._s.nvert)
+    nface = property(lambda self: self._s.nface)
+    nrule = property(lambda self: self._s.nrule)
+    njoint = property(lambda self: self._s.njoint)
+    timestep = property(lambda self: self._s.opt.timestep)
+    steps = property(lambda self: self._s.opt.steps, doc="steps of the scene's duration")
+    gravity = property(lambda self: tuple(self._s.opt.gravity))
+
+    @property
+    def body_names(self):
+        return [self._s.body_name[i].decode() for i in range(self._s.nbody)]
+
+    @property
+    def notes(self):
+        """compile-time notes ("FILE:LINE: ...")"""
+        return [self._s.note[i].decode() for i in range(self._s.nnote)]
+
+    def body(self, b):
+        """A body's index from its name or index (KeyError if there is none)."""
+        if isinstance(b, str):
+            i = self._lib.cm_model_body_index(self._p, b.encode())
+            if i < 0:
+                raise KeyError("no body %r" % b)
+            return i
+        i = int(b)
+        if not 0 <= i < self._s.nbody:
+            raise KeyError("no body %d (the model has %d)" % (i, self._s.nbody))
+        return i
+
+    def pair_rule(self, a, b):
+        """The rule index between two bodies, -1 if they never interact."""
+        return self._lib.cm_model_pair_rule(self._p, self.body(a), self.body(b))
+
+    def rule(self, i):
+        """The resolved parameters of rule i as a dict (contact_time filled in)."""
+        if not 0 <= i < self._s.nrule:
+            raise IndexError(i)
+        r = self._s.rule[i]
+        out = {}
+        for k, _ in L.cmRuleDef._fields_:
+            v = getattr(r, k)
+            if k in _RULE_ENUMS:
+                v = ENUMS[_RULE_ENUMS[k]][v]
+            elif k == "pair":
+                v = (v[0].decode(), v[1].decode())
+            elif k == "loc":
+                v = (v.line, v.col)
+            out[k] = v
+        return out
+
+    def body_vertices(self, b):
+        """The mesh vertices of body b in its frame, m, (nvert_b, 3) (empty for a plane)."""
+        g = self.body_geom[self.body(b)]
+        a, n = self.geom_vertadr[g], self.geom_nvert[g]
+        return self.mesh_vert[a:a + n]
+
+    def body_faces(self, b):
+        """The triangles of body b, indices into body_vertices(b), (nface_b, 3)."""
+        g = self.body_geom[self.body(b)]
+        a, n = self.geom_faceadr[g], self.geom_nface[g]
+        return self.mesh_face[a:a + n]
+
+    def data(self):
+        """A new Data at this model's initial state."""
+        return Data(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+
+_STATE = ("body_cpos", "body_xquat", "body_cvel", "body_angvel")  # CM_DATA_STATE: writable
+_DERIVED = ("body_xpos", "body_xvel", "body_aabb")                # CM_DATA_DERIVED: read-only
+_BODY_COLS = {"body_cpos": 3, "body_xquat": 4, "body_cvel": 3, "body_angvel": 3,
+              "body_xpos": 3, "body_xvel": 3, "body_aabb": 6}
+_SCALARS = [k for k, t in L.cmData._fields_
+            if t in (ctypes.c_long, ctypes.c_int, ctypes.c_double)
+            and k not in ("ncontact", "maxcontact", "npair", "maxpair")]
+
+
+class Data:
+    """A cmData of a Model: the state, the contacts of the last step, counters and timers.
+
+    State views (writable, (nbody, 3) or (nbody, 4)): body_cpos (centre of mass, m),
+    body_xquat (w x y z), body_cvel (m/s), body_angvel (rad/s, world). Derived views
+    (read-only, recomputed by every step from the state): body_xpos (frame origin), body_xvel,
+    body_aabb. Scalars of cmData (time, solver_iter, energy, ...) are attributes; `nstep` is
+    cmData.step (steps taken)."""
+
+    def __init__(self, model):
+        self.model = model
+        self._lib = model._lib
+        self._mp = model._p
+        p = self._lib.cm_data_new(model._p)
+        if not p:
+            raise OutOfMemoryError("cm_data_new: no memory", 5)
+        # the owner frees the cmData; it (not this object) is what every view holds, and it
+        # holds the model's owner: no reference cycle, the memory lives while a view does
+        self._owner = _Owner(p, "cm_data_free", model._owner)
+        self._p = p
+        self._s = p.contents
+        self._step_fn = self._lib.cm_step
+        nb = model.nbody
+        for name in _STATE + _DERIVED:
+            v = _view(self._owner, _address(getattr(self._s, name)), ctypes.c_double,
+                      (nb, _BODY_COLS[name]), name in _STATE)
+            self.__dict__[name] = v
+        self.warning = _view(self._owner, _field_address(p, L.cmData, "warning"), ctypes.c_int,
+                             (L.CM_WARN_COUNT,), False)
+        self.timer = _view(self._owner, _field_address(p, L.cmData, "timer"), ctypes.c_double,
+                           (L.CM_TIMER_COUNT,), False)
+
+    def __getattr__(self, name):
+        if name in _SCALARS:
+            return getattr(self._s, name)
+        raise AttributeError(name)
+
+    # -- stepping ---------------------------------------------------------------------------
+
+    def step(self, n=1):
+        """Advance n steps (cm_step, the GIL released during each). A failed step raises
+        NumericError or LimitError with the library's diagnosis; the Data keeps its last good
+        state."""
+        f, m, d = self._step_fn, self._mp, self._p
+        for _ in range(n):
+            st = f(m, d)
+            if st:
+                raise error_for(st, self.message)
+        return self
+
+    def collide(self):
+        """Contact detection at the current state, no dynamics (cm_collide): fills contacts
+        and pairs with zero forces."""
+        st = self._lib.cm_collide(self._mp, self._p)
+        if st:
+            raise error_for(st, self.message or "cm_collide failed")
+        return self
+
+    def reset(self):
+        """Back to the model's initial state, counters, warnings and timers cleared."""
+        self._lib.cm_data_reset(self._mp, self._p)
+        return self
+
+    def copy(self):
+        """A new Data with everything a user can read copied (cm_data_copy)."""
+        out = Data(self.model)
+        st = self._lib.cm_data_copy(self._mp, out._p, self._p)
+        if st:
+            raise error_for(st, "cm_data_copy: the contact buffers could not grow")
+        return out
+
+    # -- scalars and counters ---------------------------------------------------------------
+
+    nstep = property(lambda self: self._s.step, doc="steps taken (cmData.step)")
+    ncontact = property(lambda self: self._s.ncontact)
+    npair = property(lambda self: self._s.npair)
+    message = property(lambda self: self._s.message.decode("utf-8", "replace"),
+                       doc="diagnosis of the last failed step, '' if none")
+
+    @property
+    def warnings(self):
+        """Warning counts by the library's names (cm_warning_name), e.g. {'solver_not_converged':
+        0, ...}."""
+        return {self._lib.cm_warning_name(i).decode(): int(self.warning[i])
+                for i in range(L.CM_WARN_COUNT)}
+
+    @property
+    def timers(self):
+        """Cumulative seconds per stage by the library's names (cm_timer_name)."""
+        return {self._lib.cm_timer_name(i).decode(): float(self.timer[i])
+                for i in range(L.CM_TIMER_COUNT)}
+
+    def hash(self):
+        """cm_data_hash: FNV-1a 64 of the step count and the state (docs/outputs.md)."""
+        return int(self._lib.cm_data_hash(self._mp, self._p))
+
+    def energy(self):
+        """(kinetic, gravitational potential), J (cm_data_energy)."""
+        k, p = ctypes.c_double(), ctypes.c_double()
+        self._lib.cm_data_energy(self._mp, self._p, ctypes.byref(k), ctypes.byref(p))
+        return k.value, p.value
+
+    def momentum(self):
+        """(linear kg m/s, angular about the origin kg m^2/s) of the dynamic bodies."""
+        p, lm = (ctypes.c_double * 3)(), (ctypes.c_double * 3)()
+        self._lib.cm_data_momentum(self._mp, self._p, p, lm)
+        return np.array(p[:]), np.array(lm[:])
+
+    # -- contacts ---------------------------------------------------------------------------
+
+    @property
+    def contacts(self):
+        """The contact points of the last step (or collide()) as a read-only structured numpy
+        view of cmContact: fields body (2), pair, vert, flags, p0, p1, n (3 each), dist, area,
+        force, ftan (3). Valid until the next step(), collide(), reset() or copy into this Data
+        (the C buffer may move when it grows); .copy() it to keep it."""
+        return _view(self._owner, _address(self._s.contact), L.cmContact, (self._s.ncontact,),
+                     False)
+
+    @property
+    def pairs(self):
+        """The body pairs in contact (cmContactPair): body (2), rule, first, points, area,
+        max_penetration, force (3, on body A), max_pressure. Same lifetime as contacts."""
+        return _view(self._owner, _address(self._s.pair), L.cmContactPair, (self._s.npair,),
+                     False)
+
+    @property
+    def contact_pressure(self):
+        """force / area per contact point, Pa (a new array; 0 where the area is 0)."""
+        c = self.contacts
+        out = np.zeros(len(c))
+        np.divide(c["force"], c["area"], out=out, where=c["area"] > 0)
+        return out
+
+    def vertex_pressure(self, body):
+        """(pressure Pa, penetration m) per vertex of a body from the current contacts
+        (cm_data_vertex_pressure); new arrays in the order of Model.body_vertices."""
+        b = self.model.body(body)
+        g = self.model.body_geom[b]
+        n = int(self.model.geom_nvert[g])
+        p, pen = np.zeros(n), np.zeros(n)
+        err = ctypes.create_string_buffer(_ERRSZ)
+        _check(self._lib.cm_data_vertex_pressure(self._mp, self._p, b, p.ctypes.data,
+                                                 pen.ctypes.data, err, _ERRSZ), err)
+        return p, pen
+
+    def body_vertices(self, body):
+        """The mesh vertices of a body in world coordinates at the current pose, m (a new
+        array): R(q) v + x, from body_xquat and body_xpos."""
+        b = self.model.body(body)
+        v = self.model.body_vertices(b)
+        w, x, y, z = self.body_xquat[b]
+        R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        return v @ R.T + self.body_xpos[b]
+
+    def point_inside(self, body, p):
+        """True if the world point p is strictly inside the body at its current pose."""
+        q = (ctypes.c_double * 3)(*[float(t) for t in p])
+        return bool(self._lib.cm_point_inside(self._mp, self._p, self.model.body(body), q))
+
+    # -- files ------------------------------------------------------------------------------
+
+    def save_checkpoint(self, path):
+        err = ctypes.create_string_buffer(_ERRSZ)
+        _check(self._lib.cm_checkpoint_write(self._mp, self._p, os.fsencode(path), err, _ERRSZ),
+               err)
+
+    def load_checkpoint(self, path):
+        err = ctypes.create_string_buffer(_ERRSZ)
+        _check(self._lib.cm_checkpoint_read(self._mp, self._p, os.fsencode(path), err, _ERRSZ),
+               err)
+        return self
+
+    def write_vtk(self, body, path):
+        err = ctypes.create_string_buffer(_ERRSZ)
+        _check(self._lib.cm_vtk_write_body(self._mp, self._p, self.model.body(body),
+                                           os.fsencode(path), err, _ERRSZ), err)
+
+
+def step_parallel(datas, n=1, threads=None):
+    """Step every Data n steps, several at once from a thread pool (cm_step releases the GIL).
+    Each Data is stepped by one thread only; the results equal stepping them one after another.
+    The first failure is raised after all have finished."""
+    datas = list(datas)
+    with ThreadPoolExecutor(max_workers=threads or min(len(datas), os.cpu_count() or 1)) as ex:
+        futures = [ex.submit(d.step, n) for d in datas]
+    for f in futures:
+        f.result()
+    return datas
+
+
+# ---------------------------------------------------------------------------------------------
+# advice (include/comply/advise.h), for the examples and tests
+
+
+def _advise(name, *args):
+    lib, err, out = _lib(), ctypes.create_string_buffer(_ERRSZ), ctypes.c_double()
+    _check(getattr(lib, name)(*args, ctypes.byref(out), err, _ERRSZ), err)
+    return out.value
+
+
+def contact_time_restitution(elastic_repulsion):
+    """The restitution the contact_time law gives for e_r (cm_advise_contact_time_restitution)."""
+    return _advise("cm_advise_contact_time_restitution", float(elastic_repulsion))
+
+
+def contact_time_duration(elastic_repulsion):
+    """The contact's duration over contact_time T for e_r (cm_advise_contact_time_duration)."""
+    return _advise("cm_advise_contact_time_duration", float(elastic_repulsion))
+
+
+def contact_time_er(restitution):
+    """The e_r that gives a restitution (cm_advise_contact_time_er)."""
+    return _advise("cm_advise_contact_time_er", float(restitution))
+
+
+def area_compliant_restitution(step_damping):
+    """Mean restitution 0.5 / (0.5 + step_damping) (cm_advise_restitution)."""
+    return _advise("cm_advise_restitution", float(step_damping))
+
+
+def version():
+    return _lib().cm_version().decode()
