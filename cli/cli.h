@@ -23,6 +23,7 @@ int cmd_check(int argc, char** argv);
 int cmd_mesh_info(int argc, char** argv);
 int cmd_mesh_repair(int argc, char** argv);
 int cmd_advise(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
 int cmd_plot(int argc, char** argv); /* cmd_plot.c: runs python3 -m comply.plot */
 
 /* print the help of a command (NULL or "" for the overview) to f; 0 if the command exists */

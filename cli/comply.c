@@ -139,6 +139,29 @@ static const Command COMMANDS[] = {
      "exit status: 0 done; 1 python3, numpy or matplotlib missing; 2 OUT lacks a file or\n"
      "column the plots need, an unknown body or pair, or a step that is not a frame (the\n"
      "message names the file and what is missing).\n"},
+    {"sweep", cmd_sweep, "comply sweep SWEEP [-o DIR] [-j N] [--strict] [--quiet]",
+     "Run the variants of a base scene that a sweep file describes (docs/sweeps.md): parameters\n"
+     "given by paths into the scene (interactions[0].ka, bodies[ball].position[2]) with a list\n"
+     "of values or a range (linear or log), combined as a grid or zipped; the quantities to\n"
+     "collect per variant (penetration(BODY), restitution(BODY), max_pressure, final_pose(BODY),\n"
+     "wall_time, newton_iterations, warnings, ...). Each variant's scene and outputs go to\n"
+     "DIR/variant_NNNN/, its row to DIR/variant_NNNN/result.csv, and all rows, in variant order,\n"
+     "to DIR/sweep.csv. A variant that fails is a row with its error. Run again, the sweep skips\n"
+     "the variants whose folder holds a complete result.\n"
+     "\n"
+     "Alone, the variants run on the local cores (one process each, one OpenMP thread); under\n"
+     "mpirun -n N (a build with MPI) they are shared out over the N ranks as each gets free.\n"
+     "sweep.csv is the same byte for byte whatever N (unless it collects wall_time).\n"
+     "\n"
+     "options:\n"
+     "  -o, --output DIR  output directory, created with its parents if needed (default: out)\n"
+     "  -j, --jobs N      local worker processes (default: the number of cores; not with MPI)\n"
+     "  --strict          a variant with warnings fails (its row says which)\n"
+     "  --quiet           no final line\n"
+     "  -h, --help        this help\n"
+     "\n"
+     "exit status: 0 every variant ran; 1 some variant failed (sweep.csv is complete, the\n"
+     "rows say why); 2 bad sweep file (FILE:LINE:COL: field: what) or usage; 130 interrupted.\n"},
     {"help", NULL, "comply help [COMMAND]", "Print the overview, or the help of COMMAND.\n"},
 };
 enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };

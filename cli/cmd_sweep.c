@@ -1,0 +1,214 @@
+/* comply sweep SWEEP.yaml [-o DIR] [-j N] [--strict] [--quiet]   (docs/sweeps.md)
+ *
+ * read the sweep file (every parameter path checked against the base scene) -> DIR -> the
+ * variants, skipping those whose folder holds a complete result (restart) -> DIR/sweep.csv.
+ *
+ * Under mpirun (and built with MPI) the variants go to the ranks (sweep_mpi.c). Alone, they run
+ * on the local cores: a pool of at most N worker processes, one fork per variant, the next
+ * variant started as soon as a worker ends (dynamic, like the ranks). A worker that dies (a
+ * crash of the library) costs its variant only: the parent writes its row ("crashed", the
+ * signal); a worker ended by SIGINT or SIGTERM leaves no row (the variant is run again on a
+ * restart). Results do not depend on N: each variant is one deterministic run whose row is
+ * written into its folder, and sweep.csv is read from the folders in variant order.
+ *
+ * Each variant's run uses one OpenMP thread (the variants are the parallelism): unless
+ * OMP_NUM_THREADS is set, the command starts itself again with OMP_NUM_THREADS=1, which
+ * the OpenMP runtime reads when it loads. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sweep.h"
+
+static int mkdir_parents(const char* path) {
+  char* p = malloc(strlen(path) + 1);
+  if (!p) return -1;
+  strcpy(p, path);
+  for (char* c = p + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = 0;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      free(p);
+      return -1;
+    }
+    *c = '/';
+  }
+  struct stat st;
+  int rc = (mkdir(p, 0777) != 0 && errno != EEXIST) || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)
+               ? -1
+               : 0;
+  free(p);
+  return rc;
+}
+
+/* the whole command line again with OMP_NUM_THREADS=1 (argv is the command's: argv[-1] is the
+ * program); returns only if that is not needed or not possible */
+static void one_openmp_thread(char** argv) {
+  if (getenv("OMP_NUM_THREADS")) return;
+  const char* preload = getenv("LD_PRELOAD");
+  if (preload && strstr(preload, "vgpreload")) return; /* valgrind: see cli/comply.c */
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 || (size_t)n >= sizeof self - 1) return;
+  self[n] = 0;
+  if (setenv("OMP_NUM_THREADS", "1", 1) != 0) return;
+  execv(self, argv - 1);
+  unsetenv("OMP_NUM_THREADS");
+}
+
+/* the local pool; returns the exit status */
+static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, long jobs) {
+  double t0 = cli_now();
+  pid_t* pid = calloc((size_t)jobs, sizeof *pid);
+  long* var = calloc((size_t)jobs, sizeof *var);
+  if (!pid || !var) {
+    free(pid);
+    free(var);
+    return cli_error(CLI_FAILED, "out of memory");
+  }
+  long next = 0, running = 0, ran = 0, skipped = 0, lost = 0;
+  int interrupted = 0;
+  fflush(NULL);
+  while (next < s->nvariant || running) {
+    /* fill the free workers */
+    while (running < jobs && next < s->nvariant && !interrupted) {
+      long v = next++;
+      if (sweep_variant_done(s, outdir, v)) {
+        skipped++;
+        continue;
+      }
+      pid_t p = fork();
+      if (p < 0) {
+        if (!running) {
+          free(pid);
+          free(var);
+          return cli_error(CLI_FAILED, "cannot start a worker process: %s", strerror(errno));
+        }
+        next--; /* try again when a worker ends */
+        break;
+      }
+      if (p == 0) {
+        int rc = sweep_run_variant(s, outdir, v, strict);
+        fflush(NULL);
+        _exit(rc < 0 ? 3 : 0);
+      }
+      for (long k = 0; k < jobs; k++)
+        if (!pid[k]) {
+          pid[k] = p;
+          var[k] = v;
+          break;
+        }
+      running++;
+      ran++;
+    }
+    if (!running) break;
+    /* wait for one */
+    int status = 0;
+    pid_t p = waitpid(-1, &status, 0);
+    if (p < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (long k = 0; k < jobs; k++) {
+      if (pid[k] != p) continue;
+      pid[k] = 0;
+      running--;
+      if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+          interrupted = 1;
+        } else {
+          char msg[160];
+          snprintf(msg, sizeof msg, "variant %ld: the worker process died of signal %d (%s)",
+                   var[k], sig, strsignal(sig));
+          if (sweep_write_failure(s, outdir, var[k], "crashed", msg)) lost++;
+        }
+      } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        lost++;
+      }
+    }
+  }
+  free(pid);
+  free(var);
+  long failed = 0;
+  int rc = sweep_gather(s, outdir, &failed) != 0 || lost ? CLI_FAILED : failed ? CLI_FAILED : 0;
+  if (!quiet || rc != CLI_OK)
+    fprintf(stderr,
+            "comply: sweep: %ld variants on %ld local process%s (%ld run, %ld already complete), "
+            "%ld failed, %.3f s; results in '%s/sweep.csv'\n",
+            s->nvariant, jobs, jobs == 1 ? "" : "es", ran, skipped, failed, cli_now() - t0,
+            outdir);
+  if (interrupted) return cli_error(130, "sweep interrupted: run it again to complete it");
+  return rc;
+}
+
+int cmd_sweep(int argc, char** argv) {
+  const char* file = NULL;
+  const char* outdir = "out";
+  long jobs = 0;
+  int strict = 0, quiet = 0;
+  for (int i = 1; i < argc;) {
+    const char* v = NULL;
+    int r;
+    if ((r = cli_option("sweep", argc, argv, &i, "--output", "-o", &v)) != 0) {
+      if (r < 0) return CLI_USAGE;
+      if (!*v) return cli_usage_error("sweep", "-o needs a directory");
+      outdir = v;
+    } else if ((r = cli_option("sweep", argc, argv, &i, "--jobs", "-j", &v)) != 0) {
+      if (r < 0) return CLI_USAGE;
+      if (cli_parse_count(v, &jobs) || jobs < 1 || jobs > 4096)
+        return cli_usage_error("sweep", "--jobs: expected an integer from 1 to 4096 (got '%s')",
+                               v);
+    } else if (strcmp(argv[i], "--strict") == 0) {
+      strict = 1, i++;
+    } else if (strcmp(argv[i], "--quiet") == 0) {
+      quiet = 1, i++;
+    } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      cli_help(stdout, "sweep");
+      return CLI_OK;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return cli_usage_error("sweep", "unknown option '%s'", argv[i]);
+    } else if (file) {
+      return cli_usage_error("sweep", "one sweep file only (got '%s' and '%s')", file, argv[i]);
+    } else {
+      file = argv[i++];
+    }
+  }
+  if (!file) return cli_usage_error("sweep", "missing the sweep file");
+  one_openmp_thread(argv);
+
+  /* only rank 0 of an MPI run reports a bad sweep file (every rank reads it) */
+  const char* r0 = getenv("OMPI_COMM_WORLD_RANK");
+  int report = !r0 || strcmp(r0, "0") == 0;
+  Sweep s;
+  char err[2048];
+  if (sweep_load(file, &s, err, sizeof err) != 0)
+    return report ? cli_error(CLI_USAGE, "%s", err) : CLI_USAGE;
+  if (mkdir_parents(outdir) != 0) {
+    sweep_free(&s);
+    return report ? cli_error(CLI_USAGE, "cannot create the output directory '%s': %s", outdir,
+                              strerror(errno))
+                  : CLI_USAGE;
+  }
+  int rc;
+  if (sweep_mpi_launched()) {
+    rc = sweep_mpi_run(&s, outdir, strict, quiet, NULL, NULL);
+  } else {
+    if (!jobs) {
+      long n = sysconf(_SC_NPROCESSORS_ONLN);
+      jobs = n > 0 ? n : 1;
+    }
+    if (jobs > s.nvariant) jobs = s.nvariant > 0 ? s.nvariant : 1;
+    rc = run_local(&s, outdir, strict, quiet, jobs);
+  }
+  sweep_free(&s);
+  return rc;
+}
