@@ -6,7 +6,7 @@
 #                        make fuzz with 45 s per harness
 # Builds go to build/ (RelWithDebInfo, warnings as errors) and build-asan/ (sanitizers).
 
-DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev python3 python3-numpy python3-matplotlib python3-pytest valgrind libopenmpi-dev openmpi-bin
+DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev zlib1g-dev python3 python3-numpy python3-matplotlib python3-pytest valgrind libopenmpi-dev openmpi-bin
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -31,7 +31,9 @@ CM_API void cm_mesh_free(cmMesh* mesh);
 
 /* Load a mesh file, format by extension (case-insensitive): .obj (Wavefront; polygons are
  * fan-triangulated), .stl (ASCII or binary, detected from content), .ply (ASCII or binary
- * little-endian). Vertices are multiplied by `scale` (> 0). STL vertices are merged when
+ * little-endian), .vtp (VTK XML PolyData: ascii, base64 binary or appended data, raw or zlib
+ * compressed; polygons fan-triangulated, triangle strips split) and .vtk (legacy VTK, DATASET
+ * POLYDATA, ASCII or big-endian BINARY, the 4.x and 5.1 cell layouts); docs/meshes.md. Vertices are multiplied by `scale` (> 0). STL vertices are merged when
  * bitwise equal (except that -0 and +0 also merge). Non-finite coordinates are rejected here.
  * The mesh is not validated: call cm_mesh_check. Errors name the file and the line (text) or
  * byte offset (binary). A UTF-8 byte order mark before a text file is skipped; hexadecimal

@@ -54,12 +54,34 @@ int cm_io_line_of(const char* buf, size_t off);
  * (compared by value: bitwise equal, except that -0 and +0 merge) and multiplying by scale */
 cmStatus cm_io_mesh_from_soup(const double* tri, size_t ntri, double scale, cmMesh** out);
 
+/* what cm_io_vtk_cells found wrong: the array (0: cell ends or counts, 1: connectivity), the
+ * index of the bad value in it, and the cause (without the file or position, which the caller
+ * adds) */
+typedef struct cmVtkCellError {
+  int array;
+  size_t index;
+  char msg[200];
+} cmVtkCellError;
+/* Add the triangles of VTK polygons (strip = 0: fan-triangulated) or triangle strips (strip = 1)
+ * to the builder: cell i is conn[ends[i-1] .. ends[i]), cell 0 starting at `first`; every value
+ * is checked (integers, ends non-decreasing up to nconn and the last equal to it, at least 3
+ * points per cell, indices in 0..npts-1). CM_OK, CM_ERR_PARSE, CM_ERR_NOMEM or CM_ERR_LIMIT, with
+ * *e filled on error. (mesh_vtk_cells.c) */
+cmStatus cm_io_vtk_cells(cmMeshBuilder* b, const double* ends, size_t ncell, double first,
+                         const double* conn, size_t nconn, long long npts, int strip,
+                         cmVtkCellError* e);
+
 /* the format readers; `buf` is the NUL-terminated, writable file content */
 cmStatus cm_mesh_read_obj(const char* path, char* buf, size_t len, double scale, cmMesh** out,
                           char* err, size_t errsz);
 cmStatus cm_mesh_read_stl(const char* path, char* buf, size_t len, double scale, cmMesh** out,
                           char* err, size_t errsz);
 cmStatus cm_mesh_read_ply(const char* path, char* buf, size_t len, double scale, cmMesh** out,
+                          char* err, size_t errsz);
+/* VTK XML PolyData (mesh_vtp.c) and legacy VTK POLYDATA (mesh_vtk.c) */
+cmStatus cm_mesh_read_vtp(const char* path, char* buf, size_t len, double scale, cmMesh** out,
+                          char* err, size_t errsz);
+cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale, cmMesh** out,
                           char* err, size_t errsz);
 
 #endif

@@ -1,5 +1,5 @@
 /* Mesh file loading: dispatch by extension, whole-file reading, and the helpers shared by the
- * OBJ, STL and PLY readers (mesh builder, text tokens, numbers, vertex merging).
+ * OBJ, STL, PLY and VTK readers (mesh builder, text tokens, numbers, vertex merging).
  *
  * Every reader works on the whole file in memory, so that counts announced by a file can be
  * checked against the bytes actually present before anything is allocated, and binary records
@@ -256,9 +256,15 @@ cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, s
     reader = cm_mesh_read_stl;
   else if (ext && cm_io_ieq(ext, ".ply"))
     reader = cm_mesh_read_ply;
+  else if (ext && cm_io_ieq(ext, ".vtp"))
+    reader = cm_mesh_read_vtp;
+  else if (ext && cm_io_ieq(ext, ".vtk"))
+    reader = cm_mesh_read_vtk;
   else
     return cm_error(err, errsz, CM_ERR_ARG,
-                    "%s: unknown mesh file extension '%s' (expected .obj, .stl or .ply)", path,
+                    "%s: unknown mesh file extension '%s' (expected .obj, .stl, .ply, .vtp or "
+                    ".vtk)",
+                    path,
                     ext ? ext : "");
 
   /* read the whole file and parse it */
