@@ -21,9 +21,11 @@
  * is the base scene's document, loaded again, each parameter's scalar replaced by a new node
  * holding the value, relative mesh paths (bodies[*].geometry.mesh.file) made absolute (the
  * variant's scene lives in another folder), and emitted by libyaml: the scene parser reads it
- * like any scene file, with every check. A range's numbers are written in the shortest %g
- * form that reads back exactly; from + (to - from) i / (count - 1), the last exactly `to`;
- * log: from (to/from)^(i / (count - 1)). */
+ * like any scene file, with every check. A range's numbers: from + (to - from) i / (count - 1),
+ * or with scale log 10^(a + (b - a) i / (count - 1)), a = log10 |from|, b = log10 |to|, with
+ * from's sign; the last is exactly `to`; each rounded to 15 significant digits (so that a
+ * decade is 1e7, not the 9999999.999999998 of a rounded power) and written in the shortest
+ * form that reads back exactly (integers as integers). */
 #define _XOPEN_SOURCE 700
 
 #include <ctype.h>
@@ -427,10 +429,16 @@ static int parse_range(yaml_document_t* d, yaml_node_t* r, SweepParam* p, long i
   if (!p->value || !p->quoted) return fail(err, errsz, NULL, "out of memory");
   for (long k = 0; k < n; k++) {
     double t = n > 1 ? (double)k / (double)(n - 1) : 0;
-    double x = logscale ? v[0] * pow(v[1] / v[0], t) : v[0] + (v[1] - v[0]) * t;
+    double x = v[0] + (v[1] - v[0]) * t;
+    if (logscale) {
+      double a = log10(fabs(v[0])), b = log10(fabs(v[1]));
+      x = copysign(pow(10, a + (b - a) * t), v[0]);
+    }
     if (k == n - 1 && n > 1) x = v[1];
+    /* 15 significant digits: 1e7, not the 9999999.999999998 of a rounded power */
     char buf[40];
-    sweep_format_number(x, buf, sizeof buf);
+    snprintf(buf, sizeof buf, "%.15g", x);
+    sweep_format_number(strtod(buf, NULL), buf, sizeof buf);
     if (add_value(p, buf, 0)) return fail(err, errsz, NULL, "out of memory");
   }
   return 0;
