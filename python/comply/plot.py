@@ -390,7 +390,10 @@ def _contact_plane(points, tri, pressed):
     return n, fn
 
 
-def plot_pressure_map(run, pngdir, body, step, pair, written):
+def prepare_pressure_map(run, body, step, pair):
+    """choose the body and frame of the map and read its VTK file (every user error of the map
+    is raised here, before any file is written); a dict for draw_pressure_map, or a note (str)
+    when there is nothing to map"""
     files = vtk_files(run)
     pvd = os.path.join(run.dir, "scene.pvd")
     if files is None:
@@ -462,6 +465,13 @@ def plot_pressure_map(run, pngdir, body, step, pair, written):
     inside = np.all((uv[tri] >= lo) & (uv[tri] <= hi), axis=(1, 2))
     faces = tri[facing & inside]
 
+    return dict(name=name, step=step, fi=fi, points=points, pres=pres, pressed=pressed, n=n,
+                uv=uv, lo=lo, hi=hi, faces=faces)
+
+
+def draw_pressure_map(run, pngdir, m, written):
+    name, step, fi, pres, pressed = m["name"], m["step"], m["fi"], m["pres"], m["pressed"]
+    uv, lo, hi, faces, n = m["uv"], m["lo"], m["hi"], m["faces"], m["n"]
     fig, ax = plt.subplots(figsize=(7, 6))
     if len(faces):
         import matplotlib.tri as mtri
@@ -490,7 +500,6 @@ def plot_pressure_map(run, pngdir, body, step, pair, written):
     fig.savefig(out, dpi=100)
     plt.close(fig)
     written.append(out)
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -560,6 +569,18 @@ def run_plots(args):
     step_time = None
     if args.step is not None:
         step_time = float(run.frame_time[run.frame_index(args.step)])
+    written, notes = [], []
+    pairs = _pairs_shown(run, pair, args.body)
+    if vtk_files(run) is None and args.step is None:
+        notes.append("no pressure map: %s has no VTK series (run the scene with "
+                     "`output: {vtk: true}`)" % run.dir)
+        pmap = None
+    else:
+        pmap = prepare_pressure_map(run, args.body, args.step, pair)
+        if isinstance(pmap, str):
+            notes.append(pmap)
+            pmap = None
+    # all checked: the files
     pngdir = args.output or os.path.join(args.outdir, "plots")
     try:
         os.makedirs(pngdir, exist_ok=True)
@@ -568,17 +589,10 @@ def run_plots(args):
             from None
     if not os.access(pngdir, os.W_OK):
         raise PlotError("%s: the directory is not writable" % pngdir)
-    written, notes = [], []
-    pairs = _pairs_shown(run, pair, args.body)
     try:
         plot_time_series(run, pngdir, pairs, args.body, step_time, written)
-        if vtk_files(run) is None and args.step is None:
-            notes.append("no pressure map: %s has no VTK series (run the scene with "
-                         "`output: {vtk: true}`)" % run.dir)
-        else:
-            note = plot_pressure_map(run, pngdir, args.body, args.step, pair, written)
-            if note:
-                notes.append(note)
+        if pmap is not None:
+            draw_pressure_map(run, pngdir, pmap, written)
     except OSError as e:
         raise PlotError("%s: cannot write: %s" % (e.filename or pngdir, e.strerror or e)) \
             from None
