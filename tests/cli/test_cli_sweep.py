@@ -277,9 +277,30 @@ def test_meshes_and_zip(t):
         check(abs(float(row["penetration(box)"]) - delta) < 0.01 * delta, "zip row %r" % row)
 
 
+def test_impact_speed(t):
+    # a box dropped with its bottom face h = 0.05 and 0.2 m above the ground reaches it at
+    # sqrt(2 g h); the speed collected is the one at the end of the last step without contact,
+    # so within g dt (plus the O(dt) error of the integrator's fall) of it. It bounces back
+    # slower than it came (the law dissipates): 0 < restitution < 1.
+    t.write("box.yaml", BOX.replace("steps: 200", "steps: 400"))
+    t.write("drop.yaml", "scene: box.yaml\nvary:\n  - path: bodies[box].position[2]\n"
+            "    values: [0.1, 0.25]\ncollect: [impact_speed(box), rebound_speed(box), "
+            "restitution(box)]\n")
+    r = t.run("sweep", "drop.yaml", "-o", "drop", "--quiet")
+    expect_exit(r, 0, "drop sweep")
+    for row, h in zip(rows_of(t.path("drop", "sweep.csv")), (0.05, 0.2)):
+        v = (2 * 9.81 * h) ** 0.5
+        vin = float(row["impact_speed(box)"])
+        check(abs(vin - v) < 2 * 9.81 * 1e-3, "drop %g m: impact %.6g m/s, sqrt(2 g h) = %.6g"
+              % (h, vin, v))
+        e = float(row["restitution(box)"])
+        check(0 < e < 1 and abs(e * vin - float(row["rebound_speed(box)"])) < 1e-12,
+              "drop %g m: restitution %r" % (h, row))
+
+
 t = Suite()
 for fn in (test_grid_and_analytic_penetration, test_serial_pool_and_mpi_identical,
            test_failed_variant_is_a_row, test_restart_skips_finished, test_bad_sweep_files,
-           test_meshes_and_zip):
+           test_meshes_and_zip, test_impact_speed):
     t.test(fn)
 t.finish()
