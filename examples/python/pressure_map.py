@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Pressure map of a femur-like body on a cartilage-like layer.
 
-A femoral condyle is modelled as an ellipsoid of semi-axes a, b, c (a UV mesh written to an OBJ
-file), loaded by a force F onto a thin fixed layer, the cartilage (a box 4 mm thick), with the
+A femoral condyle is modelled as an ellipsoid of semi-axes a, b, c (a UV mesh made here and
+given to the scene as numpy arrays), loaded by a force F onto a thin fixed layer, the cartilage (a box 4 mm thick), with the
 area_compliant law: the layer's top vertices penetrate the condyle (direction: first), so
 cm_data_vertex_pressure gives the pressure on the layer's grid.
 
@@ -21,7 +21,6 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -39,8 +38,8 @@ KA = RHO * E / L                  # N/m^3
 SX, SY = 0.04, 0.03               # the layer's patch under the condyle, m
 
 
-def ellipsoid_obj(path, nlat, nlon):
-    """A closed UV ellipsoid (poles on z), faces wound outward, written as OBJ."""
+def ellipsoid(nlat, nlon):
+    """A closed UV ellipsoid (poles on z): vertices (n, 3) and faces (m, 3) wound outward."""
     verts = [(0.0, 0.0, C)]
     for i in range(1, nlat):
         th = math.pi * i / nlat
@@ -59,10 +58,7 @@ def ellipsoid_obj(path, nlat, nlon):
         for j in range(nlon):
             p, q, r, s = ring(i, j), ring(i, j + 1), ring(i + 1, j), ring(i + 1, j + 1)
             faces += [(p, r, s), (p, s, q)]
-    with open(path, "w") as f:
-        f.write("# ellipsoid %g x %g x %g m\n" % (A, B, C))
-        f.writelines("v %.17g %.17g %.17g\n" % v for v in verts)
-        f.writelines("f %d %d %d\n" % (u + 1, v + 1, w + 1) for u, v, w in faces)
+    return np.array(verts), np.array(faces)
 
 
 def main():
@@ -73,17 +69,15 @@ def main():
     quick = a.quick or os.environ.get("COMPLY_EXAMPLE_QUICK") == "1"
     nlat, nlon, div, steps = (24, 48, 24, 150) if quick else (96, 192, 100, 400)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        obj = os.path.join(tmp, "condyle.obj")
-        ellipsoid_obj(obj, nlat, nlon)
-        s = comply.Scene("knee", timestep=1e-3, gravity=(0, 0, -9.81))
-        s.add_body("cartilage", geom="box", size=(SX, SY, L), divisions=div,
-                   position=(0, 0, -L / 2), motion="fixed")
-        s.add_body("femur", geom="mesh", file=obj, mass=1.0, position=(0, 0, C),
-                   force=(0, 0, -LOAD))
-        s.add_rule("cartilage", "femur", law="area_compliant", ka=KA, step_damping=1.0,
-                   direction="first")
-        m = s.compile()
+    cv, cf = ellipsoid(nlat, nlon)
+    s = comply.Scene("knee", timestep=1e-3, gravity=(0, 0, -9.81))
+    s.add_body("cartilage", geom="box", size=(SX, SY, L), divisions=div,
+               position=(0, 0, -L / 2), motion="fixed")
+    s.add_body("femur", vertices=cv, faces=cf, mass=1.0, position=(0, 0, C),
+               force=(0, 0, -LOAD))
+    s.add_rule("cartilage", "femur", law="area_compliant", ka=KA, step_damping=1.0,
+               direction="first")
+    m = s.compile()
     d = comply.Data(m).step(steps)
 
     # the simulation: pressure on the layer's vertices, patch extent, total force

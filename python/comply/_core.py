@@ -220,15 +220,19 @@ class Scene:
             _set_field(o, k, v, _OPTION_ENUMS.get(k), "options")
         return self
 
-    def add_body(self, name, geom="sphere", **kw):
+    def add_body(self, name, geom=None, **kw):
         """Add a body from cm_body_def_default() with the given fields; returns its index.
 
         geom: "sphere", "box", "mesh" or "plane", with radius, refine, size, divisions, file,
-        scale, repair, normal, offset; body fields: alias, density, mass, com, inertia (3 x 3),
+        scale, repair, normal, offset, or for a mesh given as arrays vertices (n, 3), m, and
+        faces (m, 3), counter-clockwise seen from outside (copied); body fields: alias, density, mass, com, inertia (3 x 3),
         position, orientation (w x y z), velocity, angular_velocity, motion ("dynamic",
         "fixed", "prescribed", "ignored"), force, moment. Units SI (include/comply/scene.h)."""
         d = self._lib.cm_body_def_default()
         d.name = os.fsencode(name)
+        vertices, faces = kw.pop("vertices", None), kw.pop("faces", None)
+        if geom is None:
+            geom = "mesh" if vertices is not None else "none"
         d.geom.type = _enum("geom", geom)
         for k, v in kw.items():
             if k in _GEOM_KEYS:
@@ -243,7 +247,30 @@ class Scene:
                 raise ArgumentError("body %r: %r cannot be set here" % (name, k))
             else:
                 _set_field(d, k, v, _BODY_ENUMS.get(k), "body %r" % name)
-        return self._add(self._lib.cm_scene_add_body, d)
+        if vertices is None and faces is None:
+            return self._add(self._lib.cm_scene_add_body, d)
+        # a mesh given as arrays: a cmMesh for the call (cm_scene_add_body copies it)
+        mesh = self._mesh(name, vertices, faces)
+        try:
+            d.geom.mesh = ctypes.cast(mesh, ctypes.c_void_p)
+            return self._add(self._lib.cm_scene_add_body, d)
+        finally:
+            self._lib.cm_mesh_free(mesh)
+
+    def _mesh(self, name, vertices, faces):
+        if vertices is None or faces is None:
+            raise ArgumentError("body %r: a mesh needs both vertices and faces" % name)
+        v = np.ascontiguousarray(vertices, dtype=np.float64)
+        f = np.ascontiguousarray(faces, dtype=np.intc)
+        if v.ndim != 2 or v.shape[1] != 3 or f.ndim != 2 or f.shape[1] != 3:
+            raise ArgumentError("body %r: vertices must be (n, 3) and faces (m, 3) (got %s and %s)"
+                                % (name, v.shape, f.shape))
+        mesh = self._lib.cm_mesh_new(len(v), len(f))
+        if not mesh:
+            raise OutOfMemoryError("cm_mesh_new: no memory", 5)
+        ctypes.memmove(mesh.contents.vert, v.ctypes.data, v.nbytes)
+        ctypes.memmove(mesh.contents.face, f.ctypes.data, f.nbytes)
+        return mesh
 
     def add_rule(self, a="*", b="*", **kw):
         """Add an interaction rule between alias globs a and b from cm_rule_def_default(); the

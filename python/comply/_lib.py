@@ -53,6 +53,14 @@ class cmGeomDef(ctypes.Structure):
     ]
 
 
+class cmMesh(ctypes.Structure):
+    _fields_ = [
+        ("nvert", c_int), ("nface", c_int), ("vert", ctypes.POINTER(c_double)),
+        ("face", ctypes.POINTER(c_int)), ("face_normal", ctypes.POINTER(c_double)),
+        ("face_area", ctypes.POINTER(c_double)), ("vert_areavec", ctypes.POINTER(c_double)),
+    ]
+
+
 class cmBodyDef(ctypes.Structure):
     _fields_ = [
         ("name", c_char_p), ("alias", c_char_p), ("geom", cmGeomDef), ("density", c_double),
@@ -154,8 +162,9 @@ class cmData(ctypes.Structure):
     ]
 
 
-STRUCTS = {c.__name__: c for c in (cmSourceLoc, cmOptions, cmGeomDef, cmBodyDef, cmRuleDef,
-                                   cmJointDef, cmScene, cmModel, cmContact, cmContactPair, cmData)}
+STRUCTS = {c.__name__: c for c in (cmSourceLoc, cmOptions, cmGeomDef, cmMesh, cmBodyDef,
+                                   cmRuleDef, cmJointDef, cmScene, cmModel, cmContact,
+                                   cmContactPair, cmData)}
 
 _ERR = (c_char_p, c_size_t)
 _M, _D, _S = _P(cmModel), _P(cmData), _P(cmScene)
@@ -171,6 +180,8 @@ _SIGNATURES = {
     "cm_body_def_default": (cmBodyDef, ()),
     "cm_rule_def_default": (cmRuleDef, ()),
     "cm_joint_def_default": (cmJointDef, ()),
+    "cm_mesh_new": (_P(cmMesh), (c_int, c_int)),
+    "cm_mesh_free": (None, (_P(cmMesh),)),
     "cm_scene_new": (_S, (c_char_p,)),
     "cm_scene_free": (None, (_S,)),
     "cm_scene_add_body": (c_int, (_S, _P(cmBodyDef)) + _ERR),

@@ -31,6 +31,9 @@ int main(void) {
   FIELD(cmGeomDef, scale) FIELD(cmGeomDef, repair) FIELD(cmGeomDef, mesh)
   FIELD(cmGeomDef, normal) FIELD(cmGeomDef, offset) FIELD(cmGeomDef, loc)
 
+  SIZE(cmMesh) FIELD(cmMesh, nvert) FIELD(cmMesh, nface) FIELD(cmMesh, vert) FIELD(cmMesh, face)
+  FIELD(cmMesh, face_normal) FIELD(cmMesh, face_area) FIELD(cmMesh, vert_areavec)
+
   SIZE(cmBodyDef) FIELD(cmBodyDef, name) FIELD(cmBodyDef, alias) FIELD(cmBodyDef, geom)
   FIELD(cmBodyDef, density) FIELD(cmBodyDef, mass) FIELD(cmBodyDef, has_com)
   FIELD(cmBodyDef, com) FIELD(cmBodyDef, has_inertia) FIELD(cmBodyDef, inertia)

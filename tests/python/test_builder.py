@@ -1,0 +1,61 @@
+"""The Scene builder maps onto cm_scene_add_* with cm_*_def_default(): options, bodies, rules,
+joints and meshes given as arrays reach the compiled model as the C API would put them there."""
+import numpy as np
+import pytest
+
+import comply
+
+# a unit right tetrahedron: volume 1/6, centroid (1/4, 1/4, 1/4); faces outward
+TET_V = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+TET_F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+
+
+def test_options_round_trip():
+    s = comply.Scene("opts", timestep=2e-3, gravity=(0, 0, -1.62), substeps="auto", steps=7)
+    o = s.options
+    assert o["timestep"] == 2e-3 and o["gravity"] == (0, 0, -1.62) and o["substeps"] == "auto"
+    s.set_options(integrator="explicit", substeps=3)
+    assert s.options["integrator"] == "explicit" and s.options["substeps"] == 3
+    s.add_body("ball", geom="sphere", radius=0.1, refine=1)
+    m = s.compile()
+    assert m.timestep == 2e-3 and m.steps == 7 and m.gravity == (0, 0, -1.62)
+
+
+def test_mesh_from_arrays():
+    s = comply.Scene("tet", gravity=(0, 0, 0))
+    s.add_body("tet", vertices=TET_V, faces=TET_F, density=600, position=(1, 2, 3))
+    m = s.compile()
+    assert m.body_mass[0] == pytest.approx(600 / 6, rel=1e-12)
+    assert np.allclose(m.body_com[0], 0.25, rtol=1e-12)
+    # the model keeps the mesh (its vertices reordered; mesh_vert_source maps them back)
+    src = m.mesh_vert_source
+    assert np.array_equal(m.body_vertices(0), TET_V[src])
+    d = comply.Data(m)
+    assert np.allclose(d.body_xpos[0], (1, 2, 3)) and np.allclose(d.body_cpos[0], (1.25, 2.25,
+                                                                                  3.25))
+    with pytest.raises(comply.MeshError, match="inverted"):
+        s2 = comply.Scene("bad")
+        s2.add_body("bad", vertices=TET_V, faces=TET_F[:, ::-1])
+        s2.compile()
+    with pytest.raises(comply.ArgumentError, match=r"\(n, 3\)"):
+        comply.Scene("bad").add_body("bad", vertices=TET_V[:, :2], faces=TET_F)
+
+
+def test_rules_and_joints():
+    s = comply.Scene("rules", gravity=(0, 0, 0))
+    s.add_body("ground", geom="plane", motion="fixed")
+    s.add_body("a", geom="box", size=(0.1, 0.1, 0.1), alias="grain", position=(0, 0, 1))
+    s.add_body("b", geom="sphere", radius=0.05, refine=1, position=(1, 0, 1))
+    r = s.add_rule("grain", "ground", law="area_compliant", ka=1e9, friction=0.3,
+                   method="two_way")
+    j = s.add_joint("a", "b", anchor=(0.5, 0, 1))
+    m = s.compile()
+    assert m.pair_rule("a", "ground") == r + 1  # rule 0 is the built-in default
+    assert m.pair_rule("b", "ground") == 0
+    rule = m.rule(r + 1)
+    assert rule["law"] == "area_compliant" and rule["ka"] == 1e9 and rule["friction"] == 0.3
+    assert rule["method"] == "two_way" and rule["pair"] == ("grain", "ground")
+    assert m.njoint == 1 and j == 0
+    assert list(m.joint_body[0]) == [1, 2]
+    with pytest.raises(KeyError):
+        m.body("nobody")
