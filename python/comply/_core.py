@@ -557,8 +557,9 @@ class Data:
         """cm_data_hash: FNV-1a 64 of the step count and the state (docs/outputs.md)."""
         return int(self._lib.cm_data_hash(self._mp, self._p))
 
-    def energy(self):
-        """(kinetic, gravitational potential), J (cm_data_energy)."""
+    def energies(self):
+        """(kinetic, gravitational potential), J (cm_data_energy). (`energy`, the attribute, is
+        cmData.energy: the monitor's total at the end of the last step.)"""
         k, p = ctypes.c_double(), ctypes.c_double()
         self._lib.cm_data_energy(self._mp, self._p, ctypes.byref(k), ctypes.byref(p))
         return k.value, p.value

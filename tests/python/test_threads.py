@@ -1,6 +1,7 @@
 """Many Data of one Model stepped from Python threads give, bit for bit, the states of stepping
 them one after another (cm_step releases the GIL; a Data is touched by one thread only). The
 scene has contacts, the implicit solve and sub-steps: boxes dropped at different speeds."""
+import ctypes
 import threading
 
 from conftest import SCALE, box_on_plane
@@ -43,3 +44,9 @@ def test_step_parallel_helper():
     for d in b:
         d.step(30)
     assert [d.hash() for d in a] == [d.hash() for d in b]
+
+
+def test_library_releases_the_gil():
+    """ctypes.CDLL calls release the GIL; PyDLL (a subclass) would hold it through cm_step."""
+    lib = comply.library()
+    assert isinstance(lib, ctypes.CDLL) and not isinstance(lib, ctypes.PyDLL)

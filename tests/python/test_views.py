@@ -115,6 +115,26 @@ def test_contacts_structured_view():
     assert np.allclose(w[hit, 2], c["p0"][:, 2], atol=1e-15)
 
 
+def test_scalars_energy_and_momentum():
+    """Free flight at v from height z0 under g: after n steps the kinetic and potential energies
+    (cm_data_energy) and the momentum follow from the state; the scalars of cmData read through."""
+    s = comply.Scene("fall", timestep=1e-3, gravity=(0, 0, -9.81))
+    s.add_body("ball", geom="sphere", radius=0.1, refine=1, mass=2.0, position=(0, 0, 5),
+               velocity=(1, 0, 0))
+    m = s.compile()
+    d = comply.Data(m).step(100)
+    v = d.body_cvel[0]
+    kin, pot = d.energies()
+    assert kin == pytest.approx(0.5 * 2.0 * v @ v, rel=1e-12)
+    assert pot == pytest.approx(2.0 * 9.81 * d.body_cpos[0, 2], rel=1e-12)
+    assert d.energy == pytest.approx(kin + pot, rel=1e-9)  # the monitor's total: no contacts
+    p, L = d.momentum()
+    assert np.allclose(p, 2.0 * v, rtol=1e-12)
+    assert d.time == pytest.approx(0.1) and d.nstep == 100 and d.solver_iter == 0
+    assert set(d.warnings) >= {"solver_not_converged", "energy_growth"}
+    assert not any(d.warnings.values()) and d.warning.shape == (len(d.warnings),)
+
+
 def test_copy_and_reset():
     m = box_on_plane(divisions=2, z0=0.03)
     d = comply.Data(m).step(50)
