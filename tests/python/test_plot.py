@@ -319,3 +319,36 @@ def test_cli_help_and_interpreter(runs, tmp_path):
     (fake / "__init__.py").write_text("raise ImportError(\"No module named 'matplotlib'\")\n")
     _error(plot_cli(runs["vtk"], env={"PYTHONPATH": str(tmp_path / "fake")}), 1, "matplotlib",
            "python3-matplotlib")
+
+
+def test_installed_tree(tmp_path):
+    """an installed tree, moved elsewhere, plots with its own copy of the package (found from the
+    executable's place: BIN/../lib/python3/dist-packages), not the source tree's"""
+    cmake = shutil.which("cmake")
+    build = os.path.dirname(_cli())
+    if not cmake or not os.path.exists(os.path.join(build, "cmake_install.cmake")):
+        pytest.skip("no cmake or no build tree next to the comply executable")
+    prefix = str(tmp_path / "prefix")
+    r = subprocess.run([cmake, "--install", build, "--prefix", prefix], capture_output=True,
+                       text=True, env=ENV, timeout=120)
+    assert r.returncode == 0, r.stderr
+    moved = str(tmp_path / "moved")
+    os.rename(prefix, moved)
+    out = _run_scene(str(tmp_path), "free", FREE)
+    wrap = tmp_path / "python-wrapper"
+    wrap.write_text('#!/bin/sh\necho "PYTHONPATH=$PYTHONPATH" >&2\nexec %s "$@"\n'
+                    % sys.executable)
+    wrap.chmod(0o755)
+    r = subprocess.run([os.path.join(moved, "bin", "comply"), "plot", out],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(ENV, COMPLY_PYTHON=str(wrap), PYTHONPATH=""))
+    assert r.returncode == 0, r.stderr
+    pydir = "lib/python3/dist-packages"  # COMPLY_PYTHON_INSTALL_DIR, from the build's cache
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith("COMPLY_PYTHON_INSTALL_DIR:"):
+                pydir = line.split("=", 1)[1].strip()
+    pkg = os.path.join(moved, "bin", "..", pydir)
+    assert "PYTHONPATH=%s\n" % pkg in r.stderr, r.stderr
+    assert os.path.isfile(os.path.join(pkg, "comply", "plot.py"))
+    assert len(r.stdout.split()) == 4  # the time plots (no VTK: no map)
