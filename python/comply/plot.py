@@ -539,6 +539,9 @@ def main(argv=None):
     except PlotError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("%s: interrupted" % PROG, file=sys.stderr)
+        return 130
     for note in notes:
         print("%s: note: %s" % (PROG, note), file=sys.stderr)
     for path in written:
