@@ -3,10 +3,11 @@
 Mirrors include/comply/: a Scene is a cmScene (the builder and the YAML loader), a Model a
 compiled cmModel (read-only), a Data a cmData (state, contacts, counters) of one Model. Arrays are
 numpy views of the C memory, without copies: writing into a state view changes the state the next
-step starts from. Every view holds a reference to its owner (the Data or the Model), so the memory
-stays valid as long as any view of it is alive; the contact views are the exception that the
-C API imposes: the contact buffer may move when it grows, so `Data.contacts` and `Data.pairs` are
-valid until the next step(), collide(), reset() or copy into that Data (take .copy() to keep).
+step starts from. Every view holds (through its base) the _Owner that frees the C object, so the
+memory stays valid as long as any view of it is alive, and no reference cycle delays the free; the
+contact views are the exception that the C API imposes: the contact buffer may move when it grows,
+so `Data.contacts` and `Data.pairs` are valid until the next step(), collide(), reset() or copy
+into that Data (take .copy() to keep).
 """
 
 import ctypes
@@ -31,10 +32,6 @@ ENUMS = {
     "integration": ["default", "implicit", "explicit"],
     "integrator": ["implicit", "explicit"],
 }
-
-WARNINGS = ["bad_area", "solver", "contact_limit", "gyro", "energy", "substeps", "deep",
-            "tunnel"]  # cmWarning order; Data.warnings uses the library's own names
-
 
 def _lib():
     return L.library()
@@ -73,7 +70,10 @@ def _set_field(struct, key, value, enum_kind=None, where="definition"):
         for i, v in enumerate(vals):
             arr[i] = float(v)
     else:
-        setattr(struct, key, value)
+        try:
+            setattr(struct, key, value)
+        except TypeError as e:
+            raise ArgumentError("%s: %s: %s" % (where, key, e)) from None
 
 
 def _address(ptr):
@@ -225,9 +225,10 @@ class Scene:
 
         geom: "sphere", "box", "mesh" or "plane", with radius, refine, size, divisions, file,
         scale, repair, normal, offset, or for a mesh given as arrays vertices (n, 3), m, and
-        faces (m, 3), counter-clockwise seen from outside (copied); body fields: alias, density, mass, com, inertia (3 x 3),
-        position, orientation (w x y z), velocity, angular_velocity, motion ("dynamic",
-        "fixed", "prescribed", "ignored"), force, moment. Units SI (include/comply/scene.h)."""
+        faces (m, 3), counter-clockwise seen from outside (copied); body fields: alias,
+        density, mass, com, inertia (3 x 3), position, orientation (w x y z), velocity,
+        angular_velocity, motion ("dynamic", "fixed", "prescribed", "ignored"), force, moment.
+        Units SI (include/comply/scene.h)."""
         d = self._lib.cm_body_def_default()
         d.name = os.fsencode(name)
         vertices, faces = kw.pop("vertices", None), kw.pop("faces", None)

@@ -1,6 +1,6 @@
 /* The layout of the public structs as the C compiler sees it, for tests/python/test_layout.py:
- * one line "STRUCT FIELD OFFSET" per field and "STRUCT sizeof SIZE" per struct. cmModel and
- * cmData are walked through the field lists of comply/fields.h, so a field added there is
+ * one line "STRUCT FIELD OFFSET" per field and "STRUCT sizeof SIZE" per struct, and the type and
+ * shape of every array of cmModel and per-body array of cmData. cmModel and cmData are walked through the field lists of comply/fields.h, so a field added there is
  * printed without a change here and the Python mirror (python/comply/_lib.py) must follow. */
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +13,9 @@
 /* the rows of the lists have 2, 3 or 4 arguments (fields.h) */
 #define M2(type, name) FIELD(cmModel, name)
 #define M4(type, name, rows, cols) FIELD(cmModel, name)
+/* the shapes of the arrays, as the list writes them: "array NAME TYPE ROWS COLS" */
+#define MSHAPE(type, name, rows, cols) printf("array %s %s %s %s\n", #name, #type, #rows, #cols);
+#define DSHAPE(type, name, rows, cols) MSHAPE(type, name, rows, cols)
 #define D2(type, name) FIELD(cmData, name)
 #define D3(type, name, count) FIELD(cmData, name)
 #define D4(type, name, rows, cols) FIELD(cmData, name)
@@ -77,6 +80,8 @@ int main(void) {
   CM_DATA_BODY(D4)
   CM_DATA_BUFFERS(DB)
   CM_DATA_PRIVATE(D2)
+  CM_MODEL_ARRAYS(MSHAPE)
+  CM_DATA_BODY(DSHAPE)
   printf("constant CM_WARN_COUNT %d\nconstant CM_TIMER_COUNT %d\n", (int)CM_WARN_COUNT,
          (int)CM_TIMER_COUNT);
   return 0;

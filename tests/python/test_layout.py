@@ -20,8 +20,10 @@ def probe():
 
 def test_struct_layout_matches_c():
     seen = set()
-    for struct, field, value in probe():
-        value = int(value)
+    for struct, field, *rest in probe():
+        if struct == "array":
+            continue
+        value = int(rest[0])
         if struct == "constant":
             assert getattr(_lib, field) == value, field
             continue
@@ -35,3 +37,30 @@ def test_struct_layout_matches_c():
     for name, py in _lib.STRUCTS.items():
         for field, _ in py._fields_:
             assert (name, field) in seen, "%s.%s is not in the C struct" % (name, field)
+
+
+def test_array_shapes_match_field_lists():
+    """Model.MODEL_ARRAYS (the views of cmModel) and the per-body views of cmData have the types
+    and shapes of the field lists: every numeric array of CM_MODEL_ARRAYS, none more."""
+    from comply import _core
+
+    ctypes_of = {"int": ctypes.c_int, "double": ctypes.c_double}
+    listed = set()
+    for kind, name, ctype, rows, cols in (r for r in probe() if r[0] == "array"):
+        cols = cols.replace("CM_M(", "").rstrip(")")
+        if name.startswith("body_") and name in _core._BODY_COLS:  # cmData.body_*
+            assert (rows, int(cols)) == ("nbody", _core._BODY_COLS[name]), name
+            continue
+        if ctype not in ctypes_of:  # void* rows: user law pointers, not numbers
+            continue
+        listed.add(name)
+        py_type, py_rows, py_cols = _core.MODEL_ARRAYS[name]
+        assert py_type is ctypes_of[ctype] and py_rows == rows, name
+        if cols.isdigit():
+            n = 1
+            for c in (py_cols if isinstance(py_cols, tuple) else (py_cols,)):
+                n *= c
+            assert n == int(cols), name
+        else:
+            assert py_cols == cols, name
+    assert listed == set(_core.MODEL_ARRAYS)
