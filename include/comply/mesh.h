@@ -142,6 +142,17 @@ typedef struct cmMeshRepairReport {
   int duplicate_face;     /* faces dropped as copies of another (either orientation) */
   int degenerate_face;    /* faces dropped: zero area, or two corners welded into one */
   int filled_hole;        /* holes of three edges closed by a triangle */
+  int filled_planar_hole; /* holes of 4 or more edges whose vertices lie in a plane, closed by
+                             ear clipping in that plane */
+  int filled_planar_face; /* triangles added to them */
+  int filled_planar_max;  /* edges of the longest of them */
+  int nonplanar_hole;     /* holes of 4 or more edges left open: not planar */
+  int nonplanar_first_len;    /* edges of the first of them */
+  double nonplanar_first_dev; /* its largest vertex distance from its best-fit plane, m */
+  double nonplanar_first_tol; /* the planarity tolerance for it, m */
+  int unfilled_hole;      /* planar holes left open: self-overlapping outline, or the fill
+                             would reuse an edge of the mesh or add a zero-area triangle */
+  int long_hole;          /* boundary loops of more than 1024 edges left open */
   int flipped_face;       /* faces flipped to agree with the majority of their shell */
   int flipped_shell;      /* shells of negative volume (not cavities) reversed whole */
   int flipped_shell_face; /* faces in them */
@@ -157,10 +168,13 @@ typedef struct cmMeshRepairReport {
  * corners welded together or of zero area (as cm_mesh_check), and copies of a face (the first
  * is kept; the faces listed in both orientations are dropped altogether when they form a wall
  * between two closed parts: without them their edges have 2 faces or none); close each hole of
- * three edges by a triangle; flip the faces oriented against the
+ * three edges by a triangle, and each longer hole (up to 1024 edges) whose vertices lie within
+ * 1e-6 of its size (plus 2^-22 of its largest coordinate) of their best-fit plane by ear
+ * clipping in that plane; flip the faces oriented against the
  * majority of their shell, then reverse each shell of negative volume that is not a cavity
- * inside another shell; drop unused vertices (the others keep their order). Longer holes,
- * non-manifold edges and vertices, nested shells and self-intersections are not repaired.
+ * inside another shell; drop unused vertices (the others keep their order). Non-planar holes
+ * (counted in rep, named by cm_mesh_repair_text), non-manifold edges and vertices, nested
+ * shells and self-intersections are not repaired.
  * Derived arrays are freed (call cm_mesh_prepare again). Fills `rep` (may be NULL) with what
  * changed (cm_mesh_repair_text writes it) and returns cm_mesh_check's status and message (naming
  * `name`) on the repaired mesh: CM_OK when it now passes, CM_ERR_MESH with what remains.
@@ -170,8 +184,9 @@ CM_API cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name,
                                cmMeshRepairReport* rep, char* err, size_t errsz);
 
 /* Write what `rep` says changed, "welded 24 vertices into 8 (tolerance 0 m); dropped 12
- * duplicate faces; flipped 1 face", or "nothing to repair"; terminated, possibly truncated.
- * Returns rep->changes. */
+ * duplicate faces; flipped 1 face", or "nothing to repair", followed by the holes left open and
+ * why ("left 1 hole open: not planar (...)"); terminated, possibly truncated. Returns
+ * rep->changes. */
 CM_API int cm_mesh_repair_text(const cmMeshRepairReport* rep, char* buf, size_t bufsz);
 
 /* Compute face normals, face areas and per-vertex area vectors (allocating them). */

@@ -16,10 +16,14 @@
  *      their edges has 2 faces (the wall's rim) or none (inside the wall), and some have 2, they
  *      are dropped altogether, which joins the parts; else one of each is kept (a lone
  *      triangle and its reversed copy stay one open triangle);
- *   2b. holes of three edges: a loop of three boundary edges x -> y -> z -> x (as their faces
- *      traverse them; each vertex on one boundary edge leaving it) is closed by the face
- *      (x, z, y), which traverses the edges the other way round, unless its area is zero. A
- *      triangle is planar, so this adds no surface that was not implied; longer loops are left;
+ *   2b. holes: a loop of three boundary edges x -> y -> z -> x (as their faces traverse them;
+ *      each vertex on one boundary edge leaving it) is closed by the face (x, z, y), which
+ *      traverses the edges the other way round, unless its area is zero. A triangle is planar,
+ *      so this adds no surface that was not implied. A longer loop (up to 1024 edges) whose
+ *      vertices lie in a plane (within 1e-6 of its size plus float32 rounding) is closed by
+ *      ear clipping in that plane (fill_polygon: the flat patch the outline bounds, again
+ *      nothing that was not implied); non-planar loops are left and counted (a non-planar
+ *      fill is a guess at a surface);
  *   3. orientation: faces joined by an edge with exactly two faces must traverse it in opposite
  *      directions. A breadth-first pass over each shell gives every face a parity relative to
  *      the shell's first face; the faces of the minority parity are flipped (ties keep the
@@ -30,9 +34,9 @@
  *   4. vertices used by no face are dropped, the others keep their order.
  *
  * A mesh that passes cm_mesh_check is not changed (welding two closed parts that touch at a
- * vertex would make it non-manifold). Nothing else is touched: holes of more than three edges,
- * non-manifold edges or vertices, nested shells and self-intersections remain and
- * cm_mesh_check names them. */
+ * vertex would make it non-manifold). Nothing else is touched: non-planar holes, non-manifold
+ * edges or vertices, nested shells and self-intersections remain and cm_mesh_check names
+ * them. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -41,6 +45,7 @@
 
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "core/linalg.h"
 #include "core/sort.h"
 #include "geom/mesh_internal.h"
 
@@ -203,6 +208,24 @@ static int edge_faces(const cmEdgeRec* e, size_t ne, int a, int b) {
   return n;
 }
 
+/* a face of edge (a, b) in the sorted half-edges e, -1 if none */
+static int edge_face_of(const cmEdgeRec* e, size_t ne, int a, int b) {
+  if (a > b) {
+    int x = a;
+    a = b;
+    b = x;
+  }
+  size_t lo = 0, hi = ne;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (e[mid].a < a || (e[mid].a == a && e[mid].b < b))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < ne && e[lo].a == a && e[lo].b == b ? e[lo].face : -1;
+}
+
 /* half-edges of the faces `face` (nf x 3), sorted */
 static cmEdgeRec* half_edges(const int* face, int nf) {
   cmEdgeRec* e = cm_malloc((size_t)(3 * (size_t)nf + 1) * sizeof *e);
@@ -335,17 +358,164 @@ static int next_of(const Next* nx, size_t n, int x) {
   return nx[lo].to;
 }
 
-/* close each loop of three boundary edges x -> y -> z -> x (as its faces traverse them, each
- * vertex leaving the boundary once) by the face (x, z, y), which traverses them the other way,
- * if its area is not zero; *face grows; returns the new face count */
-static int fill_triangles(const cmMesh* m, double diag, int** face, int n, cmMeshRepairReport* r,
-                          cmStatus* st) {
+/* The fill of one boundary loop L = (l_0 -> l_1 -> ... -> l_{k-1} -> l_0), k >= 4, as the faces
+ * traverse it: the fill polygon is the loop reversed, so that its triangles traverse each loop
+ * edge the other way. Planarity: the best-fit plane through the centroid c has as normal the
+ * eigenvector of the smallest eigenvalue of the scatter matrix sum (l_i - c)(l_i - c)^T; the
+ * loop is planar when every vertex lies within tol = 1e-6 (loop bounding-box diagonal) + 2^-22
+ * max |coordinate| of the plane (the second term: a few float32 roundings, the precision of
+ * most mesh files). The normal is turned along the polygon's Newell normal (the sum of
+ * l_i x l_{i+1} over the fill polygon, twice its area vector); a loop whose Newell normal is
+ * zero (a figure of eight) is left. The polygon is projected on the plane (axes u, v with
+ * u x v = n) and ear-clipped: repeatedly, a vertex whose corner turns left (2D cross product
+ * > 0) and whose triangle with its two neighbours contains no other polygon vertex (boundary
+ * included) is cut off. A fan is what ear clipping gives on a convex polygon; collinear
+ * vertices (a subdivided side) are never ears themselves but go with their neighbours'. A
+ * polygon with no ear left (self-overlapping) is left open. The new triangles must not reuse an
+ * existing edge of the mesh other than the loop's own (a diagonal that already exists would
+ * get three faces), and no face along the loop may lie in the plane on the fill's side (the
+ * loop of a flat open patch, a lone square say: its fill would be the patch again, reversed,
+ * a closed shell of no volume). */
+#define HOLE_MAX_EDGES 1024 /* longest loop filled: ear clipping is O(k^2) to O(k^3) */
+#define HOLE_PLANE_REL 1e-6
+#define HOLE_PLANE_ULP (1.0 / 4194304.0) /* 2^-22 */
+#define DONE SIZE_MAX
+
+/* 1 if p lies in the closed 2D triangle (a, b, c) of positive orientation */
+static int in_triangle(const double* p, const double* a, const double* b, const double* c) {
+  double d1 = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+  double d2 = (c[0] - b[0]) * (p[1] - b[1]) - (c[1] - b[1]) * (p[0] - b[0]);
+  double d3 = (a[0] - c[0]) * (p[1] - c[1]) - (a[1] - c[1]) * (p[0] - c[0]);
+  return d1 >= 0 && d2 >= 0 && d3 >= 0;
+}
+
+/* Triangulate the fill polygon poly[0..k) (vertex indices): the triangles into tri (k - 2 of
+ * them), returning 1; 0 when the loop is not planar (*dev: its largest distance from the plane,
+ * *tol the tolerance) or cannot be ear-clipped (*dev = -1). work: 3 k doubles and k ints. */
+static int fill_polygon(const cmMesh* m, const int* face, const cmEdgeRec* e, size_t ne,
+                        const int* poly, int k, int* tri, double* work, int* idx, double* dev,
+                        double* tol) {
+  double c[3] = {0, 0, 0}, lo[3], hi[3], amax = 0;
+  *dev = -1;
+  *tol = 0;
+  for (int j = 0; j < 3; j++)
+    lo[j] = hi[j] = m->vert[3 * (size_t)poly[0] + (size_t)j];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < 3; j++) {
+      double x = m->vert[3 * (size_t)poly[i] + (size_t)j];
+      c[j] += x / k;
+      lo[j] = fmin(lo[j], x);
+      hi[j] = fmax(hi[j], x);
+      amax = fmax(amax, fabs(x));
+    }
+  double S[9] = {0}, nw[3] = {0, 0, 0};
+  for (int i = 0; i < k; i++) {
+    double d[3], g[3], x[3];
+    cm_v3_sub(d, m->vert + 3 * (size_t)poly[i], c);
+    cm_v3_sub(g, m->vert + 3 * (size_t)poly[(i + 1) % k], c);
+    for (int r = 0; r < 3; r++)
+      for (int q = 0; q < 3; q++)
+        S[3 * r + q] += d[r] * d[q];
+    cm_v3_cross(x, d, g);
+    cm_v3_add(nw, nw, x);
+  }
+  double ev[3], V[9], n[3];
+  cm_sym_eig3(S, ev, V);
+  n[0] = V[0];
+  n[1] = V[3];
+  n[2] = V[6];
+  double ext[3];
+  cm_v3_sub(ext, hi, lo);
+  *tol = HOLE_PLANE_REL * cm_v3_norm(ext) + HOLE_PLANE_ULP * amax;
+  double worst = 0;
+  for (int i = 0; i < k; i++) {
+    double d[3];
+    cm_v3_sub(d, m->vert + 3 * (size_t)poly[i], c);
+    worst = fmax(worst, fabs(cm_v3_dot(d, n)));
+  }
+  *dev = worst;
+  if (!(worst <= *tol)) return 0;
+  *dev = -1;
+  double nwn = cm_v3_dot(nw, n);
+  if (!(fabs(nwn) > 0.5 * cm_v3_norm(nw)) || !(cm_v3_norm(nw) > 0)) return 0;
+  if (nwn < 0) cm_v3_scale(n, n, -1);
+  /* in-plane axes u, v with u x v = n */
+  double u[3], v[3], t[3] = {1, 0, 0};
+  if (fabs(n[0]) > 0.6) t[0] = 0, t[1] = 1;
+  cm_v3_cross(u, t, n);
+  cm_v3_scale(u, u, 1 / cm_v3_norm(u));
+  cm_v3_cross(v, n, u);
+  for (int i = 0; i < k; i++) {
+    double d[3];
+    cm_v3_sub(d, m->vert + 3 * (size_t)poly[i], c);
+    work[2 * i] = cm_v3_dot(d, u);
+    work[2 * i + 1] = cm_v3_dot(d, v);
+    idx[i] = i;
+  }
+  /* the face along each polygon edge p -> q must not lie in the plane on the fill's side (left
+   * of p -> q): then the loop bounds a flat open patch, and the fill would double it */
+  for (int i = 0; i < k; i++) {
+    int p = poly[i], q = poly[(i + 1) % k];
+    int f = edge_face_of(e, ne, p, q);
+    if (f < 0) return 0;
+    int o = face[3 * f];
+    if (o == p || o == q) o = face[3 * f + 1];
+    if (o == p || o == q) o = face[3 * f + 2];
+    double d[3];
+    cm_v3_sub(d, m->vert + 3 * (size_t)o, c);
+    if (fabs(cm_v3_dot(d, n)) > *tol) continue;
+    double ox = cm_v3_dot(d, u), oy = cm_v3_dot(d, v);
+    const double *a = work + 2 * i, *b = work + 2 * ((i + 1) % k);
+    if ((b[0] - a[0]) * (oy - a[1]) - (b[1] - a[1]) * (ox - a[0]) > 0) return 0;
+  }
+  /* ear clipping on the remaining vertices idx[0..left) */
+  int left = k, nt = 0, guard = 0;
+  while (left > 3) {
+    int cut = -1;
+    for (int i = 0; i < left && cut < 0; i++) {
+      const double* a = work + 2 * idx[(i + left - 1) % left];
+      const double* b = work + 2 * idx[i];
+      const double* cc = work + 2 * idx[(i + 1) % left];
+      double cr = (b[0] - a[0]) * (cc[1] - b[1]) - (b[1] - a[1]) * (cc[0] - b[0]);
+      if (!(cr > 0)) continue;
+      int inside = 0;
+      for (int j = 0; j < left && !inside; j++) {
+        if (j == i || j == (i + left - 1) % left || j == (i + 1) % left) continue;
+        const double* p = work + 2 * idx[j];
+        /* a vertex at a corner's position (a pinched loop) counts as inside */
+        inside = in_triangle(p, a, b, cc);
+      }
+      if (!inside) cut = i;
+    }
+    if (cut < 0 || ++guard > k) return 0;
+    tri[3 * nt] = poly[idx[(cut + left - 1) % left]];
+    tri[3 * nt + 1] = poly[idx[cut]];
+    tri[3 * nt + 2] = poly[idx[(cut + 1) % left]];
+    nt++;
+    memmove(idx + cut, idx + cut + 1, (size_t)(left - cut - 1) * sizeof *idx);
+    left--;
+  }
+  tri[3 * nt] = poly[idx[0]];
+  tri[3 * nt + 1] = poly[idx[1]];
+  tri[3 * nt + 2] = poly[idx[2]];
+  return 1;
+}
+
+/* Close the holes: each loop of boundary edges x -> y -> ... -> x (as its faces traverse them,
+ * each vertex leaving the boundary once), walked from its smallest vertex. A loop of three
+ * edges gets the face (x, z, y), which traverses them the other way, if its area is not zero; a
+ * longer planar one (up to HOLE_MAX_EDGES) the ear-clipped fill polygon (fill_polygon), if no
+ * triangle has zero area and no diagonal is an edge of the mesh already; others are left and
+ * counted. *face grows; returns the new face count. */
+static int fill_holes(const cmMesh* m, double diag, int** face, int n, cmMeshRepairReport* r,
+                      cmStatus* st) {
   cmEdgeRec* e = half_edges(*face, n);
   Next* nx = cm_malloc((3 * (size_t)n + 1) * sizeof *nx);
-  int* add = NULL;
-  int nadd = 0;
-  size_t nb = 0, ne = 3 * (size_t)n;
-  if (!e || !nx) goto nomem;
+  int *add = NULL, *loop = NULL, *idx = NULL, *tri = NULL;
+  size_t* seen = cm_calloc((size_t)m->nvert + 1, sizeof *seen); /* walk number, or DONE */
+  double* work = NULL;
+  size_t nadd = 0, nb = 0, ne = 3 * (size_t)n;
+  if (!e || !nx || !seen) goto nomem;
   for (size_t i = 0; i < ne; i++) {
     if ((i > 0 && e[i - 1].a == e[i].a && e[i - 1].b == e[i].b) ||
         (i + 1 < ne && e[i + 1].a == e[i].a && e[i + 1].b == e[i].b))
@@ -355,38 +525,127 @@ static int fill_triangles(const cmMesh* m, double diag, int** face, int n, cmMes
     nb++;
   }
   cm_sort(nx, nb, sizeof *nx, cm_int2_cmp);
+  /* room for every added face: a loop of k edges gets k - 2 triangles */
   add = cm_malloc((3 * nb + 1) * sizeof *add);
-  if (!add) goto nomem;
+  loop = cm_malloc((HOLE_MAX_EDGES + 1) * sizeof *loop);
+  idx = cm_malloc((HOLE_MAX_EDGES + 1) * sizeof *idx);
+  tri = cm_malloc((3 * HOLE_MAX_EDGES + 1) * sizeof *tri);
+  work = cm_malloc((2 * HOLE_MAX_EDGES + 1) * sizeof *work);
+  if (!add || !loop || !idx || !tri || !work) goto nomem;
   for (size_t i = 0; i < nb; i++) {
-    int x = nx[i].from, y = nx[i].to;
-    if (next_of(nx, nb, x) != y) continue;
-    int z = next_of(nx, nb, y);
-    if (z < 0 || z == x || next_of(nx, nb, z) != x || !(x < y && x < z)) continue;
-    double e1[3], e2[3], c[3];
-    cm_v3_sub(e1, m->vert + 3 * (size_t)z, m->vert + 3 * (size_t)x);
-    cm_v3_sub(e2, m->vert + 3 * (size_t)y, m->vert + 3 * (size_t)x);
-    cm_v3_cross(c, e1, e2);
-    if (0.5 * cm_v3_norm(c) <= DEGENERATE_REL * diag * diag) continue;
-    add[3 * nadd] = x;
-    add[3 * nadd + 1] = z;
-    add[3 * nadd + 2] = y;
-    nadd++;
+    int x = nx[i].from;
+    if (seen[x] == DONE || next_of(nx, nb, x) != nx[i].to) continue;
+    /* walk the loop from x; it must come back to x through vertices leaving it once */
+    size_t walk = i + 1;
+    int k = 0, y = x, closed = 0;
+    for (;;) {
+      if (k < HOLE_MAX_EDGES + 1) loop[k] = y;
+      k += k <= HOLE_MAX_EDGES;
+      seen[y] = walk;
+      y = next_of(nx, nb, y);
+      if (y < 0) break;
+      if (y == x) {
+        closed = 1;
+        break;
+      }
+      if (seen[y] == walk || seen[y] == DONE) break;
+    }
+    if (!closed) continue;
+    /* a closed loop is handled once: its vertices are done */
+    y = x;
+    do {
+      seen[y] = DONE;
+      y = next_of(nx, nb, y);
+    } while (y != x);
+    if (k > HOLE_MAX_EDGES) {
+      r->long_hole++;
+      continue;
+    }
+    /* the fill polygon: the loop reversed */
+    int poly[3];
+    int ntri = k - 2;
+    const int* t;
+    if (k == 3) {
+      poly[0] = loop[0];
+      poly[1] = loop[2];
+      poly[2] = loop[1];
+      t = poly;
+    } else {
+      for (int a = 0, b = k - 1; a < b; a++, b--) {
+        int sw = loop[a];
+        loop[a] = loop[b];
+        loop[b] = sw;
+      }
+      double dev, tol;
+      if (!fill_polygon(m, *face, e, ne, loop, k, tri, work, idx, &dev, &tol)) {
+        if (dev >= 0) {
+          if (!r->nonplanar_hole++) {
+            r->nonplanar_first_len = k;
+            r->nonplanar_first_dev = dev;
+            r->nonplanar_first_tol = tol;
+          }
+        } else {
+          r->unfilled_hole++;
+        }
+        continue;
+      }
+      t = tri;
+    }
+    /* no zero-area triangle, no diagonal that is already an edge (nor used twice here) */
+    int ok = 1;
+    for (int j = 0; j < ntri && ok; j++) {
+      double e1[3], e2[3], cr[3];
+      const int* f = t + 3 * j;
+      cm_v3_sub(e1, m->vert + 3 * (size_t)f[1], m->vert + 3 * (size_t)f[0]);
+      cm_v3_sub(e2, m->vert + 3 * (size_t)f[2], m->vert + 3 * (size_t)f[0]);
+      cm_v3_cross(cr, e1, e2);
+      ok = 0.5 * cm_v3_norm(cr) > DEGENERATE_REL * diag * diag;
+      for (int q = 0; q < 3 && ok && k > 3; q++) {
+        int a = f[q], b = f[(q + 1) % 3];
+        int on_loop = 0;
+        for (int l = 0; l < k && !on_loop; l++)
+          on_loop = (loop[l] == a && loop[(l + 1) % k] == b) || (loop[l] == b && loop[(l + 1) % k] == a);
+        if (!on_loop) ok = edge_faces(e, ne, a, b) == 0;
+      }
+    }
+    if (!ok) {
+      r->unfilled_hole++;
+      continue;
+    }
+    memcpy(add + 3 * nadd, t, 3 * (size_t)ntri * sizeof *add);
+    nadd += (size_t)ntri;
+    if (k == 3) {
+      r->filled_hole++;
+    } else {
+      r->filled_planar_hole++;
+      r->filled_planar_face += ntri;
+      if (k > r->filled_planar_max) r->filled_planar_max = k;
+    }
   }
   if (nadd) {
-    int* f = cm_realloc(*face, (3 * ((size_t)n + (size_t)nadd) + 1) * sizeof *f);
+    int* f = cm_realloc(*face, (3 * ((size_t)n + nadd) + 1) * sizeof *f);
     if (!f) goto nomem;
-    memcpy(f + 3 * (size_t)n, add, 3 * (size_t)nadd * sizeof *f);
+    memcpy(f + 3 * (size_t)n, add, 3 * nadd * sizeof *f);
     *face = f;
-    r->filled_hole += nadd;
   }
   cm_free(e);
   cm_free(nx);
   cm_free(add);
-  return n + nadd;
+  cm_free(loop);
+  cm_free(idx);
+  cm_free(tri);
+  cm_free(work);
+  cm_free(seen);
+  return n + (int)nadd;
 nomem:
   cm_free(e);
   cm_free(nx);
   cm_free(add);
+  cm_free(loop);
+  cm_free(idx);
+  cm_free(tri);
+  cm_free(work);
+  cm_free(seen);
   *st = CM_ERR_NOMEM;
   return n;
 }
@@ -585,7 +844,7 @@ cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshR
   st = CM_OK;
   int n = clean_faces(mesh, dg.diag, face, (int)nf, &r, &st);
   if (st != CM_OK) goto nomem;
-  n = fill_triangles(mesh, dg.diag, &face, n, &r, &st);
+  n = fill_holes(mesh, dg.diag, &face, n, &r, &st);
   if (st != CM_OK) goto nomem;
   /* 3. orientation */
   if (orient(mesh, face, n, &r) != CM_OK) goto nomem;
@@ -605,7 +864,8 @@ cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshR
   for (int i = 0; i < 3 * n; i++)
     face[i] = newidx[face[i]];
   r.changes = (r.weld_group > 0) + (r.unused_vert > 0) + (r.duplicate_face > 0) +
-              (r.degenerate_face > 0) + (r.filled_hole > 0) + (r.flipped_face > 0) +
+              (r.degenerate_face > 0) + (r.filled_hole > 0) + (r.filled_planar_hole > 0) +
+              (r.flipped_face > 0) +
               (r.flipped_shell > 0);
   /* the mesh adopts the new arrays when anything changed */
   if (r.changes) {
@@ -670,11 +930,31 @@ int cm_mesh_repair_text(const cmMeshRepairReport* r, char* buf, size_t bufsz) {
   if (r->filled_hole)
     part(buf, bufsz, &at, "filled %d hole%s of 3 edges with a triangle", r->filled_hole,
          S(r->filled_hole));
+  if (r->filled_planar_hole)
+    part(buf, bufsz, &at, "filled %d planar hole%s of 4 to %d edges with %d triangles (ear clipping)",
+         r->filled_planar_hole, S(r->filled_planar_hole), r->filled_planar_max,
+         r->filled_planar_face);
   if (r->flipped_face)
     part(buf, bufsz, &at, "flipped %d face%s", r->flipped_face, S(r->flipped_face));
   if (r->flipped_shell)
     part(buf, bufsz, &at, "reversed %d shell%s of negative volume (%d faces)", r->flipped_shell,
          S(r->flipped_shell), r->flipped_shell_face);
   if (!r->changes) snprintf(buf, bufsz, "nothing to repair");
+  /* what was left, and why */
+  if (r->nonplanar_hole || r->unfilled_hole || r->long_hole) at = strlen(buf);
+  if (r->nonplanar_hole)
+    part(buf, bufsz, &at,
+         "left %d hole%s open: not planar (the first, of %d edges, has a vertex %.3g m from its "
+         "best-fit plane; tolerance %.3g m): close it in a mesh editor",
+         r->nonplanar_hole, S(r->nonplanar_hole), r->nonplanar_first_len, r->nonplanar_first_dev,
+         r->nonplanar_first_tol);
+  if (r->unfilled_hole)
+    part(buf, bufsz, &at,
+         "left %d planar hole%s open: its outline overlaps itself or its fill would reuse an "
+         "edge or make a zero-area triangle",
+         r->unfilled_hole, S(r->unfilled_hole));
+  if (r->long_hole)
+    part(buf, bufsz, &at, "left %d hole%s of more than %d edges open", r->long_hole,
+         S(r->long_hole), HOLE_MAX_EDGES);
   return r->changes;
 }

@@ -3,7 +3,8 @@
 vertices (24 vertices, unwelded: 8 corners of 3) and one face reversed; mesh-repair welds the 24
 into 8 at tolerance 0 and flips the one face, and the output reloads and passes mesh-info with the
 cube's mass properties. The same cube with every face listed twice: 12 duplicates dropped. A cube
-with one side missing: the hole remains, exit 2 naming it. In a scene, the unwelded cube fails
+with one side missing: the planar hole filled, the cube again (volume 8); with two adjacent sides
+missing the hole is not planar and remains, exit 2 naming it and the report saying why. In a scene, the unwelded cube fails
 without repair: true and runs with it, the compile note naming the file and what changed."""
 import os
 import re
@@ -79,11 +80,23 @@ def test_round_trip(s):
     expect_exit(r, 0, "mesh-repair of a valid cube")
     check(value(r.stdout, "repaired") == "nothing to repair", r.stdout)
 
+    # the side z = 0 missing: a planar hole of 4 edges, filled by 2 triangles: the cube again
     hole = s.write("open.obj", obj(CUBE_F[2:]))
     r = s.run("mesh-repair", hole, s.path("open_out.obj"))
-    expect_exit(r, 2, "mesh-repair of an open cube")
-    check("the repaired mesh still fails" in r.stderr and "open.obj: holes: 1" in r.stderr,
+    expect_exit(r, 0, "mesh-repair of a cube with a side missing")
+    check("filled 1 planar hole of 4 to 4 edges with 2 triangles" in r.stdout, r.stdout)
+    r = s.run("mesh-info", s.path("open_out.obj"))
+    expect_exit(r, 0, "mesh-info of the filled cube")
+    check(abs(float(value(r.stdout, "volume").split()[0]) - 8) < 1e-12, r.stdout)
+
+    # the sides z = 0 and y = 0 missing: one hole of 6 edges on two perpendicular squares, not
+    # planar: left, exit 2, the report saying why
+    hole = s.write("open2.obj", obj(CUBE_F[2:4] + CUBE_F[6:]))
+    r = s.run("mesh-repair", hole, s.path("open2_out.obj"))
+    expect_exit(r, 2, "mesh-repair of a cube with two sides missing")
+    check("the repaired mesh still fails" in r.stderr and "open2.obj: holes: 1" in r.stderr,
           r.stderr)
+    check("left 1 hole open: not planar (the first, of 6 edges" in r.stdout, r.stdout)
 
 
 def test_scene_key(s):
