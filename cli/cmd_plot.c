@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +108,12 @@ static int spawn(char** argv, const char* pythonpath) {
     _exit(127);
   }
   close(fds[1]);
+  /* Ctrl-C reaches the child too (same process group): wait for its status, as system() does */
+  struct sigaction ignore, old_int;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &old_int);
   int child_errno = 0;
   ssize_t r;
   do
@@ -114,8 +121,15 @@ static int spawn(char** argv, const char* pythonpath) {
   while (r < 0 && errno == EINTR);
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
+  pid_t waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  int wait_errno = errno;
+  sigaction(SIGINT, &old_int, NULL);
+  if (waited < 0) {
+    errno = wait_errno;
+    return -1;
+  }
   if (r == (ssize_t)sizeof child_errno) {
     errno = child_errno;
     return -1;
@@ -163,9 +177,10 @@ int cmd_plot(int argc, char** argv) {
 
   char pkg[PATH_SIZE];
   if (!find_package(pkg, sizeof pkg))
-    return cli_error(CLI_FAILED, "cannot find the Python package comply (comply/plot.py) in '%s'"
-                     " (installed) or '%s' (source tree)", CM_PYTHON_FROM_BIN,
-                     CM_PYTHON_SOURCE_DIR);
+    return cli_error(CLI_FAILED,
+                     "cannot find the Python package comply (comply/plot.py) in '%s'"
+                     " (installed) or '%s' (source tree)",
+                     CM_PYTHON_FROM_BIN, CM_PYTHON_SOURCE_DIR);
   /* PYTHONPATH: the package's folder first, then the user's */
   const char* old = getenv("PYTHONPATH");
   size_t len = strlen(pkg) + (old ? strlen(old) + 1 : 0) + 1;

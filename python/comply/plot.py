@@ -525,6 +525,15 @@ def _parser():
 
 
 def main(argv=None):
+    """the command: its exit status"""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("%s: interrupted" % PROG, file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     global np, plt
     ap = _parser()
     # usage errors: argparse prints the usage and exits 2, as the rest of comply does
@@ -539,9 +548,6 @@ def main(argv=None):
     except PlotError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("%s: interrupted" % PROG, file=sys.stderr)
-        return 130
     for note in notes:
         print("%s: note: %s" % (PROG, note), file=sys.stderr)
     for path in written:
