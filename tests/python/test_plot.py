@@ -352,3 +352,22 @@ def test_installed_tree(tmp_path):
     assert "PYTHONPATH=%s\n" % pkg in r.stderr, r.stderr
     assert os.path.isfile(os.path.join(pkg, "comply", "plot.py"))
     assert len(r.stdout.split()) == 4  # the time plots (no VTK: no map)
+
+
+def test_cli_interrupted(runs, tmp_path):
+    """Ctrl-C (SIGINT to the process group): the command waits for its child and exits with the
+    child's status, 128 + 2 (killed by the signal itself, it would end by the signal: -2 here)"""
+    import signal
+    import time
+
+    wrap = tmp_path / "slow-python"
+    wrap.write_text("#!/bin/sh\nsleep 30\nexec %s \"$@\"\n" % sys.executable)
+    wrap.chmod(0o755)
+    p = subprocess.Popen([_cli(), "plot", runs["free"]], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True,
+                         env=dict(ENV, COMPLY_PYTHON=str(wrap)),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(0.5)
+    os.killpg(p.pid, signal.SIGINT)
+    p.communicate(timeout=30)
+    assert p.returncode == 130
