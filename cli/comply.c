@@ -138,7 +138,7 @@ static const Command COMMANDS[] = {
      "\n"
      "exit status: 0 done; 1 python3, numpy or matplotlib missing; 2 OUT lacks a file or\n"
      "column the plots need, an unknown body or pair, or a step that is not a frame (the\n"
-     "message names the file and what is missing).\n"},
+     "message names the file and what is missing); 130 interrupted by SIGINT.\n"},
     {"sweep", cmd_sweep, "comply sweep SWEEP [-o DIR] [-j N] [--strict] [--quiet]",
      "Run the variants of a base scene that a sweep file describes (docs/sweeps.md): parameters\n"
      "given by paths into the scene (interactions[0].ka, bodies[ball].position[2]) with a list\n"
