@@ -51,7 +51,7 @@ test: test-fast test-asan
 # to $(FUZZ_BUILD)/artifacts/ and stop the run. FUZZ_FLAGS adds libFuzzer options.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
-FUZZ_PARSERS := scene obj stl ply checkpoint resume cli
+FUZZ_PARSERS := scene obj stl ply vtp vtk checkpoint resume cli
 fuzz:
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) clang libclang-rt-14-dev"
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMPLY_FUZZ=ON \

@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sweep.h"
 
 static int mkdir_parents(const char* path) {
   char* p = malloc(strlen(path) + 1);
@@ -74,6 +73,8 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
     free(var);
     return cli_error(CLI_FAILED, "out of memory");
   }
+  /* one geometry: the model is compiled here once and each worker patches its copy */
+  cmModel* model = s->reuse ? sweep_template_model(s, 0) : NULL;
   long next = 0, running = 0, ran = 0, skipped = 0, lost = 0;
   int interrupted = 0;
   fflush(NULL);
@@ -90,6 +91,7 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
         if (!running) {
           free(pid);
           free(var);
+          cm_model_free(model);
           return cli_error(CLI_FAILED, "cannot start a worker process: %s", strerror(errno));
         }
         next--; /* try again when a worker ends */
@@ -100,7 +102,8 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
          * flushed before the fork, so nothing is written twice) */
         free(pid);
         free(var);
-        int rc = sweep_run_variant(s, outdir, v, strict);
+        int rc = sweep_run_variant(s, outdir, v, strict, &model);
+        cm_model_free(model);
         exit(rc < 0 ? 3 : 0);
       }
       for (long k = 0; k < jobs; k++)
@@ -141,6 +144,7 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
   }
   free(pid);
   free(var);
+  cm_model_free(model);
   long failed = 0;
   int rc = sweep_gather(s, outdir, &failed) != 0 || lost ? CLI_FAILED : failed ? CLI_FAILED : 0;
   if (!quiet || rc != CLI_OK)

@@ -38,7 +38,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "sweep.h"
+#include "cli.h"
 
 /* ---- small helpers ---- */
 
@@ -475,6 +475,16 @@ static int parse_vary(yaml_document_t* d, yaml_node_t* list, yaml_document_t* ba
     char msg[768];
     if (resolve(base, p->path, &slot, msg, sizeof msg))
       return fail(err, errsz, pn, "%s.path: %s", field, msg);
+    /* interactions[K].KEY with a numeric rule parameter: the model can be reused */
+    p->rule = p->field = -1;
+    if (strncmp(p->path, "interactions[", 13) == 0 && isdigit((unsigned char)p->path[13])) {
+      char* end = NULL;
+      long k = strtol(p->path + 13, &end, 10);
+      if (end && end[0] == ']' && end[1] == '.' && (p->field = sweep_rule_field(end + 2)) >= 0)
+        p->rule = (int)k;
+      else
+        p->field = -1;
+    }
     yaml_node_t* vn = map_get(d, it, "values");
     yaml_node_t* rn = map_get(d, it, "range");
     if (!!vn == !!rn)
@@ -678,6 +688,9 @@ int sweep_load(const char* path, Sweep* s, char* err, size_t errsz) {
   yaml_node_t* cn = map_get(&doc, root, "collect");
   if (cn && parse_collect(&doc, cn, &base, s, err, errsz)) goto done;
   if (make_header(s)) goto nomem;
+  s->reuse = s->nparam > 0;
+  for (int p = 0; p < s->nparam; p++)
+    s->reuse &= s->param[p].rule >= 0;
   s->width = 4;
   for (long n = s->nvariant - 1; n >= 10000; n /= 10)
     s->width++;

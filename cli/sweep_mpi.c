@@ -22,7 +22,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "sweep.h"
 
 /* started by mpirun (Open MPI, or a PMI/PMIx launcher such as srun)? A build without MPI
  * says so too, and then refuses: each rank would run the whole sweep on its own. */
@@ -66,6 +65,7 @@ int sweep_mpi_run(const Sweep* s, const char* outdir, int strict, int quiet, int
 
   double t0 = cli_now();
   long counts[3] = {0, 0, 0}; /* run, skipped, write errors */
+  cmModel* model = NULL;      /* compiled by the rank's first variant when s->reuse */
   for (;;) {
     long one = 1, v = 0;
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
@@ -77,8 +77,9 @@ int sweep_mpi_run(const Sweep* s, const char* outdir, int strict, int quiet, int
       continue;
     }
     counts[0]++;
-    if (sweep_run_variant(s, outdir, v, strict) < 0) counts[2]++;
+    if (sweep_run_variant(s, outdir, v, strict, &model) < 0) counts[2]++;
   }
+  cm_model_free(model);
   quiet_barrier();
   long total[3] = {0, 0, 0};
   MPI_Reduce(counts, total, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

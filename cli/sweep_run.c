@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sweep.h"
 
 char* sweep_variant_dir(const Sweep* s, const char* outdir, long v) {
   size_t n = strlen(outdir) + 48;
@@ -268,12 +267,70 @@ static void track_step(const cmData* d, const double u[3], Track* t, int nt) {
   }
 }
 
+/* ---- reusing a compiled model ----
+ *
+ * A sweep whose every parameter is a numeric parameter of a rule (interactions[K].ka, ...)
+ * has one geometry for all its variants. The compiler copies a rule's parameters into
+ * m->rule[K + 1] (rule 0 is the built-in default) and derives from them only compile notes
+ * (which a sweep does not print) and contact_time's default (not in the list below); the step
+ * reads them from there. So instead of a new compile the variant's values, parsed and checked
+ * from its own scene like any other, are written into a model compiled once: in the parent
+ * before the local pool forks (each worker has its copy), or by a rank on its first variant.
+ * tests/cli/test_cli_sweep.py checks that the outputs are those of `comply run` of the
+ * variant's scene, byte for byte. */
+static const char* const RULE_FIELDS[] = {"ka", "step_damping", "stiffness_damping",
+                                          "elastic_repulsion", "play", "stiffness", "damping",
+                                          "friction", "stick_velocity"};
+enum { NRULE_FIELD = sizeof RULE_FIELDS / sizeof RULE_FIELDS[0] };
+
+int sweep_rule_field(const char* key) {
+  for (int i = 0; i < NRULE_FIELD; i++)
+    if (strcmp(key, RULE_FIELDS[i]) == 0) return i;
+  return -1;
+}
+
+static double* rule_field(cmRuleDef* r, int f) {
+  double* const fields[NRULE_FIELD] = {&r->ka,   &r->step_damping, &r->stiffness_damping,
+                                       &r->elastic_repulsion, &r->play, &r->stiffness,
+                                       &r->damping, &r->friction, &r->stick_velocity};
+  return fields[f];
+}
+
+/* the variant's rule values into the cached model; -1 if the scene does not match it */
+static int patch_rules(const Sweep* s, const cmScene* scene, cmModel* m) {
+  if (scene->nrule + 1 != m->nrule) return -1;
+  for (int p = 0; p < s->nparam; p++) {
+    int k = s->param[p].rule;
+    if (k < 0 || k >= scene->nrule) return -1;
+    *rule_field(&m->rule[k + 1], s->param[p].field) =
+        *rule_field(&scene->rule[k], s->param[p].field);
+  }
+  return 0;
+}
+
+cmModel* sweep_template_model(const Sweep* s, long v) {
+  char err[1024];
+  char* text = NULL;
+  size_t len = 0;
+  cmScene* scene = NULL;
+  cmModel* m = NULL;
+  if (sweep_variant_text(s, v, &text, &len, err, sizeof err)) return NULL;
+  char rel[64]; /* the name the variant's own parse would give (the model's name is its stem) */
+  snprintf(rel, sizeof rel, "variant_%0*ld/scene.yaml", s->width, v);
+  if (cm_scene_parse(text, len, rel, &scene, err, sizeof err) == CM_OK &&
+      cm_model_compile(scene, &m, err, sizeof err) != CM_OK)
+    m = NULL;
+  cm_scene_free(scene);
+  free(text);
+  return m;
+}
+
 /* the failure row for an error before the run */
 static int invalid(const Sweep* s, const char* outdir, long v, const char* msg) {
   return sweep_write_failure(s, outdir, v, "invalid", msg) ? -1 : 1;
 }
 
-int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict) {
+int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cmModel** cache) {
   char err[2048] = "", msg[2400];
   char* dir = sweep_variant_dir(s, outdir, v);
   if (!dir || mkdir_p(dir)) {
@@ -307,8 +364,18 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict) {
   cmModel* m = NULL;
   cmStatus st = cm_scene_parse(text, len, rel, &scene, err, sizeof err);
   free(text);
+  int owned = 1; /* m is this variant's own, freed at the end */
   if (st == CM_OK) {
-    st = cm_model_compile(scene, &m, err, sizeof err);
+    if (s->reuse && cache && *cache && patch_rules(s, scene, *cache) == 0) {
+      m = *cache;
+      owned = 0;
+    } else {
+      st = cm_model_compile(scene, &m, err, sizeof err);
+      if (st == CM_OK && s->reuse && cache && !*cache) {
+        *cache = m;
+        owned = 0;
+      }
+    }
     cm_scene_free(scene);
   }
   if (st != CM_OK) {
@@ -319,7 +386,7 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict) {
   }
   cmData* d = cm_data_new(m);
   if (!d) {
-    cm_model_free(m);
+    if (owned) cm_model_free(m);
     rc = invalid(s, outdir, v, "out of memory creating the simulation data");
     free(dir);
     return rc;
@@ -346,7 +413,7 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict) {
     snprintf(msg, sizeof msg, "variant %ld: %s", v, err);
   if (msg[0]) {
     cm_data_free(d);
-    cm_model_free(m);
+    if (owned) cm_model_free(m);
     rc = invalid(s, outdir, v, msg);
     free(dir);
     return rc;
@@ -459,7 +526,7 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict) {
   free(r.p);
   free(t);
   cm_data_free(d);
-  cm_model_free(m);
+  if (owned) cm_model_free(m);
   free(dir);
   return rc;
 }

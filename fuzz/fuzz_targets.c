@@ -177,6 +177,14 @@ int cm_fuzz_ply(const uint8_t* data, size_t size) {
   return fuzz_mesh(cm_mesh_read_ply, "fuzz.ply", data, size);
 }
 
+int cm_fuzz_vtp(const uint8_t* data, size_t size) {
+  return fuzz_mesh(cm_mesh_read_vtp, "fuzz.vtp", data, size);
+}
+
+int cm_fuzz_vtk(const uint8_t* data, size_t size) {
+  return fuzz_mesh(cm_mesh_read_vtk, "fuzz.vtk", data, size);
+}
+
 /* ---- the file-based targets: a private folder and a small model ---- */
 
 static char fuzz_folder[4096];

@@ -177,10 +177,12 @@ static double box_half_area(const double b[6]) {
   return dx * dy + dy * dz + dz * dx;
 }
 
-/* slab of a centroid coordinate x in [lo, lo + NBIN/scale] */
+/* slab of a centroid coordinate x in [lo, lo + NBIN/scale]; clamped before the conversion to
+ * int: an extent of a few subnormals makes scale infinite (NBIN / 1e-320), and (x - lo) * scale
+ * then inf, or NaN at x = lo (fuzz/crashers/vtk/bvh_bin_tiny_extent.vtk) */
 static int bin_of(double x, double lo, double scale) {
-  int k = (int)((x - lo) * scale);
-  return k < 0 ? 0 : k >= NBIN ? NBIN - 1 : k;
+  double k = (x - lo) * scale;
+  return !(k >= 1) ? 0 : k >= NBIN ? NBIN - 1 : (int)k;
 }
 
 /* best SAH split: returns the axis (-1 if none) and the first right slab in *split */

@@ -298,9 +298,31 @@ def test_impact_speed(t):
               "drop %g m: restitution %r" % (h, row))
 
 
+def test_reused_model_same_as_run(t):
+    # every parameter a rule's number: the model is compiled once and its rule patched per
+    # variant (locally in the parent before the fork, per rank under MPI). Each variant's
+    # outputs must be those of `comply run` of its scene, which compiles it afresh, byte for
+    # byte; and the resting penetration must follow each variant's ka
+    setup(t, "scene: box.yaml\nvary:\n  - path: interactions[0].ka\n    values: [1.0e7, 3.0e7, "
+          "1.0e8]\n  - path: interactions[0].step_damping\n    values: [1, 3]\n"
+          "collect: [penetration(box)]\n", name="rules.yaml")
+    expect_exit(t.run("sweep", "rules.yaml", "-o", "rules", "-j", "2", "--quiet"), 0, "sweep")
+    rows = rows_of(t.path("rules", "sweep.csv"))
+    for v, row in enumerate(rows):
+        ka = float(row["interactions[0].ka"])
+        delta = 9.81 / (ka * 0.01)
+        check(abs(float(row["penetration(box)"]) - delta) < 0.01 * delta, "row %r" % row)
+        d = t.path("rules", "variant_%04d" % v)
+        expect_exit(t.run("run", os.path.join(d, "scene.yaml"), "-o", "rules_run%d" % v,
+                          "--quiet"), 0, "run variant %d" % v)
+        for f in ("bodies.csv", "contacts.csv"):
+            with open(os.path.join(d, f), "rb") as a, open(t.path("rules_run%d" % v, f), "rb") as b:
+                check(a.read() == b.read(), "variant %d: %s differs from comply run's" % (v, f))
+
+
 t = Suite()
 for fn in (test_grid_and_analytic_penetration, test_serial_pool_and_mpi_identical,
            test_failed_variant_is_a_row, test_restart_skips_finished, test_bad_sweep_files,
-           test_meshes_and_zip, test_impact_speed):
+           test_meshes_and_zip, test_impact_speed, test_reused_model_same_as_run):
     t.test(fn)
 t.finish()

@@ -39,6 +39,8 @@ static Entry entry_of(const char* what) {
   if (strcmp(what, "obj") == 0) return cm_fuzz_obj;
   if (strcmp(what, "stl") == 0) return cm_fuzz_stl;
   if (strcmp(what, "ply") == 0) return cm_fuzz_ply;
+  if (strcmp(what, "vtp") == 0) return cm_fuzz_vtp;
+  if (strcmp(what, "vtk") == 0) return cm_fuzz_vtk;
   if (strcmp(what, "checkpoint") == 0) return cm_fuzz_checkpoint;
   if (strcmp(what, "resume") == 0) return cm_fuzz_resume;
   if (strcmp(what, "cli") == 0) return cm_fuzz_cli;
@@ -89,7 +91,8 @@ static int run_dir(const char* dir, Entry entry) {
 }
 
 /* the targets: the folders of fuzz/corpus/ and fuzz/crashers/ */
-static const char* const targets[] = {"scene", "obj", "stl", "ply", "checkpoint", "resume", "cli"};
+static const char* const targets[] = {"scene", "obj", "stl", "ply", "vtp",
+                                      "vtk",   "checkpoint", "resume", "cli"};
 enum { NTARGET = sizeof targets / sizeof targets[0] };
 
 static void test_crashers(void) {
