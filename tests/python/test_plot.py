@@ -221,18 +221,18 @@ def test_pressure_map_data(runs):
     assert np.max(0.5 * np.sum(run.vel[-1] ** 2, axis=1)) < 1e-6
 
 
-def test_no_contact(runs, tmp_path):
+def test_no_contact(runs, tmp_path, plot_main):
     png = str(tmp_path / "png")
-    r = plot_module(runs["free"], "-o", png)
+    r = plot_main(runs["free"], "-o", png)
     assert r.returncode == 0, r.stderr
     img = check_png(os.path.join(png, "contact_force.png"), 800, 450)
     assert blue_pixels(img) == 0  # no series: only the note "no contact in this run"
     assert blue_pixels(check_png(os.path.join(png, "energy.png"), 800, 450)) > 100
 
 
-def test_pair_and_body_filters(runs, tmp_path):
+def test_pair_and_body_filters(runs, tmp_path, plot_main):
     png = str(tmp_path / "png")
-    r = plot_module(runs["vtk"], "-o", png, "--pair", "box,ground")
+    r = plot_main(runs["vtk"], "-o", png, "--pair", "box,ground")
     assert r.returncode == 0, r.stderr
     # the map of the pair alone: the box, at its frame of largest pressure
     assert os.path.basename(r.stdout.split()[-1]).startswith("pressure_map_box_")
@@ -270,7 +270,7 @@ def test_missing_files(runs, tmp_path, plot_main):
     _error(plot_main(str(d)), 2, os.path.join(str(d), "bodies.csv"), "no such file")
     _error(plot_cli(str(d)), 2, os.path.join(str(d), "bodies.csv"), "no such file")
     shutil.copy(os.path.join(runs["vtk"], "bodies.csv"), str(d))
-    _error(plot_cli(str(d)), 2, os.path.join(str(d), "contacts.csv"), "no such file")
+    _error(plot_main(str(d)), 2, os.path.join(str(d), "contacts.csv"), "no such file")
     # a column missing, a field that is not a number
     with open(os.path.join(runs["vtk"], "contacts.csv")) as f:
         lines = f.read().splitlines()
@@ -281,7 +281,7 @@ def test_missing_files(runs, tmp_path, plot_main):
         f.write("\n".join(lines[:2] + [lines[2].replace(",25,", ",x,", 1)]) + "\n")
     _error(plot_main(str(d)), 2, "contacts.csv line 3", "'points'", "'x'")
     # the pressure map asked for, without the VTK series
-    _error(plot_cli(runs["novtk"], "--step", "40", "-o", str(tmp_path / "png")), 2,
+    _error(plot_main(runs["novtk"], "--step", "40", "-o", str(tmp_path / "png")), 2,
            "scene.pvd", "vtk: true")
 
 
