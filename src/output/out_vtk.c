@@ -3,8 +3,10 @@
  *
  * A .vtu file is a VTK XML UnstructuredGrid (version 1.0, byte_order LittleEndian, header_type
  * UInt64) with one Piece:
- *   Points     Float64 x 3   the body's mesh vertices in world coordinates, x + R(q) v
- *   Cells      connectivity Int64 (3 per triangle, vertex indices of the geometry), offsets
+ *   Points     Float64 x 3   the body's mesh vertices in world coordinates, x + R(q) v, in the
+ *                            order of the geometry's input (mesh_vert_source: the file's vertex
+ *                            order, or the primitive's; the model keeps them in Morton order)
+ *   Cells      connectivity Int64 (3 per triangle, indices of those points), offsets
  *              Int64 (3, 6, ...), types UInt8 (5 = VTK_TRIANGLE)
  *   PointData  pressure Float64 (Pa) and penetration Float64 (m) of cm_data_vertex_pressure
  *   FieldData  TimeValue Float64 (s, ascii)
@@ -87,12 +89,6 @@ static void put_array(FILE* f, const char* attrs, unsigned char* bytes, size_t n
   fputs("\n        </DataArray>\n", f);
 }
 
-static size_t pack_doubles(unsigned char* bytes, const double* x, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    put_u64(bytes + 8 + 8 * i, cm_double_bits(x[i]));
-  return 8 * n;
-}
-
 /* the .vtu of one mesh body; scalar has room for 2 x nvert doubles, bytes for
  * 8 + 24 x max(nvert, nface) */
 static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, double* scalar,
@@ -101,6 +97,7 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   int nv = m->geom_nvert[g], nf = m->geom_nface[g];
   const double* vert = m->mesh_vert + 3 * (size_t)m->geom_vertadr[g];
   const int* face = m->mesh_face + 3 * (size_t)m->geom_faceadr[g];
+  const int* src = m->mesh_vert_source + m->geom_vertadr[g];
   const double* x = d->body_xpos + 3 * body;
   const double* q = d->body_xquat + 4 * body;
   double* pressure = scalar;
@@ -118,12 +115,16 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   fprintf(f, "%.17g</DataArray>\n    </FieldData>\n", d->time);
   fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nv, nf);
 
-  /* point data */
+  /* point data, in the input's vertex order: the model's vertex i is point src[i] */
   fputs("      <PointData Scalars=\"pressure\">\n", f);
-  put_array(f, "type=\"Float64\" Name=\"pressure\"", bytes,
-            pack_doubles(bytes, pressure, (size_t)nv));
-  put_array(f, "type=\"Float64\" Name=\"penetration\"", bytes,
-            pack_doubles(bytes, penetration, (size_t)nv));
+  for (int i = 0; i < nv; i++) {
+    CM_ASSERT(src[i] >= 0 && src[i] < nv);
+    put_u64(bytes + 8 + 8 * (size_t)src[i], cm_double_bits(pressure[i]));
+  }
+  put_array(f, "type=\"Float64\" Name=\"pressure\"", bytes, 8 * (size_t)nv);
+  for (int i = 0; i < nv; i++)
+    put_u64(bytes + 8 + 8 * (size_t)src[i], cm_double_bits(penetration[i]));
+  put_array(f, "type=\"Float64\" Name=\"penetration\"", bytes, 8 * (size_t)nv);
   fputs("      </PointData>\n", f);
 
   /* points: x + R v */
@@ -131,16 +132,16 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
     double w[3];
     cm_quat_rotate(w, q, vert + 3 * i);
     for (int k = 0; k < 3; k++)
-      put_u64(bytes + 8 + 24 * (size_t)i + 8 * k, cm_double_bits(x[k] + w[k]));
+      put_u64(bytes + 8 + 24 * (size_t)src[i] + 8 * k, cm_double_bits(x[k] + w[k]));
   }
   fputs("      <Points>\n", f);
   put_array(f, "type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"", bytes, 24 * (size_t)nv);
   fputs("      </Points>\n", f);
 
-  /* triangles */
+  /* triangles, on the points' numbering */
   fputs("      <Cells>\n", f);
   for (int i = 0; i < 3 * nf; i++)
-    put_u64(bytes + 8 + 8 * (size_t)i, (uint64_t)(int64_t)face[i]);
+    put_u64(bytes + 8 + 8 * (size_t)i, (uint64_t)(int64_t)src[face[i]]);
   put_array(f, "type=\"Int64\" Name=\"connectivity\"", bytes, 24 * (size_t)nf);
   for (int i = 0; i < nf; i++)
     put_u64(bytes + 8 + 8 * (size_t)i, (uint64_t)(3 * (int64_t)(i + 1)));
