@@ -63,6 +63,34 @@ def python_loop(m, steps, inner):
     return (time.perf_counter() - t0) / steps * 1e9, d.hash()
 
 
+def sweep(variants, steps, threads):
+    """Wall seconds to step `variants` Data of box_on_plane `steps` steps each, one after another
+    and from a pool of `threads` threads (comply.step_parallel); the hashes must agree."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "box_on_plane.yaml")
+        with open(path, "w") as f:
+            f.write(SCENES["box_on_plane"])
+        m = comply.load(path)
+    out = []
+    for nthreads in (1, threads):
+        datas = [comply.Data(m) for _ in range(variants)]
+        for i, d in enumerate(datas):
+            d.body_cvel[1] = (0.0, 0.0, -1e-4 * i)  # variants of the initial state
+        t0, c0 = time.perf_counter(), time.process_time()
+        if nthreads == 1:
+            for d in datas:
+                d.step(steps)
+        else:
+            comply.step_parallel(datas, steps, threads=nthreads)
+        out.append((time.perf_counter() - t0, time.process_time() - c0,
+                    [d.hash() for d in datas]))
+    (t1, c1, h1), (tn, cn, hn) = out
+    print("sweep: %d variants x %d steps: sequential %.2f s (CPU %.2f s), %d threads %.2f s "
+          "(CPU %.2f s), speed-up %.2f, same states: %s" % (variants, steps, t1, c1, threads, tn,
+                                                            cn, t1 / tn, h1 == hn))
+    return h1 == hn
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--c-loop", default=os.environ.get("COMPLY_STEP_LOOP"),
@@ -70,6 +98,8 @@ def main():
     ap.add_argument("--steps", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="200 steps, 1 round (smoke test)")
+    ap.add_argument("--sweep", type=int, default=0, metavar="THREADS",
+                    help="also time 1000 variants x 100 steps sequentially and in THREADS threads")
     a = ap.parse_args()
     if not a.c_loop:
         ap.error("--c-loop is required (the comply_step_loop program of the build)")
@@ -99,6 +129,8 @@ def main():
             print("%-13s %10.0f %12.0f %8.2f %12.0f %8.2f %14.0f" % (
                 name, best_c, best_py, best_py / best_c, best_in, best_in / best_c,
                 best_py - best_c))
+    if a.sweep:
+        ok = sweep(50 if a.quick else 1000, 20 if a.quick else 100, a.sweep) and ok
     return 0 if ok else 1
 
 
