@@ -716,8 +716,10 @@ static cmStatus decode_binary(const Vtp* V, const Arr* a, long long expect, doub
                          r < 0 ? "a character that is not base64" : "unexpected end of the data");
       }
       csz[i] = get_uint(V, h, hs);
+      /* the sum stays below 2^40 + the bytes left: no overflow over up to 2^61 blocks */
       csum += csz[i] < ((uint64_t)1 << 40) ? csz[i] : ((uint64_t)1 << 40);
       if (csz[i] > cmax) cmax = csz[i];
+      if (csum > src_left(&s)) break;
     }
     if (csum > src_left(&s) || total > csum * ZLIB_RATIO || total > ((uint64_t)1 << 34)) {
       snprintf(msg, sizeof msg,
