@@ -188,6 +188,9 @@ class Scene:
             self._lib.cm_scene_free(p)
             self._p = None
 
+    def __repr__(self):
+        return "<comply.Scene %r: %d bodies>" % (self.name, self.nbody)
+
     @property
     def name(self):
         return self._p.contents.name.decode()
@@ -380,6 +383,10 @@ class Model:
                                 _shape(self._s, rows, cols), False)
         return views[name]
 
+    def __repr__(self):
+        return "<comply.Model %r: %d bodies, %d vertices, %d faces, %d rules, timestep %g s>" % (
+            self.name, self.nbody, self.nvert, self.nface, self.nrule, self.timestep)
+
     name = property(lambda self: self._s.name.decode())
     nbody = property(lambda self: self._s.nbody)
     ngeom = property(lambda self: self._s.ngeom)
@@ -453,9 +460,10 @@ class Model:
 # ---------------------------------------------------------------------------------------------
 # Data
 
-_STATE = ("body_cpos", "body_xquat", "body_cvel", "body_angvel")  # CM_DATA_STATE: writable
+_STATE = ("body_cpos", "body_xquat", "body_cvel", "body_angvel",  # CM_DATA_STATE: writable
+          "body_dv")
 _DERIVED = ("body_xpos", "body_xvel", "body_aabb")                # CM_DATA_DERIVED: read-only
-_BODY_COLS = {"body_cpos": 3, "body_xquat": 4, "body_cvel": 3, "body_angvel": 3,
+_BODY_COLS = {"body_cpos": 3, "body_xquat": 4, "body_cvel": 3, "body_angvel": 3, "body_dv": 6,
               "body_xpos": 3, "body_xvel": 3, "body_aabb": 6}
 _SCALARS = [k for k, t in L.cmData._fields_
             if t in (ctypes.c_long, ctypes.c_int, ctypes.c_double)
@@ -498,6 +506,10 @@ class Data:
         if name in _SCALARS:
             return getattr(self._s, name)
         raise AttributeError(name)
+
+    def __repr__(self):
+        return "<comply.Data of %r: step %d, time %g s, %d contacts in %d pairs>" % (
+            self.model.name, self.nstep, self.time, self.ncontact, self.npair)
 
     # -- stepping ---------------------------------------------------------------------------
 
@@ -649,6 +661,8 @@ def step_parallel(datas, n=1, threads=None):
     Each Data is stepped by one thread only; the results equal stepping them one after another.
     The first failure is raised after all have finished."""
     datas = list(datas)
+    if not datas:
+        return datas
     with ThreadPoolExecutor(max_workers=threads or min(len(datas), os.cpu_count() or 1)) as ex:
         futures = [ex.submit(d.step, n) for d in datas]
     for f in futures:

@@ -44,6 +44,7 @@ def test_step_parallel_helper():
     for d in b:
         d.step(30)
     assert [d.hash() for d in a] == [d.hash() for d in b]
+    assert comply.step_parallel([], 10) == []
 
 
 def test_library_releases_the_gil():
