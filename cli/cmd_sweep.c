@@ -8,7 +8,9 @@
  * variant started as soon as a worker ends (dynamic, like the ranks). A worker that dies (a
  * crash of the library) costs its variant only: the parent writes its row ("crashed", the
  * signal); a worker ended by SIGINT or SIGTERM leaves no row (the variant is run again on a
- * restart). Results do not depend on N: each variant is one deterministic run whose row is
+ * restart). SIGINT or SIGTERM to the command stops the pool: no new variant, the signal passed
+ * on to the workers, sweep.csv written with the unfinished variants "missing", exit 128 + the
+ * signal. Results do not depend on N: each variant is one deterministic run whose row is
  * written into its folder, and sweep.csv is read from the folders in variant order.
  *
  * Each variant's run uses one OpenMP thread (the variants are the parallelism): unless
@@ -63,6 +65,25 @@ static void one_openmp_thread(char** argv) {
   unsetenv("OMP_NUM_THREADS");
 }
 
+/* SIGINT / SIGTERM to the local pool: no new variant is started, the signal is passed on to
+ * the workers (their variants are run again on a restart), sweep.csv is written with the
+ * finished rows and the others "missing", and the command exits 128 + the signal */
+static volatile sig_atomic_t g_sweep_signal = 0;
+
+static void on_sweep_signal(int sig) {
+  g_sweep_signal = sig;
+}
+
+static void sweep_handlers(void (*fn)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = fn;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: waitpid returns EINTR and the loop sees the flag */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
 /* the local pool; returns the exit status */
 static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, long jobs) {
   double t0 = cli_now();
@@ -76,9 +97,16 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
   /* one geometry: the model is compiled here once and each worker patches its copy */
   cmModel* model = s->reuse ? sweep_template_model(s, 0) : NULL;
   long next = 0, running = 0, ran = 0, skipped = 0, lost = 0;
-  int interrupted = 0;
+  int interrupted = 0, forwarded = 0;
   fflush(NULL);
+  g_sweep_signal = 0;
+  sweep_handlers(on_sweep_signal);
   while (next < s->nvariant || running) {
+    if (g_sweep_signal && !forwarded) {
+      interrupted = forwarded = 1;
+      for (long k = 0; k < jobs; k++)
+        if (pid[k]) kill(pid[k], g_sweep_signal);
+    }
     /* fill the free workers */
     while (running < jobs && next < s->nvariant && !interrupted) {
       long v = next++;
@@ -98,6 +126,7 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
         break;
       }
       if (p == 0) {
+        sweep_handlers(SIG_DFL);
         /* exit, not _exit: the sanitizer build checks the worker for leaks at exit (stdio was
          * flushed before the fork, so nothing is written twice) */
         free(pid);
@@ -153,7 +182,14 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
             "%ld failed, %.3f s; results in '%s/sweep.csv'\n",
             s->nvariant, jobs, jobs == 1 ? "" : "es", ran, skipped, failed, cli_now() - t0,
             outdir);
-  if (interrupted) return cli_error(130, "sweep interrupted: run it again to complete it");
+  sweep_handlers(SIG_DFL);
+  if (interrupted) {
+    int sig = g_sweep_signal ? g_sweep_signal : SIGINT;
+    return cli_error(128 + sig,
+                     "sweep interrupted by %s: '%s/sweep.csv' has the finished variants, the "
+                     "others are 'missing'; run the same command again to complete it",
+                     sig == SIGTERM ? "SIGTERM" : "SIGINT", outdir);
+  }
   return rc;
 }
 

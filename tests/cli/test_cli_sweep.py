@@ -22,8 +22,10 @@ import csv
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clitest import Suite, check, expect_exit  # noqa: E402
@@ -320,9 +322,66 @@ def test_reused_model_same_as_run(t):
                 check(a.read() == b.read(), "variant %d: %s differs from comply run's" % (v, f))
 
 
+SLOW = """\
+scene: {timestep: 1.0e-3, steps: 1500}
+output: {every: 100}
+bodies:
+  - name: ground
+    geometry: {plane: {normal: [0, 0, 1], offset: 0}}
+    motion: fixed
+  - name: ball
+    geometry: {sphere: {radius: 0.05, refine: 4}}
+    density: 1000
+    position: [0, 0, 0.1]
+interactions:
+  - pair: [ball, ground]
+    law: area_compliant
+    ka: 1.0e9
+"""
+
+
+def test_interrupted_and_restarted(t):
+    # SIGTERM to a sweep after two variants: exit 143, sweep.csv with the finished rows and the
+    # others "missing"; run again, it runs only the rest, the finished ones untouched
+    t.write("slow.yaml", SLOW)
+    t.write("slowsweep.yaml", "scene: slow.yaml\nvary:\n  - path: interactions[0].ka\n"
+            "    range: {from: 1.0e8, to: 1.0e9, count: 6, scale: log}\n"
+            "collect: [penetration(ball)]\n")
+    out = t.path("slow")
+    p = subprocess.Popen([t.comply, "sweep", "slowsweep.yaml", "-o", out, "-j", "1"],
+                         cwd=t.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = lambda: [v for v in range(6)
+                    if os.path.exists(os.path.join(out, "variant_%04d" % v, "result.csv"))]
+    deadline = time.monotonic() + 60
+    while len(done()) < 2 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    stdout, stderr = p.communicate(timeout=60)
+    finished = done()
+    check(p.returncode == 143 and "interrupted by SIGTERM" in stderr,
+          "exit %d: %s" % (p.returncode, stderr))
+    check(2 <= len(finished) < 6, "finished before the signal: %r" % finished)
+    rows = rows_of(os.path.join(out, "sweep.csv"))
+    check([r["status"] for r in rows] == ["ok" if v in finished else "missing" for v in range(6)],
+          "statuses after the signal: %r" % [r["status"] for r in rows])
+    stamp = {v: os.stat(os.path.join(out, "variant_%04d" % v, "result.csv")).st_mtime_ns
+             for v in finished}
+    r = t.run("sweep", "slowsweep.yaml", "-o", out, "-j", "1")
+    expect_exit(r, 0, "restart")
+    check("(%d run, %d already complete)" % (6 - len(finished), len(finished)) in r.stderr,
+          "restart: %s" % r.stderr)
+    for v in finished:
+        check(os.stat(os.path.join(out, "variant_%04d" % v, "result.csv")).st_mtime_ns
+              == stamp[v], "variant %d was run again" % v)
+    after = rows_of(os.path.join(out, "sweep.csv"))
+    check(all(r["status"] == "ok" for r in after), "after the restart: %r" % after)
+    check([after[v] for v in finished] == [rows[v] for v in finished], "finished rows changed")
+
+
 t = Suite()
 for fn in (test_grid_and_analytic_penetration, test_serial_pool_and_mpi_identical,
            test_failed_variant_is_a_row, test_restart_skips_finished, test_bad_sweep_files,
-           test_meshes_and_zip, test_impact_speed, test_reused_model_same_as_run):
+           test_meshes_and_zip, test_impact_speed, test_reused_model_same_as_run,
+           test_interrupted_and_restarted):
     t.test(fn)
 t.finish()
