@@ -161,7 +161,9 @@ static const Command COMMANDS[] = {
      "  -h, --help        this help\n"
      "\n"
      "exit status: 0 every variant ran; 1 some variant failed (sweep.csv is complete, the\n"
-     "rows say why); 2 bad sweep file (FILE:LINE:COL: field: what) or usage; 130 interrupted.\n"},
+     "rows say why); 2 bad sweep file (FILE:LINE:COL: field: what) or usage; 130 (143)\n"
+     "interrupted by SIGINT (SIGTERM): sweep.csv has the finished variants, the others are\n"
+     "'missing'; the same command again completes it.\n"},
     {"help", NULL, "comply help [COMMAND]", "Print the overview, or the help of COMMAND.\n"},
 };
 enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };
