@@ -180,8 +180,7 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
     fprintf(stderr,
             "comply: sweep: %ld variants on %ld local process%s (%ld run, %ld already complete), "
             "%ld failed, %.3f s; results in '%s/sweep.csv'\n",
-            s->nvariant, jobs, jobs == 1 ? "" : "es", ran, skipped, failed, cli_now() - t0,
-            outdir);
+            s->nvariant, jobs, jobs == 1 ? "" : "es", ran, skipped, failed, cli_now() - t0, outdir);
   sweep_handlers(SIG_DFL);
   if (interrupted) {
     int sig = g_sweep_signal ? g_sweep_signal : SIGINT;
@@ -208,8 +207,7 @@ int cmd_sweep(int argc, char** argv) {
     } else if ((r = cli_option("sweep", argc, argv, &i, "--jobs", "-j", &v)) != 0) {
       if (r < 0) return CLI_USAGE;
       if (cli_parse_count(v, &jobs) || jobs < 1 || jobs > 4096)
-        return cli_usage_error("sweep", "--jobs: expected an integer from 1 to 4096 (got '%s')",
-                               v);
+        return cli_usage_error("sweep", "--jobs: expected an integer from 1 to 4096 (got '%s')", v);
     } else if (strcmp(argv[i], "--strict") == 0) {
       strict = 1, i++;
     } else if (strcmp(argv[i], "--quiet") == 0) {

@@ -61,16 +61,17 @@ static char* xstrndup(const char* s, size_t n) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static int fail(char* err, size_t errsz, const yaml_node_t* at, const char* fmt, ...);
+static int
+fail(char* err, size_t errsz, const yaml_node_t* at, const char* fmt, ...);
 
 static const char* g_file = ""; /* the sweep file named in messages (set by sweep_load) */
 
 static int fail(char* err, size_t errsz, const yaml_node_t* at, const char* fmt, ...) {
   size_t used = 0;
   if (at)
-    used = (size_t)snprintf(err, errsz, "%s:%lu:%lu: ", g_file,
-                            (unsigned long)at->start_mark.line + 1,
-                            (unsigned long)at->start_mark.column + 1);
+    used =
+        (size_t)snprintf(err, errsz, "%s:%lu:%lu: ", g_file, (unsigned long)at->start_mark.line + 1,
+                         (unsigned long)at->start_mark.column + 1);
   else
     used = (size_t)snprintf(err, errsz, "%s: ", g_file);
   if (used < errsz) {
@@ -265,8 +266,8 @@ static int resolve(yaml_document_t* d, const char* path, yaml_node_item_t** slot
       if (digits) {
         long i = strtol(sel, NULL, 10);
         if (i >= nitem || strlen(sel) > 9) {
-          snprintf(msg, msgsz, "'%s': %s has %ld item%s, no [%s] (items count from 0)", path,
-                   seen, nitem, nitem == 1 ? "" : "s", sel);
+          snprintf(msg, msgsz, "'%s': %s has %ld item%s, no [%s] (items count from 0)", path, seen,
+                   nitem, nitem == 1 ? "" : "s", sel);
           return -1;
         }
         item = cur->data.sequence.items.start + i;
@@ -283,8 +284,8 @@ static int resolve(yaml_document_t* d, const char* path, yaml_node_item_t** slot
       }
       where = item;
       cur = node(d, *item);
-      used += (size_t)snprintf(seen + used, used < sizeof seen ? sizeof seen - used : 0, "[%s]",
-                               sel);
+      used +=
+          (size_t)snprintf(seen + used, used < sizeof seen ? sizeof seen - used : 0, "[%s]", sel);
       if (used >= sizeof seen) used = sizeof seen - 1;
     }
     if (*c == '.') {
@@ -311,12 +312,18 @@ static const struct {
   SweepQuantity q;
   int body; /* 1 required, 0 none, 2 optional */
 } QUANTITIES[] = {
-    {"penetration", SQ_PENETRATION, 1},     {"max_penetration", SQ_MAX_PENETRATION, 1},
-    {"restitution", SQ_RESTITUTION, 1},     {"impact_speed", SQ_IMPACT_SPEED, 1},
-    {"rebound_speed", SQ_REBOUND_SPEED, 1}, {"max_pressure", SQ_MAX_PRESSURE, 2},
-    {"final_position", SQ_FINAL_POSITION, 1}, {"final_pose", SQ_FINAL_POSE, 1},
-    {"wall_time", SQ_WALL_TIME, 0},         {"newton_iterations", SQ_NEWTON, 0},
-    {"steps", SQ_STEPS, 0},                 {"warnings", SQ_WARNINGS, 0},
+    {"penetration", SQ_PENETRATION, 1},
+    {"max_penetration", SQ_MAX_PENETRATION, 1},
+    {"restitution", SQ_RESTITUTION, 1},
+    {"impact_speed", SQ_IMPACT_SPEED, 1},
+    {"rebound_speed", SQ_REBOUND_SPEED, 1},
+    {"max_pressure", SQ_MAX_PRESSURE, 2},
+    {"final_position", SQ_FINAL_POSITION, 1},
+    {"final_pose", SQ_FINAL_POSE, 1},
+    {"wall_time", SQ_WALL_TIME, 0},
+    {"newton_iterations", SQ_NEWTON, 0},
+    {"steps", SQ_STEPS, 0},
+    {"warnings", SQ_WARNINGS, 0},
 };
 enum { NQUANTITY = sizeof QUANTITIES / sizeof QUANTITIES[0] };
 
@@ -353,11 +360,12 @@ static int parse_collect(yaml_document_t* d, yaml_node_t* list, yaml_document_t*
       size_t u = 0;
       for (int q = 0; q < NQUANTITY && u < sizeof list_; q++)
         u += (size_t)snprintf(list_ + u, sizeof list_ - u, "%s%s%s", q ? ", " : "",
-                              QUANTITIES[q].name, QUANTITIES[q].body == 1   ? "(BODY)"
-                                                  : QUANTITIES[q].body == 2 ? "[(BODY)]"
-                                                                            : "");
-      return fail(err, errsz, it, "collect[%ld]: unknown quantity '%s' (expected one of: %s)", i,
-                  t, list_);
+                              QUANTITIES[q].name,
+                              QUANTITIES[q].body == 1   ? "(BODY)"
+                              : QUANTITIES[q].body == 2 ? "[(BODY)]"
+                                                        : "");
+      return fail(err, errsz, it, "collect[%ld]: unknown quantity '%s' (expected one of: %s)", i, t,
+                  list_);
     }
     char* body = NULL;
     if (open) {
@@ -376,8 +384,8 @@ static int parse_collect(yaml_document_t* d, yaml_node_t* list, yaml_document_t*
     if (QUANTITIES[k].body == 0 && body)
       return fail(err, errsz, it, "collect[%ld]: %s takes no body", i, QUANTITIES[k].name);
     if (body && !base_has_body(base, body))
-      return fail(err, errsz, it, "collect[%ld]: no body named '%s' in the base scene %s", i,
-                  body, s->scene_path);
+      return fail(err, errsz, it, "collect[%ld]: no body named '%s' in the base scene %s", i, body,
+                  s->scene_path);
   }
   return 0;
 }
@@ -421,8 +429,10 @@ static int parse_range(yaml_document_t* d, yaml_node_t* r, SweepParam* p, long i
                   st ? st : "a list or mapping");
   }
   if (logscale && !((v[0] > 0 && v[1] > 0) || (v[0] < 0 && v[1] < 0)))
-    return fail(err, errsz, r, "%s: a log range needs from and to of the same sign, not zero "
-                "(got %s to %s)", field, scalar(map_get(d, r, "from")), scalar(map_get(d, r, "to")));
+    return fail(err, errsz, r,
+                "%s: a log range needs from and to of the same sign, not zero "
+                "(got %s to %s)",
+                field, scalar(map_get(d, r, "from")), scalar(map_get(d, r, "to")));
   long n = (long)v[2];
   p->value = calloc((size_t)n, sizeof *p->value);
   p->quoted = calloc((size_t)n, sizeof *p->quoted);
@@ -745,9 +755,9 @@ static int buf_write(void* ctx, unsigned char* data, size_t size) {
 
 /* replace *slot by a new scalar node; 0 or -1 */
 static int set_scalar(yaml_document_t* d, yaml_node_item_t* slot, const char* text, int quoted) {
-  int id = yaml_document_add_scalar(d, NULL, (const yaml_char_t*)text, (int)strlen(text),
-                                    quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-                                           : YAML_PLAIN_SCALAR_STYLE);
+  int id =
+      yaml_document_add_scalar(d, NULL, (const yaml_char_t*)text, (int)strlen(text),
+                               quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_PLAIN_SCALAR_STYLE);
   if (!id) return -1;
   *slot = id;
   return 0;
@@ -784,8 +794,7 @@ static int absolute_meshes(yaml_document_t* d, const char* dir) {
   return 0;
 }
 
-int sweep_variant_text(const Sweep* s, long v, char** text, size_t* len, char* err,
-                       size_t errsz) {
+int sweep_variant_text(const Sweep* s, long v, char** text, size_t* len, char* err, size_t errsz) {
   yaml_document_t d;
   if (load_doc(s->scene_text, s->scene_len, &d)) {
     snprintf(err, errsz, "%s: not valid YAML (comply check %s says where)", s->scene_path,

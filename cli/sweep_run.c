@@ -278,9 +278,9 @@ static void track_step(const cmData* d, const double u[3], Track* t, int nt) {
  * before the local pool forks (each worker has its copy), or by a rank on its first variant.
  * tests/cli/test_cli_sweep.py checks that the outputs are those of `comply run` of the
  * variant's scene, byte for byte. */
-static const char* const RULE_FIELDS[] = {"ka", "step_damping", "stiffness_damping",
-                                          "elastic_repulsion", "play", "stiffness", "damping",
-                                          "friction", "stick_velocity"};
+static const char* const RULE_FIELDS[] = {
+    "ka",        "step_damping", "stiffness_damping", "elastic_repulsion", "play",
+    "stiffness", "damping",      "friction",          "stick_velocity"};
 enum { NRULE_FIELD = sizeof RULE_FIELDS / sizeof RULE_FIELDS[0] };
 
 int sweep_rule_field(const char* key) {
@@ -290,9 +290,9 @@ int sweep_rule_field(const char* key) {
 }
 
 static double* rule_field(cmRuleDef* r, int f) {
-  double* const fields[NRULE_FIELD] = {&r->ka,   &r->step_damping, &r->stiffness_damping,
-                                       &r->elastic_repulsion, &r->play, &r->stiffness,
-                                       &r->damping, &r->friction, &r->stick_velocity};
+  double* const fields[NRULE_FIELD] = {
+      &r->ka,        &r->step_damping, &r->stiffness_damping, &r->elastic_repulsion, &r->play,
+      &r->stiffness, &r->damping,      &r->friction,          &r->stick_velocity};
   return fields[f];
 }
 
@@ -497,14 +497,24 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
     const Track* tc = t ? &t[c] : NULL;
     int b = tc ? tc->body : -1;
     switch (s->collect[c].q) {
-    case SQ_PENETRATION: put_num(&r, tc ? tc->pen : NAN); break;
-    case SQ_MAX_PENETRATION: put_num(&r, tc ? tc->pen_max : NAN); break;
-    case SQ_IMPACT_SPEED: put_num(&r, tc && tc->phase ? -tc->v_in : NAN); break;
-    case SQ_REBOUND_SPEED: put_num(&r, tc && tc->phase ? tc->v_out : NAN); break;
+    case SQ_PENETRATION:
+      put_num(&r, tc ? tc->pen : NAN);
+      break;
+    case SQ_MAX_PENETRATION:
+      put_num(&r, tc ? tc->pen_max : NAN);
+      break;
+    case SQ_IMPACT_SPEED:
+      put_num(&r, tc && tc->phase ? -tc->v_in : NAN);
+      break;
+    case SQ_REBOUND_SPEED:
+      put_num(&r, tc && tc->phase ? tc->v_out : NAN);
+      break;
     case SQ_RESTITUTION:
       put_num(&r, tc && tc->phase && tc->v_in < 0 ? tc->v_out / -tc->v_in : NAN);
       break;
-    case SQ_MAX_PRESSURE: put_num(&r, tc ? tc->pmax : NAN); break;
+    case SQ_MAX_PRESSURE:
+      put_num(&r, tc ? tc->pmax : NAN);
+      break;
     case SQ_FINAL_POSITION:
     case SQ_FINAL_POSE:
       for (int k = 0; k < 3; k++)
@@ -513,11 +523,20 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
         for (int k = 0; k < 4; k++)
           put_num(&r, b >= 0 ? d->body_xquat[4 * b + k] : NAN);
       break;
-    case SQ_WALL_TIME: put_num(&r, info.wall_time); break;
-    case SQ_NEWTON: put_num(&r, (double)d->solver_total_iter); break;
-    case SQ_STEPS: put_num(&r, (double)d->step); break;
-    case SQ_WARNINGS: put_num(&r, (double)nwarn); break;
-    case SQ_COUNT: break;
+    case SQ_WALL_TIME:
+      put_num(&r, info.wall_time);
+      break;
+    case SQ_NEWTON:
+      put_num(&r, (double)d->solver_total_iter);
+      break;
+    case SQ_STEPS:
+      put_num(&r, (double)d->step);
+      break;
+    case SQ_WARNINGS:
+      put_num(&r, (double)nwarn);
+      break;
+    case SQ_COUNT:
+      break;
     }
   }
   put(&r, ",", 0);

@@ -38,15 +38,18 @@ int main(int argc, char** argv) {
     tp += t1 - t0;
     tc += t2 - t1;
     cm_scene_free(s);
-    if (keep) cm_model_free(m);
-    else keep = m;
+    if (keep)
+      cm_model_free(m);
+    else
+      keep = m;
   }
   cmData* d = cm_data_new(keep);
   double t0 = cpu();
-  for (int i = 0; i < n && i < keep->opt.steps; i++) cm_step(keep, d);
+  for (int i = 0; i < n && i < keep->opt.steps; i++)
+    cm_step(keep, d);
   ts = (cpu() - t0) / (n < keep->opt.steps ? n : keep->opt.steps);
-  printf("parse %.3f ms, compile %.3f ms, one step %.3f ms (mean CPU time over %d)\n",
-         1e3 * tp / n, 1e3 * tc / n, 1e3 * ts, n);
+  printf("parse %.3f ms, compile %.3f ms, one step %.3f ms (mean CPU time over %d)\n", 1e3 * tp / n,
+         1e3 * tc / n, 1e3 * ts, n);
   cm_data_free(d);
   cm_model_free(keep);
   return 0;
