@@ -461,10 +461,13 @@ cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale,
     }
   }
   if (st == CM_OK && npts < 0)
-    st = cm_error(err, errsz, CM_ERR_PARSE, "%s: no POINTS section", path);
+    st = cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: end of the geometry without a POINTS section",
+                  path, L.line);
   if (st == CM_OK && !npolys)
     st = cm_error(err, errsz, CM_ERR_PARSE,
-                  "%s: no POLYGONS or TRIANGLE_STRIPS section: no surface to read", path);
+                  "%s:%d: end of the geometry without a POLYGONS or TRIANGLE_STRIPS section: no "
+                  "surface to read",
+                  path, L.line);
   if (st == CM_OK) {
     *out = cm_mb_finish(&b);
     if (!*out) st = cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", path);

@@ -80,7 +80,8 @@ typedef struct Vtp {
   int zlib;       /* vtkZLibDataCompressor */
   int appended;   /* AppendedData found: 0 none, 1 raw, 2 base64 */
   size_t app;     /* offset of the first byte after '_' */
-  int npiece;
+  int npiece, piece_line;
+  int root_seen;  /* the VTKFile start tag was read */
   long long npts, npolys, nstrips;
   Arr pts, conn[2], offs[2]; /* [0] Polys, [1] Strips */
 } Vtp;
@@ -354,7 +355,10 @@ static cmStatus scan(Vtp* V) {
       /* only whitespace may follow the root */
       for (size_t i = pos; i < V->len; i++)
         if (!is_ws(V->buf[i]) && depth == 0)
-          return fail_line(V, i, "text after the end of the VTKFile element%s%s", "", "");
+          return fail_line(V, i, V->root_seen ? "text after the end of the VTKFile element%s%s"
+                                              : "not a VTK XML file: text before any <VTKFile> "
+                                                "element%s%s",
+                           "", "");
       break;
     }
     size_t at = (size_t)(lt - V->buf);
@@ -390,6 +394,9 @@ static cmStatus scan(Vtp* V) {
       if (!name_is(t.name, t.nlen, "VTKFile"))
         return fail_line(V, at, "not a VTK XML file: the root element is <%.40s>, not <VTKFile>",
                          t.name, "");
+      if (V->root_seen)
+        return fail_line(V, at, "a second root element <VTKFile>%s%s", "", "");
+      V->root_seen = 1;
       if ((st = root_attrs(V, &t, at)) != CM_OK) return st;
     } else if (depth == 1 && name_is(t.name, t.nlen, "AppendedData")) {
       char v[64] = "raw";
@@ -410,6 +417,7 @@ static cmStatus scan(Vtp* V) {
                stack_is(stack, slen, 1, "PolyData", 8)) {
       if (++V->npiece > 1)
         return fail_line(V, at, "a second Piece: only one Piece per file is read%s%s", "", "");
+      V->piece_line = cm_io_line_of(V->buf, at);
       if ((st = count_attr(V, &t, at, "NumberOfPoints", 0, &V->npts)) != CM_OK ||
           (st = count_attr(V, &t, at, "NumberOfPolys", 0, &V->npolys)) != CM_OK ||
           (st = count_attr(V, &t, at, "NumberOfStrips", 0, &V->nstrips)) != CM_OK)
@@ -449,9 +457,10 @@ static cmStatus scan(Vtp* V) {
     return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s:%d: end of file inside <%.*s>", V->path,
                     cm_io_line_of(V->buf, V->len), (int)(slen[depth - 1] < 40 ? slen[depth - 1] : 40),
                     stack[depth - 1]);
-  if (!V->npiece && !V->pts.found)
-    return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s: no <VTKFile><PolyData><Piece> found",
-                    V->path);
+  if (!V->npiece)
+    return cm_error(V->err, V->errsz, CM_ERR_PARSE,
+                    "%s:%d: no <VTKFile><PolyData><Piece> found before the end of the file",
+                    V->path, cm_io_line_of(V->buf, V->len));
   return CM_OK;
 }
 
@@ -639,8 +648,10 @@ static cmStatus decode_binary(const Vtp* V, const Arr* a, long long expect, doub
       return fail_line(V, a->start, "%s DataArray: format=\"appended\" but the file has no "
                        "AppendedData%s", a->what, "");
     if ((unsigned long long)a->offset > V->len - V->app)
-      return fail_line(V, a->start, "%s DataArray: offset=\"%s\" is past the end of the file",
-                       a->what, "");
+      return cm_error(V->err, V->errsz, CM_ERR_PARSE,
+                      "%s:%d: %s DataArray: offset=\"%lld\" is past the end of the file (%zu bytes "
+                      "of appended data)",
+                      V->path, a->line, a->what, a->offset, V->len - V->app);
     s.p = s.base + V->app + (size_t)a->offset;
     s.end = s.base + V->len;
     s.b64 = V->appended == 2;
@@ -828,8 +839,9 @@ static cmStatus read_cells(const Vtp* V, int k, long long ncell, cmMeshBuilder* 
   if (!ncell) return CM_OK;
   if (!c->found || !o->found)
     return cm_error(V->err, V->errsz, CM_ERR_PARSE,
-                    "%s: the Piece has %lld %s but no %s DataArray Name=\"%s\"", V->path, ncell,
-                    k ? "strips" : "polygons", sec[k], c->found ? "offsets" : "connectivity");
+                    "%s:%d: the Piece has %lld %s but no %s DataArray Name=\"%s\"", V->path,
+                    V->piece_line, ncell, k ? "strips" : "polygons", sec[k],
+                    c->found ? "offsets" : "connectivity");
   double *off = NULL, *conn = NULL;
   size_t noff, nconn;
   cmStatus st = decode(V, o, ncell, &off, &noff);
@@ -862,12 +874,13 @@ cmStatus cm_mesh_read_vtp(const char* path, char* buf, size_t len, double scale,
   cmStatus st = scan(&V);
   if (st != CM_OK) return st;
   if (!V.pts.found)
-    return cm_error(err, errsz, CM_ERR_PARSE, "%s: the Piece has no Points DataArray", path);
+    return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Points DataArray", path,
+                    V.piece_line);
   if (!V.npolys && !V.nstrips)
     return cm_error(err, errsz, CM_ERR_PARSE,
-                    "%s: the Piece has no polygons (NumberOfPolys and NumberOfStrips are 0): no "
-                    "surface to read",
-                    path);
+                    "%s:%d: the Piece has no polygons (NumberOfPolys and NumberOfStrips are 0): "
+                    "no surface to read",
+                    path, V.piece_line);
 
   /* points, scaled and checked finite */
   cmMeshBuilder b = {0};

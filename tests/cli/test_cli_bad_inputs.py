@@ -11,7 +11,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clitest import Suite, check, no_sanitizer_report  # noqa: E402
 
 TIMEOUT = 10  # s, per file
-COMMAND = {".yaml": "check", ".obj": "mesh-info", ".stl": "mesh-info", ".ply": "mesh-info"}
+COMMAND = {".yaml": "check", ".obj": "mesh-info", ".stl": "mesh-info", ".ply": "mesh-info",
+           ".vtp": "mesh-info", ".vtk": "mesh-info"}
 
 # Files whose run shows a known library bug not fixed yet: the check named here is skipped (the
 # others still run). Remove the line with the fix.

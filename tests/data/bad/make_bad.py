@@ -275,6 +275,77 @@ put("scene_mesh_zero_scale.yaml", scene("{sphere: {radius: 0.05, refine: 1}}",
                                         "scale: 0}}"))
 
 
+# ---------------------------------------------------------------- VTK XML PolyData, legacy VTK
+
+
+def vtp(points="0 0 0 1 0 0 0 1 0 0 0 1", conn="0 2 1 0 1 3 0 3 2 1 2 3", offs="3 6 9 12",
+        npts=4, npolys=4, root='type="PolyData" version="1.0" byte_order="LittleEndian"',
+        pfmt="ascii", tail="</VTKFile>\n"):
+    return ('<?xml version="1.0"?>\n<VTKFile %s>\n<PolyData>\n'
+            '<Piece NumberOfPoints="%d" NumberOfPolys="%d">\n'
+            '<Points><DataArray type="Float32" NumberOfComponents="3" format="%s">\n%s\n'
+            '</DataArray></Points>\n<Polys>\n'
+            '<DataArray type="Int32" Name="connectivity" format="ascii">\n%s\n</DataArray>\n'
+            '<DataArray type="Int32" Name="offsets" format="ascii">\n%s\n</DataArray>\n'
+            '</Polys>\n</Piece>\n</PolyData>\n%s'
+            % (root, npts, npolys, pfmt, points, conn, offs, tail))
+
+
+def b64_array(values, fmt, header=None):
+    import base64
+    data = struct.pack("<%d%s" % (len(values), fmt), *values)
+    return base64.b64encode(struct.pack("<I", len(data) if header is None else header) +
+                            data).decode()
+
+
+TET_PTS = [float(x) for p in TET_V for x in p]
+put("vtp_empty.vtp", "")
+put("vtp_not_xml.vtp", stl_ascii(tris(TET_V, TET_F)))
+put("vtp_unstructured_grid.vtp", vtp(root='type="UnstructuredGrid" version="1.0"'))
+put("vtp_index_out_of_range.vtp", vtp(conn="0 2 1 0 1 3 0 3 2 1 2 4"))
+put("vtp_points_too_few.vtp", vtp(points="0 0 0 1 0 0 0 1 0 0 0"))
+put("vtp_nan.vtp", vtp(points="0 0 0 1 0 0 0 1 0 0 0 nan"))
+put("vtp_offsets_decreasing.vtp", vtp(offs="3 6 5 12"))
+put("vtp_polygon_two_points.vtp", vtp(offs="3 6 9 11"))
+put("vtp_end_tag_mismatch.vtp", vtp(tail="</VTKFile>\n").replace("</Piece>\n</PolyData>", "</PolyData>"))
+put("vtp_unclosed.vtp", vtp(tail=""))
+put("vtp_lz4.vtp", vtp(root='type="PolyData" compressor="vtkLZ4DataCompressor"'))
+put("vtp_huge_count.vtp", vtp(npts=99999999999))
+put("vtp_bad_base64.vtp", vtp(pfmt="binary", points=b64_array(TET_PTS, "f")[:8] + "*" +
+                               b64_array(TET_PTS, "f")[9:]))
+put("vtp_header_too_long.vtp", vtp(pfmt="binary", points=b64_array(TET_PTS, "f", header=4800)))
+put("vtp_appended_past_end.vtp",
+    vtp(pfmt='appended" offset="500', points="",
+        tail='<AppendedData encoding="raw">\n_abc\n</AppendedData>\n</VTKFile>\n'))
+put("vtp_open_tetra.vtp", vtp(conn="0 2 1 0 1 3 0 3 2", offs="3 6 9", npolys=3))
+
+
+def vtk(body, head="# vtk DataFile Version 4.2\ntitle\nASCII\nDATASET POLYDATA\n"):
+    return head + body
+
+
+VTK_TET = "POINTS 4 float\n0 0 0 1 0 0\n0 1 0 0 0 1\n"
+put("vtk_empty.vtk", "")
+put("vtk_unstructured_grid.vtk",
+    vtk("", head="# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\n"))
+put("vtk_index_out_of_range.vtk",
+    vtk(VTK_TET + "POLYGONS 4 16\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 7\n"))
+put("vtk_size_mismatch.vtk", vtk(VTK_TET + "POLYGONS 4 15\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2\n"))
+put("vtk_bad_number.vtk", vtk("POINTS 4 float\n0 0 0 1 0 0\n0 1 0 0 0 1.x\n"))
+put("vtk_huge_count.vtk", vtk("POINTS 1000000 float\n0 0 0\n"))
+put("vtk_no_polygons.vtk", vtk(VTK_TET))
+put("vtk_polygons_first.vtk", vtk("POLYGONS 1 4\n3 0 1 2\n" + VTK_TET))
+put("vtk_v51_offsets_past_end.vtk",
+    vtk(VTK_TET + "POLYGONS 5 12\nOFFSETS vtktypeint64\n0 3 6 9 13\n"
+        "CONNECTIVITY vtktypeint64\n0 2 1 0 1 3 0 3 2 1 2 3\n"))
+put("vtk_binary_truncated.vtk",
+    b"# vtk DataFile Version 4.2\nt\nBINARY\nDATASET POLYDATA\nPOINTS 4 float\n" +
+    struct.pack(">10f", *TET_PTS[:10]))
+put("vtk_binary_index_out_of_range.vtk",
+    b"# vtk DataFile Version 4.2\nt\nBINARY\nDATASET POLYDATA\nPOINTS 4 float\n" +
+    struct.pack(">12f", *TET_PTS) + b"\nPOLYGONS 1 4\n" + struct.pack(">4i", 3, 0, 1, 9))
+
+
 if __name__ == "__main__":
     import sys
     out = sys.argv[1] if len(sys.argv) > 1 else HERE  # another folder: to compare (the CLI test)
