@@ -27,7 +27,7 @@ static const Command COMMANDS[] = {
      "Simulate SCENE (a YAML scene file) and write bodies.csv, contacts.csv and summary.json\n"
      "into the output directory. With no SCENE, run a built-in demo: a sphere, a box and a box\n"
      "tumbling about its intermediate axis, thrown up, landing on a fixed ground and coming to\n"
-     "rest (area-compliant contact with friction), 3 s.\n"
+     "rest (area-compliant contact with friction), 4 s.\n"
      "\n"
      "options:\n"
      "  -o, --output DIR  output directory, created with its parents if needed (default: out)\n"

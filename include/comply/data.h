@@ -143,6 +143,13 @@ typedef struct cmData {
   double timer[CM_TIMER_COUNT]; /* cumulative seconds per stage */
 
   void* internal; /* scratch arena and private state (do not touch) */
+
+  /* the warm start of the implicit solve: the velocity change (v, w: m/s, rad/s, world) its
+   * contacts and joints gave each body in the last step, 0 for a body without implicit rows;
+   * the next solve starts from the free velocities plus this (nbody x 6). Part of the state
+   * (hashed, saved in checkpoints); last in the struct so that the offsets above stay those of
+   * format 4. */
+  double* body_dv;
 } cmData;
 
 /* a pair penetrating deeper than this fraction of its thinner body counts CM_WARN_DEEP */

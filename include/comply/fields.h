@@ -147,13 +147,16 @@
 #define CM_DATA_TEXT(X) X(char, message, 512)
 
 /* the dynamic state of a body: everything the next step depends on (with d->step). Hashed by
- * cm_data_hash, saved in a checkpoint and restored by a failed step, as the 13 numbers of a body
- * one after the other in this order: X(type, name, rows, cols) */
+ * cm_data_hash, saved in a checkpoint and restored by a failed step, as the 19 numbers of a body
+ * one after the other in this order: X(type, name, rows, cols). body_dv (the velocity change
+ * the contact solve gave the body in the last step) is where the next solve starts from: it
+ * changes a result only within the solver's tolerance, but bit for bit, so it is state. */
 #define CM_DATA_STATE(X)                                                                           \
   X(double, body_cpos, nbody, 3)                                                                   \
   X(double, body_xquat, nbody, 4)                                                                  \
   X(double, body_cvel, nbody, 3)                                                                   \
-  X(double, body_angvel, nbody, 3)
+  X(double, body_angvel, nbody, 3)                                                                 \
+  X(double, body_dv, nbody, 6)
 
 /* per-body values derived from the state and the model (model/state.c); copied, recomputed
  * after a checkpoint is read: X(type, name, rows, cols) */

@@ -82,6 +82,7 @@ void cm_data_reset(const cmModel* m, cmData* d) {
     cm_v3_add(d->body_cvel + 3 * b, m->body_vel0 + 3 * b, wxr);
     cm_v3_copy(d->body_angvel + 3 * b, w);
   }
+  memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   cm_body_derive(m, d);
 }
 

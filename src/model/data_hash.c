@@ -2,9 +2,10 @@
  *
  * FNV-1a 64 over, in this order and each as 8 bytes least significant first:
  *   d->step (as a signed 64-bit integer), then for every body b = 0 .. nbody-1:
- *   body_cpos[3b..3b+2], body_xquat[4b..4b+3], body_cvel[3b..3b+2], body_angvel[3b..3b+2]
+ *   body_cpos[3b..3b+2], body_xquat[4b..4b+3], body_cvel[3b..3b+2], body_angvel[3b..3b+2],
+ *   body_dv[6b..6b+5]
  * (the doubles as their IEEE-754 bit patterns), which are the rows of CM_DATA_STATE
- * (comply/fields.h) in their order. These 13 numbers per body and the step are the whole state
+ * (comply/fields.h) in their order. These 19 numbers per body and the step are the whole state
  * that the next step depends on (every other field of cmData is derived from them or is per-step
  * scratch), so two data with equal hashes continue identically. d->time is
  * step * timestep and is not hashed separately. Bit patterns make the hash exact: -0.0 and 0.0

@@ -23,7 +23,8 @@
  *                       tunnel_body_b (i64), tunnel_speed (f64), tunnel_thickness (f64)
  *   264     8 W         warning counts (i64 each)
  *   ..      8 T         cumulative stage timers, s (f64 each)
- *   ..      8 13 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3)
+ *   ..      8 19 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3),
+ *                       body_dv (6)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
  *
  * The blocks after the header are generated from the field lists (comply/fields.h): the
@@ -31,8 +32,8 @@
  * of CM_DATA_STATE. A change of those lists changes this layout: the static assertion below then
  * fails until CM_CHECKPOINT_VERSION, this table and docs/outputs.md follow.
  *
- * The state saved is all the next step depends on (the broadphase and the solver keep nothing
- * from step to step), so a run continued from a checkpoint is bit-identical to one that never
+ * The state saved is all the next step depends on (the broadphase keeps nothing from step to
+ * step; the solver's warm start is body_dv, saved with the state), so a run continued from a checkpoint is bit-identical to one that never
  * stopped. Reading validates, in order: the magic, the format version, the size, the checksum,
  * the library version and the model (nbody, timestep and the fingerprint), the step (>= 0),
  * the integers (each must fit its field: an int count of 2^32 would be read as 0) and the body
@@ -66,8 +67,8 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #undef COUNT_SCALAR
 #undef COUNT_FIXED
 #define STATE_SIZE (8 * NSCALAR)
-_Static_assert(NSCALAR == 25 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 13,
-               "the field lists changed the checkpoint layout of format 4: bump "
+_Static_assert(NSCALAR == 25 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19,
+               "the field lists changed the checkpoint layout of format 5: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {

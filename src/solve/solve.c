@@ -13,10 +13,17 @@
 #include "dynamics/dynamics.h"
 #include "model/data_internal.h"
 #include "solve/solve.h"
-#include "solve/solve.h"
 
 void cm_stage_solve(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
+  /* the velocities at the start of the step (v, w per body): the implicit solve measures the
+   * slip of its friction rows at the start of the step from them */
+  double* v0 = cm_arena_alloc(&p->arena, (size_t)m->nbody * 6 * sizeof *v0);
+  if (v0)
+    for (int b = 0; b < m->nbody; b++) {
+      cm_v3_copy(v0 + 6 * b, d->body_cvel + 3 * b);
+      cm_v3_copy(v0 + 6 * b + 3, d->body_angvel + 3 * b);
+    }
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_invmass[b] == 0) continue;
     double* v = d->body_cvel + 3 * b;
@@ -36,5 +43,5 @@ void cm_stage_solve(const cmModel* m, cmData* d, double h) {
     cm_v3_sub(dw, wm, w);
     cm_m3_mulv(p->spin + 3 * b, R, dw);
   }
-  cm_solve_implicit(m, d, h);
+  cm_solve_implicit(m, d, h, v0);
 }

@@ -13,8 +13,9 @@ void cm_stage_solve(const cmModel* m, cmData* d, double h);
 void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end);
 
 /* end-of-step velocities of the bodies touched by implicit rows, from the free velocities
- * already in d; sets every implicit row's lambda (N) and the solver statistics
+ * already in d and the velocities at the start of the step v0 (nbody x 6: v, w; NULL: the free
+ * ones); sets every implicit row's lambda (N), d->body_dv and the solver statistics
  * (solve_implicit.c) */
-void cm_solve_implicit(const cmModel* m, cmData* d, double h);
+void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0);
 
 #endif

@@ -11,8 +11,13 @@
  * Friction (Coulomb, regularised). A row with friction coefficient mu has two tangent
  * directions t1, t2; its slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the step meets
  * the impulse gamma = -L w / max(|w|, v_s): opposite to the slip, of magnitude L when sliding
- * faster than v_s (the rule's stick_velocity, default 1e-5 m/s) and proportionally smaller below
- * (stiction creeps at most at v_s). L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is
+ * faster than v_s and proportionally smaller below (stiction creeps at most at v_s). v_s is the
+ * rule's stick_velocity (default 1e-5 m/s), or STICK_FRAC (10 %) of the row's slip at the start
+ * of the step if that is larger: a contact sliding at 1 m/s that comes to rest in this step may
+ * end it creeping at up to 0.1 m/s, and the next step at a tenth of that, ... until the rule's
+ * v_s (the extra slide is at most STICK_FRAC / (1 - STICK_FRAC) w0 h: 0.11 mm from 1 m/s at h =
+ * 1 ms), while steady sliding (|w| near w0 > v_s) and steady stiction (w0 < v_s / STICK_FRAC)
+ * are unchanged; it saves the Newton iterations of bringing fast contacts into a tiny stick zone. L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is
  * minus the gradient of the convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r
  * - v_s/2 beyond.
  *
@@ -53,9 +58,17 @@
  * Hessian (still positive definite): every direction is a descent direction of E, the gradient
  * and the solution are those of the exact law.
  *
- * Work per iteration. The Jacobians of the rows (normal and two tangents, both bodies) are
- * computed once per step; an iteration computes the rates J u of every row, the gradient and the
- * Hessian M + sum J^T H J (a dense Cholesky for islands of at most cm_bchol_dense_max bodies, the
+ * Warm start. Newton starts from u* + dv, dv the velocity change the last step's solve gave each
+ * body (d->body_dv, part of the state: a checkpoint keeps it, so a resumed run is bit-identical):
+ * a body at rest starts at its solution, one decelerated by friction at its last deceleration.
+ * Any start converges to the same minimiser; this one saves 7-9 % of the iterations on the peer
+ * piles (bench/README.md).
+ *
+ * Work per iteration. An iteration computes the rates J u of every row (the velocities of the
+ * contact point on both sides, projected on the row's frame F = (n t1 t2)), the gradient and the
+ * Hessian M + sum J^T H J (assembled per row from the 3x3 K = F H F^T and cross products with
+ * the lever arms, scatter()), factorised (a dense Cholesky for islands of at most
+ * cm_bchol_dense_max bodies, the
  * block-sparse one of block_cholesky.c beyond: reverse Cuthill-McKee order, elimination tree, 6x6
  * blocks, analysed once per island and step on the pattern of all the island's rows, assembled
  * directly into that store), the rates J du of the direction, and a line search whose slope
@@ -87,6 +100,7 @@
 #define LINE_TOL 1e-3
 #define KEEP_FRAC 0.2
 #define AA_DEPTH 4
+#define STICK_FRAC 0.1
 /* islands and rows below which the islands are solved on one thread */
 #define PARALLEL_MIN_ROWS 64
 
@@ -97,10 +111,10 @@ typedef struct Island {
   cmRow** row;     /* (nr) */
   double h;
   int* lb;             /* per row: local index of body A and B, -1 if not a variable (nr x 2) */
-  double* J;           /* per row: Jacobians of n, t1, t2, each [A (6) | B (6)] (nr x 36) */
   double* R;           /* per row: R of the normal law (nr) */
   double* b;           /* per row: b of the normal law (nr) */
   double* limit;       /* per row: Coulomb limit impulse (nr) */
+  double* vs;          /* per row: stick velocity of this step (nr) */
   unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
   double* aa;          /* Anderson history of the outer loop: G, f and AA_DEPTH differences of
                           each ((2 + 2 AA_DEPTH) x nr) */
@@ -109,7 +123,7 @@ typedef struct Island {
   double* y;           /* per row: rates along n, t1, t2 at u (nr x 3) */
   double* dy;          /* per row: the same along the direction (nr x 3) */
   double* Mb;          /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
-  double *u, *us, *g, *du, *Mdu; /* (6 nb) */
+  double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
   double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
   cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
   int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
@@ -129,32 +143,32 @@ static int find(int* parent, int i) {
 
 /* ---- rows ------------------------------------------------------------------------------- */
 
-/* Jacobian of direction dir at a row: [dir, rA x dir] for A, [-dir, -(rB x dir)] for B */
-static void dir_jacobian(const cmRow* r, const double dir[3], double J[12]) {
-  double t[3];
-  cm_v3_copy(J, dir);
-  cm_v3_cross(t, r->rA, dir);
-  cm_v3_copy(J + 3, t);
-  cm_v3_scale(J + 6, dir, -1);
-  cm_v3_cross(t, r->rB, dir);
-  cm_v3_scale(J + 9, t, -1);
+/* the rates along n, t1, t2 (out) of a row whose sides' velocities (v, w: 6 each, NULL for a
+ * side that is not a variable) are xa and xb: the velocity of the contact point on each side is
+ * v + w x r, and the rates are F^T (p_A - p_B), F = (n t1 t2): the product with the row's
+ * Jacobian (n, r_A x n | -n, -(r_B x n)) without forming it */
+static void row_rates(const cmRow* r, const double* xa, const double* xb, double out[3]) {
+  double p[3] = {0, 0, 0}, wr[3];
+  if (xa) {
+    cm_v3_cross(wr, xa + 3, r->rA);
+    for (int i = 0; i < 3; i++)
+      p[i] += xa[i] + wr[i];
+  }
+  if (xb) {
+    cm_v3_cross(wr, xb + 3, r->rB);
+    for (int i = 0; i < 3; i++)
+      p[i] -= xb[i] + wr[i];
+  }
+  out[0] = cm_v3_dot(r->n, p);
+  out[1] = cm_v3_dot(r->t[0], p);
+  out[2] = cm_v3_dot(r->t[1], p);
 }
 
 /* rates of every row along n, t1, t2 (out: nr x 3) for body velocities x */
 static void rates(const Island* is, const double* x, double* out) {
   for (int k = 0; k < is->nr; k++) {
-    const double* J = is->J + 36 * k;
-    for (int d = 0; d < 3; d++) {
-      double s = 0;
-      for (int side = 0; side < 2; side++) {
-        int l = is->lb[2 * k + side];
-        if (l < 0) continue;
-        const double* Jd = J + 12 * d + 6 * side;
-        for (int i = 0; i < 6; i++)
-          s += Jd[i] * x[6 * l + i];
-      }
-      out[3 * k + d] = s;
-    }
+    int la = is->lb[2 * k], lb = is->lb[2 * k + 1];
+    row_rates(is->row[k], la < 0 ? NULL : x + 6 * la, lb < 0 ? NULL : x + 6 * lb, out + 3 * k);
   }
 }
 
@@ -205,46 +219,83 @@ static void mass_mul(const Island* is, const double* x, double* y) {
   }
 }
 
-/* add -J^T imp into g for the directions d0 .. d0+nd-1 of row k, and J^T hess J into the
- * Hessian (hess: nd x nd, row-major): G = hess J first (nd x 12), then each 6x6 block J_s^T G_t */
-static void scatter(Island* is, int k, int d0, int nd, const double* imp, const double* hess) {
-  const double* J = is->J + 36 * k + 12 * d0;
-  double G[3][12];
-  for (int d = 0; d < nd; d++)
-    for (int j = 0; j < 12; j++) {
-      double sum = 0;
-      for (int e = 0; e < nd; e++)
-        sum += hess[d * nd + e] * J[12 * e + j];
-      G[d][j] = sum;
+/* M = [r]x A (3x3, row-major): column j of M is r x (column j of A) */
+static void cross_mat(double M[9], const double r[3], const double A[9]) {
+  for (int j = 0; j < 3; j++) {
+    double a0 = A[j], a1 = A[3 + j], a2 = A[6 + j];
+    M[j] = r[1] * a2 - r[2] * a1;
+    M[3 + j] = r[2] * a0 - r[0] * a2;
+    M[6 + j] = r[0] * a1 - r[1] * a0;
+  }
+}
+
+/* B (6x6 at stride) += sign [[K, Pt^T], [Ps, [rs]x Pt^T]] */
+static void add_block(double* B, size_t stride, double sign, const double K[9], const double Ps[9],
+                      const double Pt[9], const double rs[3]) {
+  double PtT[9], Q[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      PtT[3 * i + j] = Pt[3 * j + i];
+  cross_mat(Q, rs, PtT);
+  for (int i = 0; i < 3; i++) {
+    double* top = B + (size_t)i * stride;
+    double* bot = B + (size_t)(i + 3) * stride;
+    for (int j = 0; j < 3; j++) {
+      top[j] += sign * K[3 * i + j];
+      top[3 + j] += sign * PtT[3 * i + j];
+      bot[j] += sign * Ps[3 * i + j];
+      bot[3 + j] += sign * Q[3 * i + j];
     }
+  }
+}
+
+/* Row k with the impulse imp (3: along n, t1, t2) and its 3x3 Hessian hess in the row's frame F
+ * = (n t1 t2): add -J^T imp into g and J^T hess J into the Hessian. With J_s = sigma_s (F^T,
+ * -F^T [r_s]x) for side s (sigma = +1 for A, -1 for B), K = F hess F^T (world, symmetric) and
+ * P_s = [r_s]x K, the 6x6 block of sides s, t is sigma_s sigma_t [[K, P_t^T], [P_s,
+ * [r_s]x P_t^T]] (K [r]x = -P^T as K is symmetric), and the gradient of side s gets
+ * -sigma_s (f, r_s x f) with f = F imp: a few 3x3 products per row instead of 12-column
+ * products of the Jacobians. */
+static void scatter(Island* is, int k, const double imp[3], const double hess[9]) {
+  const cmRow* r = is->row[k];
+  const double* F[3] = {r->n, r->t[0], r->t[1]};
+  double f[3], K[9], FH[9], P[2][9];
+  for (int i = 0; i < 3; i++) {
+    f[i] = F[0][i] * imp[0] + F[1][i] * imp[1] + F[2][i] * imp[2];
+    for (int e = 0; e < 3; e++)
+      FH[3 * i + e] = F[0][i] * hess[e] + F[1][i] * hess[3 + e] + F[2][i] * hess[6 + e];
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      K[3 * i + j] = FH[3 * i] * F[0][j] + FH[3 * i + 1] * F[1][j] + FH[3 * i + 2] * F[2][j];
+  const double* rr[2] = {r->rA, r->rB};
+  int ls2[2] = {is->lb[2 * k], is->lb[2 * k + 1]};
+  for (int s = 0; s < 2; s++)
+    if (ls2[s] >= 0) cross_mat(P[s], rr[s], K);
   for (int s = 0; s < 2; s++) {
-    int ls = is->lb[2 * k + s];
+    int ls = ls2[s];
     if (ls < 0) continue;
-    for (int d = 0; d < nd; d++)
-      for (int i = 0; i < 6; i++)
-        is->g[6 * ls + i] -= J[12 * d + 6 * s + i] * imp[d];
+    double sg = s ? -1 : 1, rf[3];
+    cm_v3_cross(rf, rr[s], f);
+    double* g = is->g + 6 * ls;
+    for (int i = 0; i < 3; i++) {
+      g[i] -= sg * f[i];
+      g[3 + i] -= sg * rf[i];
+    }
     for (int t = 0; t < 2; t++) {
-      int lt = is->lb[2 * k + t];
+      int lt = ls2[t];
       if (lt < 0) continue;
-      double* B;
-      size_t stride = 6;
+      double sign = s == t ? 1 : -1;
       if (is->H) {
-        stride = (size_t)(6 * is->nb);
-        B = is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt);
+        size_t stride = (size_t)(6 * is->nb);
+        add_block(is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt), stride, sign, K, P[s],
+                  P[t], rr[s]);
       } else if (ls == lt) {
-        B = cm_bchol_diag(is->bc, ls);
+        add_block(cm_bchol_diag(is->bc, ls), 6, sign, K, P[s], P[t], rr[s]);
       } else if (is->bc->iperm[ls] > is->bc->iperm[lt]) {
-        B = cm_bchol_block(is->bc, is->slot[k]); /* the lower block; its transpose is implied */
-      } else {
-        continue;
+        /* the lower block; its transpose is implied */
+        add_block(cm_bchol_block(is->bc, is->slot[k]), 6, sign, K, P[s], P[t], rr[s]);
       }
-      for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) {
-          double sum = 0;
-          for (int d = 0; d < nd; d++)
-            sum += J[12 * d + 6 * s + i] * G[d][6 * t + j];
-          B[(size_t)i * stride + (size_t)j] += sum;
-        }
     }
   }
 }
@@ -255,18 +306,26 @@ static double rows_eval(Island* is) {
   double imp2 = 0;
   for (int k = 0; k < is->nr; k++) {
     const double* y = is->y + 3 * k;
+    double imp[3] = {0, 0, 0}, hess[9] = {0};
+    int any = 0;
     double lam = normal_impulse(is, k, y[0]);
     if (lam > 0) {
-      double hn = 1 / is->R[k];
-      scatter(is, k, 0, 1, &lam, &hn);
+      imp[0] = lam;
+      hess[0] = 1 / is->R[k];
       imp2 += lam * lam;
+      any = 1;
     }
     if (is->limit[k] > 0) {
-      double gf[2], Hf[4];
-      friction_law(y + 1, is->limit[k], is->row[k]->vs, gf, Hf, is->flag[k]);
-      scatter(is, k, 1, 2, gf, Hf);
-      imp2 += gf[0] * gf[0] + gf[1] * gf[1];
+      double Hf[4];
+      friction_law(y + 1, is->limit[k], is->vs[k], imp + 1, Hf, is->flag[k]);
+      hess[4] = Hf[0];
+      hess[5] = Hf[1];
+      hess[7] = Hf[2];
+      hess[8] = Hf[3];
+      imp2 += imp[1] * imp[1] + imp[2] * imp[2];
+      any = 1;
     }
+    if (any) scatter(is, k, imp, hess);
   }
   return imp2;
 }
@@ -281,7 +340,7 @@ static double line_slope(const Island* is, double a, double c, double t) {
     if (lam > 0) s -= dy[0] * lam;
     if (is->limit[k] > 0) {
       double w[2] = {y[1] + t * dy[1], y[2] + t * dy[2]}, gf[2];
-      friction_law(w, is->limit[k], is->row[k]->vs, gf, NULL, 0);
+      friction_law(w, is->limit[k], is->vs[k], gf, NULL, 0);
       s -= dy[1] * gf[0] + dy[2] * gf[1];
     }
   }
@@ -474,7 +533,7 @@ static void solve_island(Island* is) {
     is->flag[k] = 0;
     any_friction |= is->row[k]->mu > 0;
   }
-  memcpy(is->u, is->us, (size_t)n * sizeof *is->u);
+  memcpy(is->u, is->u0, (size_t)n * sizeof *is->u);
   is->failed = 1;
   int outer = MERGED_ITER == 0; /* 0: limits every iteration; 1: only once converged for them */
   is->aa_n = -1;
@@ -554,20 +613,20 @@ static int block_sparse(Island* is, cmArena* arena) {
 /* everything an island needs, from the arena, and its per-step data: mass blocks, free
  * velocities, row Jacobians and laws; returns nonzero when out of memory */
 static int island_setup(const cmModel* m, const cmData* d, Island* is, const int* loc,
-                        int dense_max, cmArena* arena) {
+                        int dense_max, const double* v0, cmArena* arena) {
   int n = 6 * is->nb, nr = is->nr;
   is->lb = cm_arena_alloc(arena, (size_t)nr * 2 * sizeof *is->lb);
-  is->J = cm_arena_alloc(arena, (size_t)nr * 36 * sizeof *is->J);
   is->R = cm_arena_alloc(arena, (size_t)nr * sizeof *is->R);
   is->b = cm_arena_alloc(arena, (size_t)nr * sizeof *is->b);
   is->limit = cm_arena_alloc(arena, (size_t)nr * sizeof *is->limit);
+  is->vs = cm_arena_alloc(arena, (size_t)nr * sizeof *is->vs);
   is->flag = cm_arena_alloc(arena, (size_t)nr);
   is->aa = cm_arena_alloc(arena, (size_t)nr * (2 + 2 * AA_DEPTH) * sizeof *is->aa);
   is->y = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->y);
   is->dy = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->dy);
   is->Mb = cm_arena_calloc(arena, (size_t)is->nb * 36, sizeof *is->Mb);
-  double** vec[] = {&is->u, &is->us, &is->g, &is->du, &is->Mdu};
-  int bad = !is->lb || !is->J || !is->R || !is->b || !is->limit || !is->flag || !is->aa || !is->y ||
+  double** vec[] = {&is->u, &is->us, &is->u0, &is->g, &is->du, &is->Mdu};
+  int bad = !is->lb || !is->R || !is->b || !is->limit || !is->vs || !is->flag || !is->aa || !is->y ||
             !is->dy || !is->Mb;
   for (size_t v = 0; v < sizeof vec / sizeof vec[0]; v++) {
     *vec[v] = cm_arena_alloc(arena, (size_t)n * sizeof(double));
@@ -588,18 +647,25 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
         M[6 * (3 + i) + 3 + j] = Iw[3 * i + j];
     memcpy(is->us + 6 * l, d->body_cvel + 3 * b, 3 * sizeof(double));
     memcpy(is->us + 6 * l + 3, d->body_angvel + 3 * b, 3 * sizeof(double));
+    for (int i = 0; i < 6; i++)
+      is->u0[6 * l + i] = is->us[6 * l + i] + d->body_dv[6 * b + i];
   }
   /* rows: local bodies, Jacobians, the normal law's R and b */
   for (int k = 0; k < nr; k++) {
     const cmRow* r = is->row[k];
     for (int s = 0; s < 2; s++)
       is->lb[2 * k + s] = r->body[s] < 0 ? -1 : loc[r->body[s]];
-    dir_jacobian(r, r->n, is->J + 36 * k);
-    dir_jacobian(r, r->t[0], is->J + 36 * k + 12);
-    dir_jacobian(r, r->t[1], is->J + 36 * k + 24);
     double alpha = 1.0 / (0.5 * is->h / r->c + r->D);
     is->R[k] = alpha / is->h;
     is->b[k] = -alpha * r->f;
+    /* the stick velocity: the rule's, or STICK_FRAC of the slip at the start of the step */
+    double w0[3] = {0, 0, 0};
+    if (v0) {
+      int ba = r->body[0], bb = r->body[1];
+      row_rates(r, ba >= 0 && loc[ba] >= 0 ? v0 + 6 * ba : NULL,
+                bb >= 0 && loc[bb] >= 0 ? v0 + 6 * bb : NULL, w0);
+    }
+    is->vs[k] = fmax(r->vs, STICK_FRAC * sqrt(w0[1] * w0[1] + w0[2] * w0[2]));
   }
   /* the Hessian store */
   is->H = NULL;
@@ -619,7 +685,7 @@ static int island_cmp(const void* x, const void* y) {
   return (a->body[0] > b->body[0]) - (a->body[0] < b->body[0]);
 }
 
-void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
+void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) {
   cmDataPriv* p = cm_priv(d);
   cmArena* arena = &p->arena;
   int nb = m->nbody, nimp = 0;
@@ -627,6 +693,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     nimp += p->row[k].implicit;
   d->solver_iter = 0;
   d->solver_residual = 0;
+  memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   if (!nimp) return;
   int dense_max = cm_bchol_dense_max;
   int* parent = cm_arena_alloc(arena, (size_t)nb * sizeof *parent);
@@ -698,7 +765,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     is->nr = nr;
     is->row = rows + rstart[root];
     is->h = h;
-    if (island_setup(m, d, is, loc, dense_max, arena)) {
+    if (island_setup(m, d, is, loc, dense_max, v0, arena)) {
       d->warning[CM_WARN_SOLVER]++;
       continue; /* out of memory: this island keeps its free velocities */
     }
@@ -724,6 +791,8 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
     /* end velocities and the rows' forces (impulse / h) */
     for (int l = 0; l < is->nb; l++) {
       int b = is->body[l];
+      for (int c = 0; c < 6; c++)
+        d->body_dv[6 * b + c] = is->u[6 * l + c] - is->us[6 * l + c];
       memcpy(d->body_cvel + 3 * b, is->u + 6 * l, 3 * sizeof(double));
       memcpy(d->body_angvel + 3 * b, is->u + 6 * l + 3, 3 * sizeof(double));
     }
@@ -734,7 +803,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h) {
       r->ftan[0] = r->ftan[1] = 0;
       if (is->limit[k] > 0) {
         double gf[2];
-        friction_law(is->y + 3 * k + 1, is->limit[k], r->vs, gf, NULL, 0);
+        friction_law(is->y + 3 * k + 1, is->limit[k], is->vs[k], gf, NULL, 0);
         r->ftan[0] = gf[0] / h;
         r->ftan[1] = gf[1] / h;
       }

@@ -55,7 +55,7 @@ def test_demo(s):
     check(summ["interrupted"] is False and summ["failed"] is False, "summary flags %r" % summ)
     check(summ["message"] is None, "message %r" % summ["message"])
     h = summ["timestep"]
-    check(summ["steps"] == round(3.0 / h), "demo steps %r" % summ["steps"])
+    check(summ["steps"] == round(4.0 / h), "demo steps %r" % summ["steps"])
     check(abs(summ["time"] - summ["steps"] * h) < 1e-9, "summary time %r" % summ["time"])
     check(summ["files"] == ["bodies.csv", "contacts.csv", "summary.json"], "files %r" % summ["files"])
     check(summ["comply_version"] and summ["bodies"] == 4, "summary %r" % summ)
@@ -88,7 +88,7 @@ def test_demo(s):
                   "step %d time %r != step * h" % (step, r["time"]))
             q = math.sqrt(r["qw"] ** 2 + r["qx"] ** 2 + r["qy"] ** 2 + r["qz"] ** 2)
             check(abs(q - 1) < 1e-9, "step %d %s: |q| = %r" % (step, r["body"], q))
-    # 2 s of flight, then landing: at 3 s the ground has not moved, the ball (radius 0.1 m)
+    # 2 s of flight, then landing: at 4 s the ground has not moved, the ball (radius 0.1 m)
     # rolls on it, the tumbler (0.3 x 0.2 x 0.1 m, 700 kg/m^3) rests flat on its largest face
     last = {r["body"]: r for r in fr[-1][1]}
     check(last["ground"]["z"] == 0 and last["ground"]["vz"] == 0, "the ground moved")

@@ -178,17 +178,19 @@ static void test_rejects(void) {
   save(BAD, file, n);
   expect_reject(m, BAD, CM_ERR_PARSE, "format version 99");
   /* checksum right, content no run writes (docs/outputs.md, the layout): a negative step (at
-   * 64), solver_iter (an int, at 80) of 2^32 + 5, which a read would truncate to 5, and a NaN
-   * in the last body's angular velocity (just before the checksum); fuzz_checkpoint found the
-   * last two (fuzz/README.md) */
+   * 64), solver_iter (an int, at 80) of 2^32 + 5, which a read would truncate to 5, a NaN in
+   * the last body's angular velocity (its last number is 7 numbers before the checksum: body_dv
+   * follows it) and one in its warm start body_dv (just before the checksum); fuzz_checkpoint
+   * found the second and third (fuzz/README.md) */
   const struct {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[3] = {{64, (uint64_t)-1, "negative step -1"},
+  } edit[4] = {{64, (uint64_t)-1, "negative step -1"},
                {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
-               {n - 16, 0x7ff8000000000000ull, "body_angvel that is not finite"}};
-  for (int k = 0; k < 3; k++) {
+               {n - 8 - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
+               {n - 16, 0x7ff0000000000000ull, "body_dv that is not finite"}};
+  for (int k = 0; k < 4; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
       file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));

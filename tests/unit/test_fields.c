@@ -453,7 +453,7 @@ static uint64_t le64(const unsigned char* p) {
   return x;
 }
 
-/* docs/outputs.md: FNV-1a 64 over the step, then per body cpos, xquat, cvel, angvel */
+/* docs/outputs.md: FNV-1a 64 over the step, then per body cpos, xquat, cvel, angvel, dv */
 static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   uint64_t h = fnv8(0xcbf29ce484222325ULL, (uint64_t)(int64_t)d->step);
   for (int b = 0; b < m->nbody; b++) {
@@ -465,11 +465,13 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
       h = fnv8(h, bits(d->body_cvel[3 * b + k]));
     for (int k = 0; k < 3; k++)
       h = fnv8(h, bits(d->body_angvel[3 * b + k]));
+    for (int k = 0; k < 6; k++)
+      h = fnv8(h, bits(d->body_dv[6 * b + k]));
   }
   return h;
 }
 
-/* the checkpoint of format 4 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 5 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -477,17 +479,17 @@ static void test_documented_hash_and_file(void) {
   steps(m, d, 120);
   d->warning[CM_WARN_SOLVER] = 11;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 4);
+  CHECK(CM_CHECKPOINT_VERSION == 5);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
   FILE* f = fopen(PATH, "rb");
   size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
   if (f) fclose(f);
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody;
-  CHECK(n == 64 + 200 + 8 * W + 8 * T + 8 * 13 * nb + 8);
-  if (n != 64 + 160 + 8 * W + 8 * T + 8 * 13 * nb + 8) goto done;
+  CHECK(n == 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8);
+  if (n != 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 4 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 5 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK((int64_t)le64(buf + 64) == d->step);
@@ -521,7 +523,7 @@ static void test_documented_hash_and_file(void) {
   for (size_t t = 0; t < T; t++)
     ok = ok && le64(buf + 264 + 8 * W + 8 * t) == bits(d->timer[t]);
   for (size_t b = 0; b < nb; b++) {
-    const unsigned char* s = buf + 264 + 8 * (W + T) + 8 * 13 * b;
+    const unsigned char* s = buf + 264 + 8 * (W + T) + 8 * 19 * b;
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 8 * k) == bits(d->body_cpos[3 * b + k]);
     for (int k = 0; k < 4; k++)
@@ -530,6 +532,8 @@ static void test_documented_hash_and_file(void) {
       ok = ok && le64(s + 56 + 8 * k) == bits(d->body_cvel[3 * b + k]);
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 80 + 8 * k) == bits(d->body_angvel[3 * b + k]);
+    for (int k = 0; k < 6; k++)
+      ok = ok && le64(s + 104 + 8 * k) == bits(d->body_dv[6 * b + k]);
   }
   CHECK(ok);
   uint64_t sum = 0xcbf29ce484222325ULL;
