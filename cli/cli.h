@@ -123,9 +123,14 @@ typedef struct SweepParam {
   int nvalue;
   char** value; /* (nvalue) scalar texts, emitted as written (numbers of a range: shortest %g) */
   int* quoted;  /* (nvalue) 1 if the value was a quoted string in the sweep file */
-  int rule;     /* interactions[rule].FIELD with a numeric rule parameter: the scene rule's
-                   index (the model's is rule + 1), else -1 */
-  int field;    /* which parameter (sweep_run.c), -1 none */
+  /* what a reused model takes from the variant (sweep_run.c, "reusing a compiled model"):
+   * interactions[rule].FIELD with a numeric rule parameter (rule: the scene rule's index, the
+   * model's is rule + 1), or bodies[body].KEY[comp] with KEY position, velocity or
+   * angular_velocity (field SWEEP_BODY_FIELD + the key's index); rule = field = -1 otherwise */
+  int rule;
+  int field;
+  char* body; /* the body selector: a name, or digits for the index in the scene */
+  int comp;
 } SweepParam;
 
 /* quantities collected per variant */
@@ -165,8 +170,9 @@ typedef struct Sweep {
   SweepCollect* collect;
   char* header;   /* the CSV header line of sweep.csv (no newline) */
   int width;      /* digits of the variant folder numbers (at least 4) */
-  int reuse;      /* 1: every parameter is a numeric rule parameter, so every variant has the
-                     same geometry: a compiled model is reused, its rules patched */
+  int reuse;      /* 1: every parameter is a numeric rule parameter or a body's initial
+                     position, velocity or angular velocity, so every variant has the same
+                     geometry: a compiled model is reused, patched per variant */
 } Sweep;
 
 /* Read and check a sweep file; errors "FILE:LINE:COL: FIELD: what (expected ...)" in err.
@@ -201,6 +207,8 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
 /* the numeric rule parameters a reused model takes from each variant (sweep_run.c): the index
  * of `key` in that list, -1 if it is not one */
 int sweep_rule_field(const char* key);
+/* field numbers from here on are the body state keys position, velocity, angular_velocity */
+#define SWEEP_BODY_FIELD 100
 /* A model of the sweep's geometry to reuse (s->reuse): variant v's scene compiled; NULL if it
  * does not compile (each variant then compiles its own) */
 cmModel* sweep_template_model(const Sweep* s, long v);

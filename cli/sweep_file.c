@@ -495,6 +495,22 @@ static int parse_vary(yaml_document_t* d, yaml_node_t* list, yaml_document_t* ba
       else
         p->field = -1;
     }
+    /* bodies[SEL].position[k] (velocity, angular_velocity): the initial state */
+    if (strncmp(p->path, "bodies[", 7) == 0) {
+      static const char* const keys_[] = {"position", "velocity", "angular_velocity"};
+      const char* close = strchr(p->path + 7, ']');
+      for (int k = 0; close && close[1] == '.' && k < 3; k++) {
+        size_t kl = strlen(keys_[k]);
+        const char* c = close + 2;
+        if (strncmp(c, keys_[k], kl) == 0 && c[kl] == '[' && c[kl + 1] >= '0' &&
+            c[kl + 1] <= '2' && c[kl + 2] == ']' && !c[kl + 3]) {
+          p->body = xstrndup(p->path + 7, (size_t)(close - p->path - 7));
+          if (!p->body) return fail(err, errsz, NULL, "out of memory");
+          p->field = SWEEP_BODY_FIELD + k;
+          p->comp = c[kl + 1] - '0';
+        }
+      }
+    }
     yaml_node_t* vn = map_get(d, it, "values");
     yaml_node_t* rn = map_get(d, it, "range");
     if (!!vn == !!rn)
@@ -575,6 +591,7 @@ void sweep_free(Sweep* s) {
     free(s->param[p].value);
     free(s->param[p].quoted);
     free(s->param[p].path);
+    free(s->param[p].body);
   }
   for (int c = 0; c < s->ncollect; c++) {
     free(s->collect[c].body);
@@ -700,7 +717,7 @@ int sweep_load(const char* path, Sweep* s, char* err, size_t errsz) {
   if (make_header(s)) goto nomem;
   s->reuse = s->nparam > 0;
   for (int p = 0; p < s->nparam; p++)
-    s->reuse &= s->param[p].rule >= 0;
+    s->reuse &= s->param[p].field >= 0;
   s->width = 4;
   for (long n = s->nvariant - 1; n >= 10000; n /= 10)
     s->width++;

@@ -269,11 +269,14 @@ static void track_step(const cmData* d, const double u[3], Track* t, int nt) {
 
 /* ---- reusing a compiled model ----
  *
- * A sweep whose every parameter is a numeric parameter of a rule (interactions[K].ka, ...)
- * has one geometry for all its variants. The compiler copies a rule's parameters into
- * m->rule[K + 1] (rule 0 is the built-in default) and derives from them only compile notes
- * (which a sweep does not print) and contact_time's default (not in the list below); the step
- * reads them from there. So instead of a new compile the variant's values, parsed and checked
+ * A sweep whose every parameter is a numeric parameter of a rule (interactions[K].ka, ...) or
+ * a body's initial position, velocity or angular velocity (bodies[ball].position[2]) has one
+ * geometry for all its variants. The compiler copies a rule's parameters into m->rule[K + 1]
+ * (rule 0 is the built-in default) and derives from them only compile notes (which a sweep
+ * does not print) and contact_time's default (not in the list below); it copies the initial
+ * state into body_pos0, body_vel0 and body_angvel0 and derives from the positions only the
+ * joints' anchors (a scene with joints compiles each variant). The step and cm_data_new read
+ * them from there. So instead of a new compile the variant's values, parsed and checked
  * from its own scene like any other, are written into a model compiled once: in the parent
  * before the local pool forks (each worker has its copy), or by a rank on its first variant.
  * tests/cli/test_cli_sweep.py checks that the outputs are those of `comply run` of the
@@ -296,14 +299,42 @@ static double* rule_field(cmRuleDef* r, int f) {
   return fields[f];
 }
 
-/* the variant's rule values into the cached model; -1 if the scene does not match it */
-static int patch_rules(const Sweep* s, const cmScene* scene, cmModel* m) {
-  if (scene->nrule + 1 != m->nrule) return -1;
+/* the scene's body that a selector names (digits: its index), -1 none */
+static int scene_body(const cmScene* scene, const char* sel) {
+  int digits = *sel != 0;
+  for (const char* c = sel; *c; c++)
+    digits &= *c >= '0' && *c <= '9';
+  if (digits) {
+    long i = strtol(sel, NULL, 10);
+    return i < scene->nbody ? (int)i : -1;
+  }
+  for (int b = 0; b < scene->nbody; b++)
+    if (scene->body[b].name && strcmp(scene->body[b].name, sel) == 0) return b;
+  return -1;
+}
+
+/* the variant's values into the cached model; -1 if the scene does not match it (then the
+ * variant compiles its own) */
+static int patch_model(const Sweep* s, const cmScene* scene, cmModel* m) {
+  if (scene->nrule + 1 != m->nrule || scene->nbody != m->nbody) return -1;
   for (int p = 0; p < s->nparam; p++) {
-    int k = s->param[p].rule;
+    const SweepParam* q = &s->param[p];
+    if (q->field >= SWEEP_BODY_FIELD) {
+      /* a joint's anchor is compiled from the initial positions: not reused then */
+      if (m->njoint > 0) return -1;
+      int sb = scene_body(scene, q->body);
+      int mb = sb >= 0 ? cm_model_body_index(m, scene->body[sb].name) : -1;
+      if (mb < 0) return -1;
+      const cmBodyDef* def = &scene->body[sb];
+      const double* from[3] = {def->position, def->velocity, def->angular_velocity};
+      double* to[3] = {m->body_pos0, m->body_vel0, m->body_angvel0};
+      int f = q->field - SWEEP_BODY_FIELD;
+      to[f][3 * mb + q->comp] = from[f][q->comp];
+      continue;
+    }
+    int k = q->rule;
     if (k < 0 || k >= scene->nrule) return -1;
-    *rule_field(&m->rule[k + 1], s->param[p].field) =
-        *rule_field(&scene->rule[k], s->param[p].field);
+    *rule_field(&m->rule[k + 1], q->field) = *rule_field(&scene->rule[k], q->field);
   }
   return 0;
 }
@@ -366,7 +397,7 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
   free(text);
   int owned = 1; /* m is this variant's own, freed at the end */
   if (st == CM_OK) {
-    if (s->reuse && cache && *cache && patch_rules(s, scene, *cache) == 0) {
+    if (s->reuse && cache && *cache && patch_model(s, scene, *cache) == 0) {
       m = *cache;
       owned = 0;
     } else {
