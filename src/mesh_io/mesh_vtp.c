@@ -28,7 +28,8 @@
  * The XML is read by a small tokenizer of its own: elements, attributes in single or double
  * quotes, comments, processing instructions and declarations (skipped); the start and end tags
  * must match. Only the elements above are interpreted; one Piece. Entity references are not
- * expanded (no attribute of interest contains one).
+ * expanded (no attribute of interest contains one). A DataArray's data is its text after its
+ * last child element (VTK 9 writes InformationKey children, ranges of the array, before it).
  *
  * Robustness: every count is checked against what the file holds before anything is allocated
  * (ascii: at most one value per two characters; raw: the bytes; base64: 3 bytes per 4 characters;
@@ -384,6 +385,9 @@ static cmStatus scan(Vtp* V) {
         open_arr->end = at;
         open_arr = NULL;
       }
+      /* a child of the open DataArray (VTK 9 writes InformationKey elements before the data):
+       * the data is the text after it */
+      if (open_arr && depth == 5) open_arr->start = next;
       if (depth == 3) section = S_NONE;
       pos = next;
       continue;
@@ -442,6 +446,7 @@ static cmStatus scan(Vtp* V) {
         }
       if (t.empty) open_arr = NULL;
     }
+    if (open_arr && depth == 5 && t.empty) open_arr->start = next; /* an empty child */
     if (!t.empty) {
       if (depth == MAX_DEPTH)
         return fail_line(V, at, "elements nested more than 32 deep%s%s", "", "");

@@ -118,12 +118,17 @@ def vtp(points, cells, fmt, *, strips=False, ptype="Float32", itype="Int64", big
         nm = "" if name == "Points" else ' Name="%s"' % name
         head = '<DataArray type="%s"%s NumberOfComponents="%d" format="%s"' % (vtype, nm, ncomp,
                                                                                fmt)
+        # what VTK 9 writes inside a Points array before its data (read past)
+        info = ("\n          <InformationKey name=\"L2_NORM_RANGE\" location=\"vtkDataArray\" "
+                "length=\"2\">\n            <Value index=\"0\">\n              1\n            "
+                "</Value>\n            <Value index=\"1\">\n              2\n            </Value>\n"
+                "          </InformationKey>" if extras and name == "Points" else "")
         if fmt == "ascii":
             if vtype.startswith("Float"):
                 txt = " ".join(repr(float(x)) for x in vals)
             else:
                 txt = " ".join(str(x) for x in vals)
-            elems.append(head + ">\n          " + txt + "\n        </DataArray>")
+            elems.append(head + ">" + info + "\n          " + txt + "\n        </DataArray>")
             continue
         h, body = raw_block(vals, vtype, big, htype or "UInt32", zlib_block)
         if fmt == "binary":
@@ -131,14 +136,17 @@ def vtp(points, cells, fmt, *, strips=False, ptype="Float32", itype="Int64", big
                 enc = base64.b64encode(h) + base64.b64encode(body)
             else:
                 enc = base64.b64encode(h + body)
-            elems.append(head + ">\n          " + enc.decode() + "\n        </DataArray>")
+            elems.append(head + ">" + info + "\n          " + enc.decode() + "\n        </DataArray>")
         else:
             if appended_enc == "base64":
                 chunk = (base64.b64encode(h) + base64.b64encode(body) if zlib_block else
                          base64.b64encode(h + body))
             else:
                 chunk = h + body
-            elems.append(head + ' offset="%d"/>' % len(appended))
+            if info:
+                elems.append(head + ' offset="%d">' % len(appended) + info + "\n        </DataArray>")
+            else:
+                elems.append(head + ' offset="%d"/>' % len(appended))
             appended += chunk
     cell_tag = "Strips" if strips else "Polys"
     out = ['<?xml version="1.0"?>', "<!-- written by make_vtk_meshes.py -->",
