@@ -15,7 +15,8 @@
  *   max_pressure[(B)]   the largest pair max_pressure over the run (of B's pairs), Pa
  *   final_position(B), final_pose(B)  the body frame's origin (and orientation) at the end
  *   wall_time, newton_iterations (solver_total_iter), steps, warnings (the data's warning
- *   counts plus the initial overlaps)
+ *   counts plus the initial overlaps and the resting penetration estimates, as comply run
+ *   counts them)
  * A quantity that has no value (no contact) is an empty field. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -450,6 +451,9 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
     return rc;
   }
 
+  /* the resting penetration estimates, counted as warnings as by `comply run` */
+  int soft = cli_resting_estimates(m, NULL, "");
+
   /* the quantities' bodies and the up direction */
   Track* t = calloc((size_t)(s->ncollect ? s->ncollect : 1), sizeof *t);
   double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
@@ -501,10 +505,13 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
   cm_output_close(out);
 
   /* warnings */
-  long nwarn = overlaps;
+  long nwarn = overlaps + soft;
   char wlist[512] = "";
   size_t wu = 0;
   if (overlaps) wu += (size_t)snprintf(wlist, sizeof wlist, "initial_overlap %d", overlaps);
+  if (soft)
+    wu += (size_t)snprintf(wlist + wu, sizeof wlist - wu, "%sresting_penetration %d",
+                           wu ? ", " : "", soft);
   for (int w = 0; w < CM_WARN_COUNT; w++) {
     if (!d->warning[w]) continue;
     nwarn += d->warning[w];
