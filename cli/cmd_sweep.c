@@ -13,9 +13,10 @@
  * signal. Results do not depend on N: each variant is one deterministic run whose row is
  * written into its folder, and sweep.csv is read from the folders in variant order.
  *
- * Each variant's run uses one OpenMP thread (the variants are the parallelism): unless
- * OMP_NUM_THREADS is set, the command starts itself again with OMP_NUM_THREADS=1, which
- * the OpenMP runtime reads when it loads. */
+ * Each variant's run uses one OpenMP thread (the variants are the parallelism) unless
+ * OMP_NUM_THREADS is set: omp_set_num_threads(1) before any variant. The parent never steps
+ * (it only compiles the reused model, which has no parallel region), so it has no OpenMP
+ * threads when it forks: libgomp's thread pool does not survive a fork. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -26,6 +27,10 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli.h"
 
@@ -50,19 +55,13 @@ static int mkdir_parents(const char* path) {
   return rc;
 }
 
-/* the whole command line again with OMP_NUM_THREADS=1 (argv is the command's: argv[-1] is the
- * program); returns only if that is not needed or not possible */
-static void one_openmp_thread(char** argv) {
-  if (getenv("OMP_NUM_THREADS")) return;
-  const char* preload = getenv("LD_PRELOAD");
-  if (preload && strstr(preload, "vgpreload")) return; /* valgrind: see cli/comply.c */
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0 || (size_t)n >= sizeof self - 1) return;
-  self[n] = 0;
-  if (setenv("OMP_NUM_THREADS", "1", 1) != 0) return;
-  execv(self, argv - 1);
-  unsetenv("OMP_NUM_THREADS");
+/* one OpenMP thread per variant unless OMP_NUM_THREADS says otherwise: the library's parallel
+ * regions take the calling thread's setting (the command is built with the library's OpenMP
+ * flags) */
+static void one_openmp_thread(void) {
+#ifdef _OPENMP
+  if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(1);
+#endif
 }
 
 /* SIGINT / SIGTERM to the local pool: no new variant is started, the signal is passed on to
@@ -224,7 +223,7 @@ int cmd_sweep(int argc, char** argv) {
     }
   }
   if (!file) return cli_usage_error("sweep", "missing the sweep file");
-  one_openmp_thread(argv);
+  one_openmp_thread();
 
   /* only rank 0 of an MPI run reports a bad sweep file (every rank reads it) */
   const char* r0 = getenv("OMPI_COMM_WORLD_RANK");
