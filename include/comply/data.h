@@ -150,6 +150,12 @@ typedef struct cmData {
    * (hashed, saved in checkpoints); last in the struct so that the offsets above stay those of
    * format 4. */
   double* body_dv;
+
+  /* applied force and moment per body, set by the caller: f (N, world, at the com) then the
+   * moment (N m, world), nbody x 6; added in every step until changed; zero after
+   * cm_data_reset; not part of the state (not hashed, not in checkpoints). While any is
+   * non-zero the energy monitor is off (its work is not counted). */
+  double* body_xfrc;
 } cmData;
 
 /* a pair penetrating deeper than this fraction of its thinner body counts CM_WARN_DEEP */

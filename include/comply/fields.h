@@ -165,8 +165,15 @@
   X(double, body_xvel, nbody, 3)                                                                   \
   X(double, body_aabb, nbody, 6)
 
+/* inputs the caller sets between steps: body_xfrc, a force (N, world, at the com) and a moment
+ * (N m, world) per body, added to the body's forces in every step until changed (prescribed and
+ * fixed bodies ignore it). Copied by cm_data_copy, zeroed by cm_data_reset, neither hashed nor
+ * saved in a checkpoint: the same state and the same inputs continue identically.
+ * X(type, name, rows, cols) */
+#define CM_DATA_INPUT(X) X(double, body_xfrc, nbody, 6)
+
 /* every per-body array, allocated with the data: X(type, name, rows, cols) */
-#define CM_DATA_BODY(X) CM_DATA_STATE(X) CM_DATA_DERIVED(X)
+#define CM_DATA_BODY(X) CM_DATA_STATE(X) CM_DATA_DERIVED(X) CM_DATA_INPUT(X)
 
 /* the contacts of the current step, grown by the narrowphase; copied, not saved (the next step
  * finds them again): X(type, name, count, capacity) */

@@ -461,9 +461,10 @@ class Model:
 # Data
 
 _STATE = ("body_cpos", "body_xquat", "body_cvel", "body_angvel",  # CM_DATA_STATE: writable
-          "body_dv")
+          "body_dv", "body_xfrc")                                     # and CM_DATA_INPUT
 _DERIVED = ("body_xpos", "body_xvel", "body_aabb")                # CM_DATA_DERIVED: read-only
 _BODY_COLS = {"body_cpos": 3, "body_xquat": 4, "body_cvel": 3, "body_angvel": 3, "body_dv": 6,
+              "body_xfrc": 6,
               "body_xpos": 3, "body_xvel": 3, "body_aabb": 6}
 _SCALARS = [k for k, t in L.cmData._fields_
             if t in (ctypes.c_long, ctypes.c_int, ctypes.c_double)

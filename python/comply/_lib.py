@@ -159,7 +159,7 @@ class cmData(ctypes.Structure):
         ("tunnel_speed", c_double), ("tunnel_thickness", c_double),
         ("warning", c_int * CM_WARN_COUNT), ("message", ctypes.c_char * MESSAGE_SIZE),
         ("timer", c_double * CM_TIMER_COUNT), ("internal", c_void_p),
-        ("body_dv", _P(c_double)),
+        ("body_dv", _P(c_double)), ("body_xfrc", _P(c_double)),
     ]
 
 

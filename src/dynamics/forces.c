@@ -1,5 +1,6 @@
 /* Stage 5, forces: the applied force and torque on every moving body for this step:
- *  - gravity m g at the com, the constant outer force and moment of the scene;
+ *  - gravity m g at the com, the constant outer force and moment of the scene, and the force and
+ *    moment the caller applies through d->body_xfrc;
  *  - explicit contact rows (contact_time by default, or any rule with integration: explicit):
  *    the law's force at the start of the step, F = max(0, -f - D ddist) along n (pushing,
  *    never pulling), +F n at A's point and -F n at B's; friction opposes the slip w,
@@ -32,6 +33,8 @@ void cm_stage_forces(const cmModel* m, cmData* d, double h) {
     }
     cm_v3_madd(f, m->body_force + 3 * b, m->opt.gravity, m->body_mass[b]);
     cm_v3_copy(t, m->body_moment + 3 * b);
+    cm_v3_add(f, f, d->body_xfrc + 6 * b);
+    cm_v3_add(t, t, d->body_xfrc + 6 * b + 3);
   }
   for (int k = 0; k < p->nrow; k++) {
     cmRow* r = &p->row[k];

@@ -36,7 +36,8 @@
  *
  * Not counted, so the monitor is off (energy_monitor = 0): prescribed bodies (their motion
  * works on what they touch), outer moments (no potential) and laws given as C functions (their
- * energy is unknown). */
+ * energy is unknown); and from the first step with a force applied through d->body_xfrc (the
+ * caller may change it between steps: no potential), for the rest of the run. */
 #include <math.h>
 
 #include "core/cm_math.h"
@@ -101,6 +102,14 @@ void cm_energy_start(const cmModel* m, cmData* d) {
 
 void cm_stage_energy(const cmModel* m, cmData* d, double h) {
   if (!d->energy_monitor) return;
+  for (int b = 0; b < m->nbody; b++) {
+    const double* x = d->body_xfrc + 6 * b;
+    if (m->body_invmass[b] > 0 && (x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0 ||
+                                   x[4] != 0 || x[5] != 0)) {
+      d->energy_monitor = 0;
+      return;
+    }
+  }
   double ke, U = elastic_energy(m, d, h);
   double Eb = body_energy(m, d, &ke), E = Eb + U;
   d->energy = E;

@@ -83,6 +83,7 @@ void cm_data_reset(const cmModel* m, cmData* d) {
     cm_v3_copy(d->body_angvel + 3 * b, w);
   }
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
+  memset(d->body_xfrc, 0, (size_t)m->nbody * 6 * sizeof *d->body_xfrc);
   cm_body_derive(m, d);
 }
 

@@ -7,7 +7,7 @@
 
 #include "comply/fields.h"
 
-/* numbers of the dynamic state per body: the cols of CM_DATA_STATE (13) */
+/* numbers of the dynamic state per body: the cols of CM_DATA_STATE (19) */
 #define CM_FIELD_COLS_(type, name, rows, cols) +(cols)
 enum { CM_NSTATE = 0 CM_DATA_STATE(CM_FIELD_COLS_) };
 

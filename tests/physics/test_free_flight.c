@@ -226,6 +226,77 @@ static void test_outer_force_moment(void) {
   cm_model_free(m);
 }
 
+/* the caller's applied force and moment (d->body_xfrc) on the same sphere: v = F t / m and
+ * w = M t / J while applied; unchanged velocities once set back to zero; a fixed wall ignores
+ * it; cm_data_copy carries it (the copy continues bit-identically), cm_data_reset clears it, the
+ * state hash does not include it, and the energy monitor turns off at the first step with one */
+static void test_applied_force(void) {
+  cmScene* s = cm_scene_new("applied");
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  cmBodyDef b = cm_body_def_default();
+  b.name = "ball";
+  b.geom.type = CM_GEOM_SPHERE;
+  b.geom.radius = 0.1;
+  b.mass = 2.0;
+  b.has_inertia = 1;
+  const double J = 0.008, F[3] = {1, -2, 3}, M[3] = {0.01, 0.02, -0.03};
+  double I[9] = {J, 0, 0, 0, J, 0, 0, 0, J};
+  memcpy(b.inertia, I, sizeof I);
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+  cmBodyDef w = box_body("wall", 1, 1, 1);
+  w.motion = CM_MOTION_FIXED;
+  cm_v3_set(w.position, 5, 5, 5);
+  CHECK(cm_scene_add_body(s, &w, err, sizeof err) == 1);
+  cmModel* m = scene_compile(s);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  for (int k = 0; k < 6; k++)
+    CHECK(d->body_xfrc[k] == 0 && d->body_xfrc[6 + k] == 0);
+  cm_step(m, d);
+  CHECK(d->energy_monitor == 1); /* nothing applied yet */
+  uint64_t h0 = cm_data_hash(m, d);
+  for (int k = 0; k < 3; k++) {
+    d->body_xfrc[k] = F[k];
+    d->body_xfrc[3 + k] = M[k];
+    d->body_xfrc[6 + k] = 100; /* the fixed wall */
+  }
+  CHECK(cm_data_hash(m, d) == h0);
+  double v0[3], w0[3];
+  memcpy(v0, d->body_cvel, sizeof v0);
+  memcpy(w0, d->body_angvel, sizeof w0);
+  for (int n = 0; n < 400; n++)
+    CHECK(cm_step(m, d) == CM_OK);
+  CHECK(d->energy_monitor == 0);
+  double t = 400 * m->opt.timestep;
+  for (int k = 0; k < 3; k++) {
+    CHECK_NEAR(d->body_cvel[k], v0[k] + F[k] * t / 2.0, 1e-12);
+    CHECK_NEAR(d->body_angvel[k], w0[k] + M[k] * t / J, 1e-10);
+    CHECK(d->body_cvel[3 + k] == 0 && d->body_cpos[3 + k] == w.position[k]);
+  }
+  /* a copy continues identically, inputs included */
+  cmData* c = cm_data_new(m);
+  CHECK(cm_data_copy(m, c, d) == CM_OK);
+  for (int n = 0; n < 50; n++) {
+    cm_step(m, d);
+    cm_step(m, c);
+  }
+  CHECK(cm_data_hash(m, c) == cm_data_hash(m, d));
+  /* set back to zero: the velocities stay */
+  memset(d->body_xfrc, 0, 12 * sizeof(double));
+  memcpy(v0, d->body_cvel, sizeof v0);
+  for (int n = 0; n < 100; n++)
+    cm_step(m, d);
+  for (int k = 0; k < 3; k++)
+    CHECK(d->body_cvel[k] == v0[k]);
+  /* reset clears the inputs */
+  cm_data_reset(m, c);
+  for (int k = 0; k < 12; k++)
+    CHECK(c->body_xfrc[k] == 0);
+  cm_data_free(c);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* prescribed bodies follow x0 + v t and exp(w t) q0 exactly; fixed bodies never move */
 static void test_prescribed_fixed(void) {
   cmScene* s = cm_scene_new("kin");
@@ -349,6 +420,7 @@ int main(void) {
   RUN(test_dzhanibekov);
   RUN(test_fast_spin_stable);
   RUN(test_outer_force_moment);
+  RUN(test_applied_force);
   RUN(test_prescribed_fixed);
   RUN(test_numeric_guard);
   RUN(test_determinism);

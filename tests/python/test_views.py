@@ -145,3 +145,28 @@ def test_copy_and_reset():
     assert e.hash() == d.hash()
     d.reset()
     assert d.nstep == 0 and d.time == 0 and d.hash() == comply.Data(m).hash()
+
+
+def test_applied_force_view():
+    """d.body_xfrc is the C input: a body of mass m held by m g against gravity stays where it
+    is (symplectic Euler: v += h (F/m + g) = 0 exactly when F = -m g); a moment M on the
+    isotropic ball spins it at w = M t / J; reset() zeroes the input and it falls again."""
+    h = 1e-3
+    s = comply.Scene("held", timestep=h, gravity=(0, 0, -9.81))
+    s.add_body("ball", geom="sphere", radius=0.1, refine=1, position=(0, 0, 1), mass=2.0,
+               inertia=np.eye(3) * 0.008)
+    m = s.compile()
+    d = comply.Data(m)
+    assert d.body_xfrc.shape == (1, 6) and np.all(d.body_xfrc == 0)
+    d.body_xfrc[0] = (0, 0, 2.0 * 9.81, 0, 0, 0.004)
+    p0 = d.body_cpos[0].copy()  # (0, 0, 1) up to the icosphere's centroid rounding
+    d.step(100)
+    assert np.array_equal(d.body_cpos[0], p0)
+    assert np.array_equal(d.body_cvel[0], [0, 0, 0])
+    assert d.body_angvel[0, 2] == pytest.approx(0.004 * 100 * h / 0.008, rel=1e-12)
+    c = d.copy()
+    assert np.array_equal(c.body_xfrc, d.body_xfrc)
+    d.reset()
+    assert np.all(d.body_xfrc == 0)
+    d.step(10)
+    assert d.body_cvel[0, 2] == pytest.approx(-9.81 * 10 * h, rel=1e-12)

@@ -345,6 +345,7 @@ static void test_copy(void) {
   d->tunnel_speed = 6;
   d->tunnel_thickness = 7;
   snprintf(d->message, sizeof d->message, "a message to copy");
+  d->body_xfrc[4] = 0.5; /* an input the caller set */
 
   /* every listed field differs from a new data's, so that equal after the copy means copied */
   CHECK(differing(m, d, e, 0) == NCOPIED);
