@@ -152,6 +152,66 @@ def test_vtp_body_run(s):
     check(seen == 4, "%d frames" % seen)
 
 
+STACK = """scene:
+  name: stack
+  timestep: 0.001
+  steps: 100
+  gravity: [0, 0, -9.81]
+output:
+  every: 100
+  vtk: true
+bodies:
+  - name: base
+    geometry: {box: {size: [0.2, 0.2, 0.1], divisions: 2}}
+    motion: fixed
+  - name: top
+    geometry: {box: {size: [0.1, 0.1, 0.05], divisions: 4}}
+    density: 1000
+    position: [0, 0, 0.075]
+interactions:
+  - pair: ["*", "*"]
+    law: area_compliant
+    ka: 5.0e10
+    step_damping: 1.0
+    method: %s
+"""
+
+
+def face_pressure(path, z, tol=1e-9):
+    """the pressures of the points of a .vtu at height z, and of all the others"""
+    piece = ET.parse(path).getroot().find("UnstructuredGrid/Piece")
+    pts = decode(piece.find("Points/DataArray"), "d")
+    pd = {a.get("Name"): decode(a, "d") for a in piece.find("PointData").findall("DataArray")}
+    on = [pd["pressure"][i] for i in range(len(pts) // 3) if abs(pts[3 * i + 2] - z) <= tol]
+    off = [pd["pressure"][i] for i in range(len(pts) // 3) if abs(pts[3 * i + 2] - z) > tol]
+    return on, off
+
+
+def test_which_body_gets_pressure(s):
+    """docs/outputs.md: a vertex contact's pressure is on the body whose vertex it is. A box of 4
+    divisions resting on a fixed box of 2 (its top face at z = 0.05): with `vertex` the finer
+    mesh's vertices are tested, so only the top box carries pressure (every bottom vertex, W / A =
+    490.5 Pa as in the plane case) and the base carries none; with `two_way` both carry it, the
+    base on its top-face vertices strictly inside the box's footprint: of its 3 x 3 grid (x, y
+    in {-0.1, 0, 0.1}) only the centre; the box is 0.1 m wide, so no other grid vertex is under
+    it."""
+    for method in ("vertex", "two_way"):
+        scene = s.write("stack_%s.yaml" % method, STACK % method)
+        out = s.path("stack_" + method)
+        expect_exit(s.run("run", scene, "-o", out, "-q"), 0, "comply run, method " + method)
+        top_on, top_off = face_pressure(os.path.join(out, "vtk", "top_100.vtu"), 0.05, 1e-6)
+        base_on, base_off = face_pressure(os.path.join(out, "vtk", "base_100.vtu"), 0.05)
+        check(len(top_on) == 25 and all(p > 0 for p in top_on),
+              "%s: top box bottom pressures %r" % (method, top_on))
+        check(all(p == 0 for p in top_off), "%s: pressure off the top box's bottom" % method)
+        check(all(p == 0 for p in base_off), "%s: pressure off the base's top face" % method)
+        under = [p for p in base_on if p > 0]
+        if method == "vertex":
+            check(not under, "vertex: the base carries pressure %r" % under)
+        else:
+            check(len(under) == 1, "two_way: base top-face pressures %r" % base_on)
+
+
 def test_mesh_info_vtk_files(s):
     data = os.path.join(s.src, "tests", "data", "meshes")
     names = sorted(n for n in os.listdir(data) if n.endswith((".vtp", ".vtk")))
@@ -192,6 +252,7 @@ def test_malformed(s):
 if __name__ == "__main__":
     s = Suite()
     s.test(test_vtp_body_run)
+    s.test(test_which_body_gets_pressure)
     s.test(test_mesh_info_vtk_files)
     s.test(test_malformed)
     s.finish()
