@@ -1,6 +1,7 @@
 """VTK meshes through the comply command: a scene whose body is a .vtp file, run with the VTK
-series; mesh-info on every .vtp and .vtk of tests/data/meshes; malformed files refused with the
-file, the line and the cause.
+series; which body of a pair carries the pressure; mesh-info on every .vtp and .vtk of
+tests/data/meshes (the OpenSim-style unwelded box diagnosed, then repaired by mesh-repair);
+malformed files refused with the file, the line and the cause.
 
 The run: a 0.1 x 0.1 x 0.05 m box centred on its origin, written as an ascii .vtp with its 8
 vertices in a scrambled order and its sides as quads, density 1000 (W = 4.905 N), resting on a
@@ -215,9 +216,18 @@ def test_which_body_gets_pressure(s):
 def test_mesh_info_vtk_files(s):
     data = os.path.join(s.src, "tests", "data", "meshes")
     names = sorted(n for n in os.listdir(data) if n.endswith((".vtp", ".vtk")))
-    check(len(names) >= 14, "files %r" % names)
+    check(len(names) >= 15, "files %r" % names)
     for n in names:
         r = s.run("mesh-info", os.path.join(data, n))
+        if n == "box_unwelded.vtp":
+            # OpenSim-style, each side with its own points: diagnosed, then repaired
+            expect_exit(r, 2, "mesh-info " + n)
+            check("unwelded vertices: 16 in 8 groups" in r.stdout + r.stderr, r.stdout + r.stderr)
+            fixed = s.path("unwelded_fixed.obj")
+            r = s.run("mesh-repair", os.path.join(data, n), fixed)
+            expect_exit(r, 0, "mesh-repair " + n)
+            check("welded 24 vertices into 8 (tolerance 0 m)" in r.stdout, r.stdout)
+            r = s.run("mesh-info", fixed)
         expect_exit(r, 0, "mesh-info " + n)
         m = re.search(r"^volume: (\S+)", r.stdout, re.M)
         check(m, "no volume in %s" % r.stdout)

@@ -103,6 +103,34 @@ static void test_vtp_sphere(void) {
   cm_mesh_free(ref);
 }
 
+/* OpenSim-style: each side of the box with its own 4 points (24, for per-face normals): the
+ * check fails naming the unwelded vertices first (8 groups of 3, welding exact duplicates closes
+ * it), the repair welds 24 into 8 at tolerance 0 and the box's mass properties follow */
+static void test_vtp_unwelded_repaired(void) {
+  cmMesh* m = NULL;
+  char err[1024] = "";
+  CHECK(cm_mesh_load(DATA("box_unwelded.vtp"), 1.0, &m, err, sizeof err) == CM_OK);
+  if (!m) return;
+  CHECK(m->nvert == 24 && m->nface == 12);
+  CHECK(cm_mesh_check(m, "box_unwelded.vtp", NULL, err, sizeof err) == CM_ERR_MESH);
+  /* 8 groups of 3: 16 vertices at the position of another */
+  CHECK(contains(err, "box_unwelded.vtp: unwelded vertices: 16 in 8 groups"));
+  CHECK(contains(err, "welding exactly coincident vertices closes the mesh"));
+  cmMeshRepairReport r;
+  CHECK(cm_mesh_repair(m, -1, "box_unwelded.vtp", &r, err, sizeof err) == CM_OK);
+  CHECK(r.welded_vert == 24 && r.weld_group == 8 && r.weld_tol == 0 && m->nvert == 8);
+  cmMassProperties mp;
+  CHECK(cm_mesh_mass_properties(m, &mp) == CM_OK);
+  CHECK_REL(mp.volume, 6, 1e-13);
+  CHECK_NEAR(mp.com[0], 1.5, 1e-13);
+  CHECK_NEAR(mp.com[1], 3.0, 1e-13);
+  CHECK_NEAR(mp.com[2], 4.5, 1e-13);
+  CHECK_REL(mp.inertia[0], 6 * (4 + 9) / 12.0, 1e-12);
+  CHECK_REL(mp.inertia[4], 6 * (1 + 9) / 12.0, 1e-12);
+  CHECK_REL(mp.inertia[8], 6 * (1 + 4) / 12.0, 1e-12);
+  cm_mesh_free(m);
+}
+
 typedef cmStatus (*Reader)(const char*, char*, size_t, double, cmMesh**, char*, size_t);
 
 /* read text (len bytes) under `name`; the status must be `want` and the message hold each of
@@ -343,6 +371,7 @@ int main(void) {
   RUN(test_vtp_variants);
   RUN(test_vtk_variants);
   RUN(test_vtp_sphere);
+  RUN(test_vtp_unwelded_repaired);
   RUN(test_vtp_malformed);
   RUN(test_vtp_zlib_malformed);
   RUN(test_vtk_malformed);

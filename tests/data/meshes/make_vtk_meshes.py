@@ -233,6 +233,11 @@ def main():
     # the quads as strips (q0, q1, q3, q2): triangles (q0, q1, q3) and (q3, q1, q2)
     write("box_strips.vtp", vtp(V, [[q[0], q[1], q[3], q[2]] for q in Q], "ascii", strips=True,
                                 extras=False))
+    # as OpenSim's files often are: each side with its own 4 vertices (for per-face normals),
+    # 24 points that weld into the 8 corners
+    uv = [V[i] for q in Q for i in q]
+    uq = [[4 * k + j for j in range(4)] for k in range(6)]
+    write("box_unwelded.vtp", vtp(uv, uq, "ascii"))
     sv, sf = icosphere(2)
     write("sphere_ascii.vtp", vtp(sv, sf, "ascii", ptype="Float64", extras=False))
     write("sphere_zlib.vtp", vtp(sv, sf, "binary", ptype="Float64", zlib_block=32768,
