@@ -604,7 +604,8 @@ static int fill_holes(const cmMesh* m, double diag, int** face, int n, cmMeshRep
         int a = f[q], b = f[(q + 1) % 3];
         int on_loop = 0;
         for (int l = 0; l < k && !on_loop; l++)
-          on_loop = (loop[l] == a && loop[(l + 1) % k] == b) || (loop[l] == b && loop[(l + 1) % k] == a);
+          on_loop =
+              (loop[l] == a && loop[(l + 1) % k] == b) || (loop[l] == b && loop[(l + 1) % k] == a);
         if (!on_loop) ok = edge_faces(e, ne, a, b) == 0;
       }
     }
@@ -865,8 +866,7 @@ cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshR
     face[i] = newidx[face[i]];
   r.changes = (r.weld_group > 0) + (r.unused_vert > 0) + (r.duplicate_face > 0) +
               (r.degenerate_face > 0) + (r.filled_hole > 0) + (r.filled_planar_hole > 0) +
-              (r.flipped_face > 0) +
-              (r.flipped_shell > 0);
+              (r.flipped_face > 0) + (r.flipped_shell > 0);
   /* the mesh adopts the new arrays when anything changed */
   if (r.changes) {
     free_derived(mesh);
@@ -931,7 +931,8 @@ int cm_mesh_repair_text(const cmMeshRepairReport* r, char* buf, size_t bufsz) {
     part(buf, bufsz, &at, "filled %d hole%s of 3 edges with a triangle", r->filled_hole,
          S(r->filled_hole));
   if (r->filled_planar_hole)
-    part(buf, bufsz, &at, "filled %d planar hole%s of 4 to %d edges with %d triangles (ear clipping)",
+    part(buf, bufsz, &at,
+         "filled %d planar hole%s of 4 to %d edges with %d triangles (ear clipping)",
          r->filled_planar_hole, S(r->filled_planar_hole), r->filled_planar_max,
          r->filled_planar_face);
   if (r->flipped_face)

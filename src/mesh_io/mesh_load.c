@@ -264,8 +264,7 @@ cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, s
     return cm_error(err, errsz, CM_ERR_ARG,
                     "%s: unknown mesh file extension '%s' (expected .obj, .stl, .ply, .vtp or "
                     ".vtk)",
-                    path,
-                    ext ? ext : "");
+                    path, ext ? ext : "");
 
   /* read the whole file and parse it */
   char* buf;

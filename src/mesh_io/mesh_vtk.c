@@ -95,8 +95,8 @@ static cmStatus count_arg(Vtk* L, const char* kw, const char* what, long long* n
   int r = token(L, tok, sizeof tok, &at);
   if (r <= 0 || !cm_io_parse_llong(tok, n) || *n < 0)
     return cm_error(L->err, L->errsz, CM_ERR_PARSE,
-                    "%s:%d: %s: bad or missing %s (a non-negative integer)", L->path, L->line,
-                    kw, what);
+                    "%s:%d: %s: bad or missing %s (a non-negative integer)", L->path, L->line, kw,
+                    what);
   if (*n > CM_MESH_MAX_ELEMENTS)
     return cm_error(L->err, L->errsz, CM_ERR_LIMIT,
                     "%s:%d: %s: %s %lld is more than the limit 2147483647", L->path, L->line, kw,
@@ -109,13 +109,11 @@ static int type_of(const char* s, int* isint, int* issigned) {
   static const struct {
     const char* name;
     int size, isint, issigned;
-  } types[] = {{"char", 1, 1, 1},          {"unsigned_char", 1, 1, 0},
-               {"short", 2, 1, 1},         {"unsigned_short", 2, 1, 0},
-               {"int", 4, 1, 1},           {"unsigned_int", 4, 1, 0},
-               {"vtktypeint32", 4, 1, 1},  {"vtktypeuint32", 4, 1, 0},
-               {"long", 8, 1, 1},          {"unsigned_long", 8, 1, 0},
-               {"vtktypeint64", 8, 1, 1},  {"vtktypeuint64", 8, 1, 0},
-               {"float", 4, 0, 1},         {"double", 8, 0, 1}};
+  } types[] = {{"char", 1, 1, 1},           {"unsigned_char", 1, 1, 0}, {"short", 2, 1, 1},
+               {"unsigned_short", 2, 1, 0}, {"int", 4, 1, 1},           {"unsigned_int", 4, 1, 0},
+               {"vtktypeint32", 4, 1, 1},   {"vtktypeuint32", 4, 1, 0}, {"long", 8, 1, 1},
+               {"unsigned_long", 8, 1, 0},  {"vtktypeint64", 8, 1, 1},  {"vtktypeuint64", 8, 1, 0},
+               {"float", 4, 0, 1},          {"double", 8, 0, 1}};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (!strcmp(s, types[i].name)) {
       *isint = types[i].isint;
@@ -177,8 +175,8 @@ static cmStatus values(Vtk* L, size_t n, int size, int isint, int issigned, cons
       cm_free(v);
       if (r == 0)
         return cm_error(L->err, L->errsz, CM_ERR_PARSE,
-                        "%s:%d: %s: end of file after %zu of %zu values", L->path, L->line, what,
-                        i, n);
+                        "%s:%d: %s: end of file after %zu of %zu values", L->path, L->line, what, i,
+                        n);
       return cm_error(L->err, L->errsz, CM_ERR_PARSE, "%s:%d: %s: value %zu '%.40s' is not %s%s",
                       L->path, L->line, what, i, tok,
                       isint ? "an integer" : "a finite decimal number",
@@ -309,8 +307,7 @@ static cmStatus cells(Vtk* L, const char* kw, long long npts, int strip, cmMeshB
         value_where(L, raw_at, i < (size_t)c ? i : (size_t)c, 4, w, sizeof w);
         if (i >= (size_t)c)
           st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
-                        "%s: %s: the size %lld ends before cell %zu of %zu", w, kw, c, cell,
-                        ncell);
+                        "%s: %s: the size %lld ends before cell %zu of %zu", w, kw, c, cell, ncell);
         else
           st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
                         "%s: %s: cell %zu has %.17g points, more than the %zu values left of the "
@@ -368,8 +365,8 @@ cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale,
                     magic);
   for (int k = 0; k < 2; k++) {
     const char* nl = memchr(buf + L.pos, '\n', len - L.pos);
-    if (!nl) return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: end of file in the header", path,
-                             L.line);
+    if (!nl)
+      return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: end of file in the header", path, L.line);
     L.pos = (size_t)(nl - buf) + 1;
     L.line++;
   }
@@ -379,15 +376,14 @@ cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale,
   if (r > 0 && (cm_io_ieq(tok, "ASCII") || cm_io_ieq(tok, "BINARY")))
     L.binary = cm_io_ieq(tok, "BINARY");
   else
-    return fail(&L, "expected ASCII or BINARY on the third line, found '%.40s'%s",
-                r > 0 ? tok : "", "");
+    return fail(&L, "expected ASCII or BINARY on the third line, found '%.40s'%s", r > 0 ? tok : "",
+                "");
   r = token(&L, tok, sizeof tok, &at);
   if (r <= 0 || strcmp(tok, "DATASET"))
     return fail(&L, "expected 'DATASET POLYDATA', found '%.40s'%s", r > 0 ? tok : "", "");
   r = token(&L, tok, sizeof tok, &at);
   if (r <= 0 || strcmp(tok, "POLYDATA"))
-    return fail(&L,
-                "DATASET %.40s is not supported: a mesh is read from DATASET POLYDATA%s",
+    return fail(&L, "DATASET %.40s is not supported: a mesh is read from DATASET POLYDATA%s",
                 r > 0 ? tok : "(none)", "");
 
   /* the sections, up to the end of the file or the point and cell data */
@@ -450,8 +446,7 @@ cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale,
         L.pos = e < L.len ? e + 1 : e;
         L.line += nl != NULL;
       }
-    } else if (!strcmp(tok, "POINT_DATA") || !strcmp(tok, "CELL_DATA") ||
-               !strcmp(tok, "FIELD")) {
+    } else if (!strcmp(tok, "POINT_DATA") || !strcmp(tok, "CELL_DATA") || !strcmp(tok, "FIELD")) {
       break; /* attributes: not geometry */
     } else {
       st = fail(&L,

@@ -25,8 +25,7 @@ cmStatus cm_io_vtk_cells(cmMeshBuilder* b, const double* ends, size_t ncell, dou
   e->array = 0;
   e->index = 0;
   if (!(start >= 0 && start == floor(start) && start <= (double)nconn)) {
-    snprintf(e->msg, sizeof e->msg, "the first cell starts at %.17g, outside 0..%zu", start,
-             nconn);
+    snprintf(e->msg, sizeof e->msg, "the first cell starts at %.17g, outside 0..%zu", start, nconn);
     return CM_ERR_PARSE;
   }
   for (size_t i = 0; i < ncell; i++) {
@@ -52,8 +51,8 @@ cmStatus cm_io_vtk_cells(cmMeshBuilder* b, const double* ends, size_t ncell, dou
       if (!(v >= 0 && v < (double)npts && v == floor(v))) {
         e->array = 1;
         e->index = j;
-        snprintf(e->msg, sizeof e->msg, "%s %zu refers to point %.17g, outside 0..%lld", kind, i,
-                 v, npts - 1);
+        snprintf(e->msg, sizeof e->msg, "%s %zu refers to point %.17g, outside 0..%lld", kind, i, v,
+                 npts - 1);
         return CM_ERR_PARSE;
       }
     }

@@ -53,8 +53,8 @@
 #define ZLIB_RATIO 1032 /* deflate's largest expansion on inflation */
 
 enum { T_I8 = 1, T_U8, T_I16, T_U16, T_I32, T_U32, T_I64, T_U64, T_F32, T_F64 };
-static const char* const type_names[] = {"",       "Int8",   "UInt8", "Int16",   "UInt16", "Int32",
-                                         "UInt32", "Int64",  "UInt64", "Float32", "Float64"};
+static const char* const type_names[] = {"",       "Int8",  "UInt8",  "Int16",   "UInt16", "Int32",
+                                         "UInt32", "Int64", "UInt64", "Float32", "Float64"};
 static const int type_size[] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
 
 enum { F_ASCII = 1, F_BINARY, F_APPENDED };
@@ -76,30 +76,29 @@ typedef struct Vtp {
   size_t len;
   char* err;
   size_t errsz;
-  int big;        /* BigEndian */
-  int hsize;      /* header integer size: 4 or 8 */
-  int zlib;       /* vtkZLibDataCompressor */
-  int appended;   /* AppendedData found: 0 none, 1 raw, 2 base64 */
-  size_t app;     /* offset of the first byte after '_' */
+  int big;      /* BigEndian */
+  int hsize;    /* header integer size: 4 or 8 */
+  int zlib;     /* vtkZLibDataCompressor */
+  int appended; /* AppendedData found: 0 none, 1 raw, 2 base64 */
+  size_t app;   /* offset of the first byte after '_' */
   int npiece, piece_line;
-  int root_seen;  /* the VTKFile start tag was read */
+  int root_seen; /* the VTKFile start tag was read */
   long long npts, npolys, nstrips;
   Arr pts, conn[2], offs[2]; /* [0] Polys, [1] Strips */
 } Vtp;
 
 /* ---- messages ---- */
 
-static cmStatus fail_line(const Vtp* V, size_t off, const char* fmt, const char* a,
-                          const char* b) {
+static cmStatus fail_line(const Vtp* V, size_t off, const char* fmt, const char* a, const char* b) {
   char msg[400];
   snprintf(msg, sizeof msg, fmt, a, b);
-  return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s:%d: %s", V->path,
-                  cm_io_line_of(V->buf, off), msg);
+  return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s:%d: %s", V->path, cm_io_line_of(V->buf, off),
+                  msg);
 }
 
 static cmStatus fail_byte(const Vtp* V, size_t off, const char* what, const char* msg) {
-  return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s: byte offset %zu: %s: %s", V->path, off,
-                  what, msg);
+  return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s: byte offset %zu: %s: %s", V->path, off, what,
+                  msg);
 }
 
 /* ---- the XML tokenizer ---- */
@@ -232,8 +231,8 @@ static int parse_type(const char* s) {
 }
 
 /* a non-negative integer attribute (absent: def) */
-static cmStatus count_attr(const Vtp* V, const Tag* t, size_t at, const char* name,
-                           long long def, long long* out) {
+static cmStatus count_attr(const Vtp* V, const Tag* t, size_t at, const char* name, long long def,
+                           long long* out) {
   char v[64];
   int has = attr(t, name, v, sizeof v);
   if (!has) {
@@ -254,16 +253,14 @@ static cmStatus count_attr(const Vtp* V, const Tag* t, size_t at, const char* na
 static cmStatus root_attrs(Vtp* V, const Tag* t, size_t at) {
   char v[64];
   if (!attr(t, "type", v, sizeof v) || strcmp(v, "PolyData"))
-    return fail_line(V, at,
-                     "VTKFile type=\"%.40s\" is not supported: a .vtp file holds PolyData%s",
+    return fail_line(V, at, "VTKFile type=\"%.40s\" is not supported: a .vtp file holds PolyData%s",
                      attr(t, "type", v, sizeof v) ? v : "(none)", "");
   V->big = 0;
   if (attr(t, "byte_order", v, sizeof v)) {
     if (!strcmp(v, "BigEndian"))
       V->big = 1;
     else if (strcmp(v, "LittleEndian"))
-      return fail_line(V, at, "byte_order=\"%.40s\" (expected LittleEndian or BigEndian)%s", v,
-                       "");
+      return fail_line(V, at, "byte_order=\"%.40s\" (expected LittleEndian or BigEndian)%s", v, "");
   }
   V->hsize = 4;
   if (attr(t, "header_type", v, sizeof v)) {
@@ -304,8 +301,10 @@ static cmStatus array_attrs(Vtp* V, const Tag* t, size_t at, int section) {
   a->what = w;
   a->line = cm_io_line_of(V->buf, at);
   if (!attr(t, "type", v, sizeof v) || !(a->type = parse_type(v)))
-    return fail_line(V, at, "%s DataArray: bad or missing type=\"%.40s\" (Int8 .. UInt64, Float32, "
-                     "Float64)", w, v);
+    return fail_line(V, at,
+                     "%s DataArray: bad or missing type=\"%.40s\" (Int8 .. UInt64, Float32, "
+                     "Float64)",
+                     w, v);
   long long nc;
   cmStatus st = count_attr(V, t, at, "NumberOfComponents", 1, &nc);
   if (st != CM_OK) return st;
@@ -330,8 +329,7 @@ static cmStatus array_attrs(Vtp* V, const Tag* t, size_t at, int section) {
     if (!attr(t, "offset", v, sizeof v))
       return fail_line(V, at, "%s DataArray: format=\"appended\" without an offset%s", w, "");
     if (!cm_io_parse_llong(v, &a->offset) || a->offset < 0)
-      return fail_line(V, at, "%s DataArray: offset=\"%.40s\" is not a non-negative integer", w,
-                       v);
+      return fail_line(V, at, "%s DataArray: offset=\"%.40s\" is not a non-negative integer", w, v);
   }
   return CM_OK;
 }
@@ -356,9 +354,10 @@ static cmStatus scan(Vtp* V) {
       /* only whitespace may follow the root */
       for (size_t i = pos; i < V->len; i++)
         if (!is_ws(V->buf[i]) && depth == 0)
-          return fail_line(V, i, V->root_seen ? "text after the end of the VTKFile element%s%s"
-                                              : "not a VTK XML file: text before any <VTKFile> "
-                                                "element%s%s",
+          return fail_line(V, i,
+                           V->root_seen ? "text after the end of the VTKFile element%s%s"
+                                        : "not a VTK XML file: text before any <VTKFile> "
+                                          "element%s%s",
                            "", "");
       break;
     }
@@ -398,8 +397,7 @@ static cmStatus scan(Vtp* V) {
       if (!name_is(t.name, t.nlen, "VTKFile"))
         return fail_line(V, at, "not a VTK XML file: the root element is <%.40s>, not <VTKFile>",
                          t.name, "");
-      if (V->root_seen)
-        return fail_line(V, at, "a second root element <VTKFile>%s%s", "", "");
+      if (V->root_seen) return fail_line(V, at, "a second root element <VTKFile>%s%s", "", "");
       V->root_seen = 1;
       if ((st = root_attrs(V, &t, at)) != CM_OK) return st;
     } else if (depth == 1 && name_is(t.name, t.nlen, "AppendedData")) {
@@ -460,8 +458,8 @@ static cmStatus scan(Vtp* V) {
   }
   if (depth)
     return cm_error(V->err, V->errsz, CM_ERR_PARSE, "%s:%d: end of file inside <%.*s>", V->path,
-                    cm_io_line_of(V->buf, V->len), (int)(slen[depth - 1] < 40 ? slen[depth - 1] : 40),
-                    stack[depth - 1]);
+                    cm_io_line_of(V->buf, V->len),
+                    (int)(slen[depth - 1] < 40 ? slen[depth - 1] : 40), stack[depth - 1]);
   if (!V->npiece)
     return cm_error(V->err, V->errsz, CM_ERR_PARSE,
                     "%s:%d: no <VTKFile><PolyData><Piece> found before the end of the file",
@@ -650,8 +648,10 @@ static cmStatus decode_binary(const Vtp* V, const Arr* a, long long expect, doub
       at++;
   } else {
     if (!V->appended)
-      return fail_line(V, a->start, "%s DataArray: format=\"appended\" but the file has no "
-                       "AppendedData%s", a->what, "");
+      return fail_line(V, a->start,
+                       "%s DataArray: format=\"appended\" but the file has no "
+                       "AppendedData%s",
+                       a->what, "");
     if ((unsigned long long)a->offset > V->len - V->app)
       return cm_error(V->err, V->errsz, CM_ERR_PARSE,
                       "%s:%d: %s DataArray: offset=\"%lld\" is past the end of the file (%zu bytes "
@@ -670,7 +670,7 @@ static cmStatus decode_binary(const Vtp* V, const Arr* a, long long expect, doub
 #define READ(dst, nb)                                                                              \
   do {                                                                                             \
     r = src_read(&s, (dst), (nb), &bad);                                                           \
-    if (r < 0) return fail_byte(V, bad, a->what, "a character that is not base64");               \
+    if (r < 0) return fail_byte(V, bad, a->what, "a character that is not base64");                \
     if (r == 0) return fail_byte(V, at, a->what, "unexpected end of the data");                    \
   } while (0)
 
@@ -770,7 +770,9 @@ static cmStatus decode_binary(const Vtp* V, const Arr* a, long long expect, doub
           snprintf(msg, sizeof msg,
                    "zlib block %llu of %llu does not inflate to its %zu bytes (%s)",
                    (unsigned long long)i + 1, (unsigned long long)nblk, want,
-                   zr == Z_OK ? "short" : zr == Z_BUF_ERROR ? "longer or cut" : "corrupt stream");
+                   zr == Z_OK          ? "short"
+                   : zr == Z_BUF_ERROR ? "longer or cut"
+                                       : "corrupt stream");
         cm_free(bytes);
         cm_free(cbuf);
         cm_free(csz);
@@ -786,8 +788,10 @@ static cmStatus decode_binary(const Vtp* V, const Arr* a, long long expect, doub
   size_t cnt = nbytes / (size_t)es;
   if (cnt > CM_MESH_MAX_ELEMENTS) {
     cm_free(bytes);
-    return cm_error(V->err, V->errsz, CM_ERR_LIMIT, "%s: byte offset %zu: %s: more than "
-                    "2147483647 values", V->path, at, a->what);
+    return cm_error(V->err, V->errsz, CM_ERR_LIMIT,
+                    "%s: byte offset %zu: %s: more than "
+                    "2147483647 values",
+                    V->path, at, a->what);
   }
   double* v = cm_malloc((cnt ? cnt : 1) * sizeof(double));
   if (!v) {

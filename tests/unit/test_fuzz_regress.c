@@ -91,7 +91,7 @@ static int run_dir(const char* dir, Entry entry) {
 }
 
 /* the targets: the folders of fuzz/corpus/ and fuzz/crashers/ */
-static const char* const targets[] = {"scene", "obj", "stl", "ply", "vtp",
+static const char* const targets[] = {"scene", "obj",        "stl",    "ply", "vtp",
                                       "vtk",   "checkpoint", "resume", "cli"};
 enum { NTARGET = sizeof targets / sizeof targets[0] };
 

@@ -270,11 +270,13 @@ static void test_not_repairable(void) {
     if (s1 < 0 && sf != s0 && sf / 2 != s0 / 2) s1 = sf;
   }
   for (int f = 0; f < 12; f++)
-    if (side(c, f) != s0 && side(c, f) != s1) memcpy(m->face + 3 * n++, c->face + 3 * f, 3 * sizeof(int));
+    if (side(c, f) != s0 && side(c, f) != s1)
+      memcpy(m->face + 3 * n++, c->face + 3 * f, 3 * sizeof(int));
   CHECK(n == 8);
   CHECK(cm_mesh_repair(m, -1, "open.obj", &r, err, sizeof err) == CM_ERR_MESH);
   CHECK(r.changes == 0 && m->nface == 8);
-  CHECK(r.nonplanar_hole == 1 && r.nonplanar_first_len == 6 && fabs(r.nonplanar_first_dev - sqrt(2) / 3) < 1e-12);
+  CHECK(r.nonplanar_hole == 1 && r.nonplanar_first_len == 6 &&
+        fabs(r.nonplanar_first_dev - sqrt(2) / 3) < 1e-12);
   CHECK(contains(err, "open.obj: holes: 1 (boundary loops of 6 edges"));
   char text[512];
   cm_mesh_repair_text(&r, text, sizeof text);

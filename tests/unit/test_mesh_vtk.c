@@ -50,8 +50,8 @@ static void check_box(const char* file, int nface) {
 /* every variant: quads fan-triangulated into 12 triangles */
 static void test_vtp_variants(void) {
   static const char* const files[] = {
-      "box_ascii.vtp",          "box_binary.vtp", "box_binary64.vtp",      "box_appended_raw.vtp",
-      "box_appended_b64_be.vtp", "box_zlib.vtp",  "box_zlib_appended.vtp", "box_strips.vtp"};
+      "box_ascii.vtp",           "box_binary.vtp", "box_binary64.vtp",      "box_appended_raw.vtp",
+      "box_appended_b64_be.vtp", "box_zlib.vtp",   "box_zlib_appended.vtp", "box_strips.vtp"};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/data/meshes/%s", CM_SOURCE_DIR, files[i]);
@@ -217,16 +217,17 @@ static void test_vtp_malformed(void) {
           CM_ERR_PARSE, "num.vtp:7:", "value 11 '1e999' is not a finite decimal number");
   REFUSED(rd, "offs.vtp", TET_HEAD TET_POINTS TET_POLYS(TET_CONN, "3 6 5 12") TET_TAIL,
           CM_ERR_PARSE, "offs.vtp:", "polygon 2 ends at 5");
-  REFUSED(rd, "two.vtp", TET_HEAD TET_POINTS TET_POLYS(TET_CONN, "3 6 9 11") TET_TAIL,
-          CM_ERR_PARSE, "two.vtp:", "polygon 3 has 2 points, needs at least 3");
-  REFUSED(rd, "tag.vtp",
-          TET_HEAD TET_POINTS TET_POLYS(TET_CONN, TET_OFFS) "</PolyData>\n</VTKFile>\n",
-          CM_ERR_PARSE, "tag.vtp:19:", "end tag </PolyData> does not match the open element <Piece>");
-  REFUSED(rd, "cut.vtp", TET_HEAD TET_POINTS, CM_ERR_PARSE, "cut.vtp:", "end of file inside <Piece>");
+  REFUSED(rd, "two.vtp", TET_HEAD TET_POINTS TET_POLYS(TET_CONN, "3 6 9 11") TET_TAIL, CM_ERR_PARSE,
+          "two.vtp:", "polygon 3 has 2 points, needs at least 3");
+  REFUSED(
+      rd, "tag.vtp", TET_HEAD TET_POINTS TET_POLYS(TET_CONN, TET_OFFS) "</PolyData>\n</VTKFile>\n",
+      CM_ERR_PARSE, "tag.vtp:19:", "end tag </PolyData> does not match the open element <Piece>");
+  REFUSED(rd, "cut.vtp", TET_HEAD TET_POINTS, CM_ERR_PARSE,
+          "cut.vtp:", "end of file inside <Piece>");
   REFUSED(rd, "ug.vtp", "<VTKFile type=\"UnstructuredGrid\">\n</VTKFile>\n", CM_ERR_PARSE,
           "ug.vtp:1:", "type=\"UnstructuredGrid\" is not supported");
-  REFUSED(rd, "root.vtp", "<?xml version=\"1.0\"?>\n<html></html>\n", CM_ERR_PARSE, "root.vtp:2:",
-          "not a VTK XML file");
+  REFUSED(rd, "root.vtp", "<?xml version=\"1.0\"?>\n<html></html>\n", CM_ERR_PARSE,
+          "root.vtp:2:", "not a VTK XML file");
   REFUSED(rd, "lz4.vtp",
           "<VTKFile type=\"PolyData\" compressor=\"vtkLZ4DataCompressor\">\n</VTKFile>\n",
           CM_ERR_PARSE, "lz4.vtp:1:", "vtkLZ4DataCompressor");
@@ -236,8 +237,8 @@ static void test_vtp_malformed(void) {
   /* binary: a header announcing 48 bytes (4 points, expected 48 for 4 x 3 Float32) then only 8 */
   {
     /* the byte offsets: of the base64 text, of the bad character */
-    static const char head[] =
-        TET_HEAD "<Points><DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"binary\">\n";
+    static const char head[] = TET_HEAD
+        "<Points><DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"binary\">\n";
     char w1[64], w2[64];
     snprintf(w1, sizeof w1, "short.vtp: byte offset %zu", sizeof head - 1);
     snprintf(w2, sizeof w2, "b64.vtp: byte offset %zu", sizeof head - 1 + 4);
@@ -258,9 +259,10 @@ static void test_vtp_malformed(void) {
   REFUSED(rd, "app.vtp",
           TET_HEAD
           "<Points><DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"appended\" "
-          "offset=\"500\"/></Points>\n" TET_POLYS(TET_CONN, TET_OFFS)
-          "</Piece>\n</PolyData>\n<AppendedData encoding=\"raw\">\n_abc\n</AppendedData>\n"
-          "</VTKFile>\n",
+          "offset=\"500\"/></Points>\n" TET_POLYS(
+              TET_CONN, TET_OFFS) "</Piece>\n</PolyData>\n<AppendedData "
+                                  "encoding=\"raw\">\n_abc\n</AppendedData>\n"
+                                  "</VTKFile>\n",
           CM_ERR_PARSE, "app.vtp:", "offset=", "past the end");
   REFUSED(rd, "noapp.vtp",
           TET_HEAD
@@ -301,7 +303,8 @@ static void test_vtp_zlib_malformed(void) {
   CHECK(st == CM_ERR_PARSE);
   char want[64];
   snprintf(want, sizeof want, "byte offset %zu", app + 6 * 8);
-  CHECK(contains(err, "corrupt.vtp: ") && contains(err, want) && contains(err, "zlib block 1 of 3"));
+  CHECK(contains(err, "corrupt.vtp: ") && contains(err, want) &&
+        contains(err, "zlib block 1 of 3"));
   cm_mesh_free(m);
 
   /* the header's block size raised to 2^30: more than 1032 x the compressed bytes */
@@ -327,15 +330,15 @@ static void test_vtk_malformed(void) {
           CM_ERR_PARSE, "size.vtk:12:", "cell 3 has 3 points, more than the 2 values left");
   REFUSED(rd, "pts.vtk", VTK_HEAD "POINTS 4 float\n0 0 0 1 0 0\n0 1 0 0 0 x\n", CM_ERR_PARSE,
           "pts.vtk:7:", "POINTS: value 11 'x' is not a finite decimal number");
-  REFUSED(rd, "many.vtk", VTK_HEAD "POINTS 1000000 float\n0 0 0\n", CM_ERR_PARSE, "many.vtk:5:",
-          "3000000 values announced, but only 6 bytes follow");
+  REFUSED(rd, "many.vtk", VTK_HEAD "POINTS 1000000 float\n0 0 0\n", CM_ERR_PARSE,
+          "many.vtk:5:", "3000000 values announced, but only 6 bytes follow");
   REFUSED(rd, "ug.vtk", "# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\n",
           CM_ERR_PARSE, "ug.vtk:4:", "DATASET UNSTRUCTURED_GRID is not supported");
   REFUSED(rd, "magic.vtk", "solid x\n", CM_ERR_PARSE, "magic.vtk:1:", "not a legacy VTK file");
-  REFUSED(rd, "order.vtk", VTK_HEAD "POLYGONS 1 4\n3 0 1 2\n", CM_ERR_PARSE, "order.vtk:5:",
-          "POLYGONS before POINTS");
-  REFUSED(rd, "kw.vtk", VTK_HEAD VTK_POINTS "SPHERES 1\n", CM_ERR_PARSE, "kw.vtk:8:",
-          "unknown keyword 'SPHERES'");
+  REFUSED(rd, "order.vtk", VTK_HEAD "POLYGONS 1 4\n3 0 1 2\n", CM_ERR_PARSE,
+          "order.vtk:5:", "POLYGONS before POINTS");
+  REFUSED(rd, "kw.vtk", VTK_HEAD VTK_POINTS "SPHERES 1\n", CM_ERR_PARSE,
+          "kw.vtk:8:", "unknown keyword 'SPHERES'");
   REFUSED(rd, "v51.vtk",
           VTK_HEAD VTK_POINTS "POLYGONS 5 12\nOFFSETS vtktypeint64\n0 3 6 9 13\n"
                               "CONNECTIVITY vtktypeint64\n0 2 1 0 1 3 0 3 2 1 2 3\n",
