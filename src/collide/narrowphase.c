@@ -6,9 +6,16 @@
  * CM_CONTACT_TWO_WAY, area halved), a half-space gives one job with the mesh as A.
  *
  * Every (job, vertex) is an independent query (collide_vertex.c), so the queries of a batch of
- * jobs run in parallel (OpenMP) into a per-vertex hit array; the hits are then compacted in
- * (pair, job, vertex) order by one thread. The contact list is therefore identical whatever the
- * number of threads. Batches bound the scratch memory to CM_BATCH hits.
+ * jobs run in parallel (OpenMP, in chunks of consecutive hits) into a per-vertex hit array; the
+ * hits are then compacted in (pair, job, vertex) order by one thread. The contact list is
+ * therefore identical whatever the number of threads. Batches bound the scratch memory to
+ * CM_BATCH hits.
+ *
+ * Most vertices of a mesh job lie outside B's bounding box (two spheres in contact: all but a
+ * cap). A job against a mesh keeps A's frame carried into B's (R, t, once per job) and B's box
+ * widened by a margin far above rounding, and rejects such vertices with one matrix product
+ * before the query proper, which carries the vertex through the world as before: the contacts
+ * are bit-identical to querying every vertex, and the rejection costs a few nanoseconds.
  *
  * `vertex_edge` = the two `two_way` jobs plus the pair's edge-edge contacts (collide_edge.c),
  * computed serially right after the pair's last vertex job and appended to the same pair, sorted
@@ -39,7 +46,38 @@ typedef struct Job {
   int flags; /* CM_CONTACT_* */
   int nvert; /* vertices of A */
   long hit0; /* first hit of this job in the batch */
+  /* B a mesh: A's vertices (from mesh_vert + 3 vadr) into B's frame, y = R x + t, and B's box
+   * widened by a margin (lo, hi); cull = 0 for no culling (B a plane) */
+  int cull, vadr;
+  double R[9], t[3], lo[3], hi[3];
 } Job;
+
+/* the culling transform and box of a job whose B is a mesh */
+static void job_cull(const cmModel* m, const cmData* d, Job* j) {
+  int ga = m->body_geom[j->a], gb = m->body_geom[j->b];
+  double RA[9], RB[9], dx[3];
+  cm_quat_to_mat(RA, d->body_xquat + 4 * j->a);
+  cm_quat_to_mat(RB, d->body_xquat + 4 * j->b);
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++)
+      j->R[3 * i + k] = RB[i] * RA[k] + RB[3 + i] * RA[3 + k] + RB[6 + i] * RA[6 + k];
+  cm_v3_sub(dx, d->body_xpos + 3 * j->a, d->body_xpos + 3 * j->b);
+  cm_m3_mulvt(j->t, RB, dx);
+  /* the query carries the vertex through the world: its local point differs from R x + t by
+   * rounding of the world coordinates and the vertex; 1e-9 of their size is far above it */
+  const double* box = m->geom_aabb + 6 * gb;
+  const double* ba = m->geom_aabb + 6 * ga;
+  double size = 1 + cm_v3_norm(d->body_xpos + 3 * j->a) + cm_v3_norm(d->body_xpos + 3 * j->b);
+  for (int k = 0; k < 3; k++)
+    size += fabs(box[k]) + fabs(box[3 + k]) + fabs(ba[k]) + fabs(ba[3 + k]);
+  double eps = 1e-9 * size;
+  for (int k = 0; k < 3; k++) {
+    j->lo[k] = box[k] - eps;
+    j->hi[k] = box[3 + k] + eps;
+  }
+  j->vadr = m->geom_vertadr[ga];
+  j->cull = 1;
+}
 
 /* the finer-sampled mesh (vertices per unit area) penetrates; ties: the lower body index */
 static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rule) {
@@ -102,7 +140,11 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
   const cmRuleDef* rule = &m->rule[cand[3 * k + 2]];
   int ta = m->geom_type[m->body_geom[a]], tb = m->geom_type[m->body_geom[b]];
   if (ta == CM_GEOM_PLANE && tb == CM_GEOM_PLANE) return 0;
-  Job j = {a, b, k, 0, 0, 0};
+  Job j;
+  memset(&j, 0, sizeof j);
+  j.a = a;
+  j.b = b;
+  j.pair = k;
   if (ta == CM_GEOM_PLANE) {
     if (above_plane(m, d, a, b)) return 0;
     j.a = b;
@@ -120,15 +162,18 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
       /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges) */
       j.flags = CM_CONTACT_TWO_WAY;
       j.nvert = m->geom_nvert[m->body_geom[a]];
+      job_cull(m, d, &j);
       jobs[0] = j;
       j.a = b;
       j.b = a;
       j.nvert = m->geom_nvert[m->body_geom[b]];
+      job_cull(m, d, &j);
       jobs[1] = j;
       return 2;
     }
     j.a = pick_penetrating(m, a, b, rule);
     j.b = j.a == a ? b : a;
+    job_cull(m, d, &j);
   }
   j.nvert = m->geom_nvert[m->body_geom[j.a]];
   jobs[0] = j;
@@ -136,23 +181,42 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
 }
 
 /* run the queries of jobs[j0..j1) (hits indexed from jobs[j0].hit0) */
+#define CHUNK 256
 static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
                       cmHit* hits) {
   long base = jobs[j0].hit0, total = jobs[j1 - 1].hit0 + jobs[j1 - 1].nvert - base;
-#pragma omp parallel for schedule(dynamic, 64) if (total > 2048)
-  for (long h = 0; h < total; h++) {
-    /* the job of hit h: binary search on hit0 */
+  long nchunk = (total + CHUNK - 1) / CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) if (total > 2048)
+  for (long c = 0; c < nchunk; c++) {
+    long h0 = c * CHUNK, h1 = h0 + CHUNK < total ? h0 + CHUNK : total;
+    /* the job of hit h0: binary search on hit0; then forward */
     int lo = j0, hi = j1 - 1;
     while (lo < hi) {
       int mid = (lo + hi + 1) / 2;
-      if (jobs[mid].hit0 - base <= h)
+      if (jobs[mid].hit0 - base <= h0)
         lo = mid;
       else
         hi = mid - 1;
     }
-    const Job* J = &jobs[lo];
-    int v = (int)(h - (J->hit0 - base));
-    cm_collide_vertex(m, d, J->a, J->b, v, &hits[h]);
+    for (long h = h0; h < h1; h++) {
+      while (jobs[lo].hit0 - base + jobs[lo].nvert <= h)
+        lo++;
+      const Job* J = &jobs[lo];
+      int v = (int)(h - (J->hit0 - base));
+      if (J->cull) {
+        const double* x = m->mesh_vert + 3 * (size_t)(J->vadr + v);
+        int out = 0;
+        for (int k = 0; k < 3; k++) {
+          double y = J->R[3 * k] * x[0] + J->R[3 * k + 1] * x[1] + J->R[3 * k + 2] * x[2] + J->t[k];
+          out |= y < J->lo[k] || y > J->hi[k];
+        }
+        if (out) {
+          hits[h].inside = 0;
+          continue;
+        }
+      }
+      cm_collide_vertex(m, d, J->a, J->b, v, &hits[h]);
+    }
   }
 }
 
