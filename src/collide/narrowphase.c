@@ -183,7 +183,7 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
 /* run the queries of jobs[j0..j1) (hits indexed from jobs[j0].hit0) */
 #define CHUNK 256
 static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
-                      cmHit* hits) {
+                      cmHit* hits, unsigned char* in) {
   long base = jobs[j0].hit0, total = jobs[j1 - 1].hit0 + jobs[j1 - 1].nvert - base;
   long nchunk = (total + CHUNK - 1) / CHUNK;
 #pragma omp parallel for schedule(dynamic, 1) if (total > 2048)
@@ -211,11 +211,12 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
           out |= y < J->lo[k] || y > J->hi[k];
         }
         if (out) {
-          hits[h].inside = 0;
+          in[h] = 0; /* hits[h] is not written: the compaction reads in[] first */
           continue;
         }
       }
       cm_collide_vertex(m, d, J->a, J->b, v, &hits[h]);
+      in[h] = (unsigned char)hits[h].inside;
     }
   }
 }
@@ -241,15 +242,15 @@ static int open_pair(cmData* d, const int* cand, int k, int* pair_of_cand) {
 
 /* append the contacts of jobs[j0..j1) in order; pair summaries are opened as pairs appear */
 static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Job* jobs, int j0,
-                          int j1, const cmHit* hits, int* pair_of_cand) {
+                          int j1, const cmHit* hits, const unsigned char* in, int* pair_of_cand) {
   long base = jobs[j0].hit0;
   for (int j = j0; j < j1; j++) {
     const Job* J = &jobs[j];
     const double* qa = d->body_xquat + 4 * J->a;
     int vadr = m->geom_vertadr[m->body_geom[J->a]];
     for (int v = 0; v < J->nvert; v++) {
+      if (!in[J->hit0 - base + v]) continue;
       const cmHit* H = &hits[J->hit0 - base + v];
-      if (!H->inside) continue;
       if (!grow_contacts(m, d, d->ncontact + 1)) {
         d->warning[CM_WARN_CONTACT_LIMIT]++;
         return;
@@ -374,7 +375,8 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
    * ground needs kilobytes, not the 11.5 MB of a full batch) */
   if (nhit > CM_BATCH) nhit = CM_BATCH;
   cmHit* hits = cm_arena_alloc(&p->arena, ((size_t)nhit + 1) * sizeof *hits);
-  if (!hits) {
+  unsigned char* inside = cm_arena_alloc(&p->arena, (size_t)nhit + 1);
+  if (!hits || !inside) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
     return;
   }
@@ -390,15 +392,17 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
       j1++;
     }
     cmHit* hb = hits;
+    unsigned char* ib = inside;
     if (n > CM_BATCH) { /* one job larger than a batch: scratch from the arena */
       hb = cm_arena_alloc(&p->arena, (size_t)n * sizeof *hb);
-      if (!hb) {
+      ib = cm_arena_alloc(&p->arena, (size_t)n);
+      if (!hb || !ib) {
         d->warning[CM_WARN_CONTACT_LIMIT]++;
         return;
       }
     }
-    run_batch(m, d, jobs, j0, j1, hb);
-    compact_batch(m, d, p->cand, jobs, j0, j1, hb, pair_of_cand);
+    run_batch(m, d, jobs, j0, j1, hb, ib);
+    compact_batch(m, d, p->cand, jobs, j0, j1, hb, ib, pair_of_cand);
     /* vertex_edge: a pair's edge contacts follow its last vertex job; contour: its contacts */
     for (int j = j0; j < j1; j++) {
       if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
