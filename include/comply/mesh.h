@@ -183,6 +183,15 @@ typedef struct cmMeshRepairReport {
 CM_API cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name,
                                cmMeshRepairReport* rep, char* err, size_t errsz);
 
+/* cm_mesh_repair, also giving the input index of every vertex of the result: `source` (caller
+ * owned, mesh->nvert ints before the call, may be NULL) gets source[j] = the index in the input
+ * mesh of vertex j of the repaired mesh (the smallest index of its weld group; increasing in j,
+ * since the survivors keep their order), for j < the new mesh->nvert; the identity when the mesh
+ * is not changed. The VTK output writes it (docs/outputs.md, input_index). */
+CM_API cmStatus cm_mesh_repair_map(cmMesh* mesh, double weld_tol, const char* name,
+                                   cmMeshRepairReport* rep, int* source, char* err,
+                                   size_t errsz);
+
 /* Write what `rep` says changed, "welded 24 vertices into 8 (tolerance 0 m); dropped 12
  * duplicate faces; flipped 1 face", or "nothing to repair", followed by the holes left open and
  * why ("left 1 hole open: not planar (...)"); terminated, possibly truncated. Returns

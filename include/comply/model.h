@@ -58,7 +58,8 @@ typedef struct cmModel {
   double* mesh_vert;         /* vertices in the body frame, m                     (nvert x 3)
                                 (reordered along a Morton curve for cache-friendly contact queries;
                                 mesh_vert_source gives each one's index in the original mesh) */
-  int* mesh_vert_source;     /* index of the vertex in the geometry's file or primitive (nvert) */
+  int* mesh_vert_source;     /* index of the vertex in the geometry's file or primitive (nvert; after
+                                repair: true, of the vertex kept from its weld group) */
   int* mesh_face;            /* vertex indices local to the geometry              (nface x 3) */
   double* mesh_face_normal;  /* unit outward normals, body frame              (nface x 3) */
   double* mesh_face_area;    /* m^2                                           (nface) */

@@ -796,7 +796,15 @@ static void free_derived(cmMesh* m) {
 
 cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshRepairReport* out,
                         char* err, size_t errsz) {
+  return cm_mesh_repair_map(mesh, weld_tol, name, out, NULL, err, errsz);
+}
+
+cmStatus cm_mesh_repair_map(cmMesh* mesh, double weld_tol, const char* name,
+                            cmMeshRepairReport* out, int* source, char* err, size_t errsz) {
   CM_ASSERT(mesh);
+  /* unless the mesh changes, every vertex is its own source */
+  for (int v = 0; source && v < mesh->nvert; v++)
+    source[v] = v;
   cmMeshRepairReport r;
   memset(&r, 0, sizeof r);
   const char* nm = name ? name : "mesh";
@@ -869,6 +877,9 @@ cmStatus cm_mesh_repair(cmMesh* mesh, double weld_tol, const char* name, cmMeshR
               (r.flipped_face > 0) + (r.flipped_shell > 0);
   /* the mesh adopts the new arrays when anything changed */
   if (r.changes) {
+    /* a surviving vertex is the smallest index of its weld group: its own index */
+    for (size_t v = 0; source && v < nv; v++)
+      if (newidx[v] >= 0) source[newidx[v]] = (int)v;
     free_derived(mesh);
     cm_free(mesh->vert);
     cm_free(mesh->face);

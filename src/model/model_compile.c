@@ -239,10 +239,14 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
   }
   const char* label = g->type == CM_GEOM_MESH && g->file ? g->file : b->name;
   cmStatus st = CM_OK;
+  int* rsrc = NULL; /* the file index of each vertex after a repair */
   if (g->type == CM_GEOM_MESH && g->repair) {
     /* repair: true: the safe repairs, said in a note; cm_mesh_check below names what remains */
     cmMeshRepairReport rep;
-    st = cm_mesh_repair(gb->mesh, -1, label, &rep, msg, sizeof msg);
+    rsrc = cm_malloc(((size_t)gb->mesh->nvert + 1) * sizeof *rsrc);
+    st = rsrc ? cm_mesh_repair_map(gb->mesh, -1, label, &rep, rsrc, msg, sizeof msg)
+              : CM_ERR_NOMEM;
+    if (!rsrc) memset(&rep, 0, sizeof rep);
     if (st != CM_ERR_NOMEM && rep.changes) {
       char text[1024], note[1536];
       cm_mesh_repair_text(&rep, text, sizeof text);
@@ -260,12 +264,17 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
       gb->mesh = NULL;
       cm_free(gb->repaired);
       gb->repaired = NULL;
+      cm_free(rsrc);
       return cm_error(err, errsz, st, "%sbody '%s': repair: true (%s) leaves a mesh that fails: %s",
                       where, b->name, text, rest);
     }
   }
   if (st == CM_OK) st = cm_mesh_check(gb->mesh, label, NULL, msg, sizeof msg);
   if (st == CM_OK) st = morton_order(gb->mesh, &gb->source);
+  /* after a repair the source is the file's index: the repair's map after the reorder */
+  for (int i = 0; st == CM_OK && rsrc && i < gb->mesh->nvert; i++)
+    gb->source[i] = rsrc[gb->source[i]];
+  cm_free(rsrc);
   if (st == CM_OK) st = cm_mesh_prepare(gb->mesh);
   if (st == CM_OK) st = cm_mesh_mass_properties(gb->mesh, &gb->mp);
   if (st != CM_OK) {

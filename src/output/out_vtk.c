@@ -4,11 +4,14 @@
  * A .vtu file is a VTK XML UnstructuredGrid (version 1.0, byte_order LittleEndian, header_type
  * UInt64) with one Piece:
  *   Points     Float64 x 3   the body's mesh vertices in world coordinates, x + R(q) v, in the
- *                            order of the geometry's input (mesh_vert_source: the file's vertex
- *                            order, or the primitive's; the model keeps them in Morton order)
+ *                            order of the geometry's input (by mesh_vert_source: the file's
+ *                            vertex order, or the primitive's; the model keeps them in Morton
+ *                            order)
  *   Cells      connectivity Int64 (3 per triangle, indices of those points), offsets
  *              Int64 (3, 6, ...), types UInt8 (5 = VTK_TRIANGLE)
- *   PointData  pressure Float64 (Pa) and penetration Float64 (m) of cm_data_vertex_pressure
+ *   PointData  pressure Float64 (Pa) and penetration Float64 (m) of cm_data_vertex_pressure,
+ *              input_index Int64 (each point's index in the mesh file: after repair: true, some
+ *              indices are missing, welded or unused vertices)
  *   FieldData  TimeValue Float64 (s, ascii)
  * Every binary array is inline base64 (format="binary"): the base64 of one UInt64 byte count
  * followed by the array's bytes, all little-endian, so the file is plain XML that any XML parser
@@ -32,6 +35,7 @@
 #include "core/cm_math.h"
 #include "core/hash.h"
 #include "core/internal.h"
+#include "core/sort.h"
 #include "output/output.h"
 
 static int has_mesh(const cmModel* m, int body) {
@@ -89,7 +93,28 @@ static void put_array(FILE* f, const char* attrs, unsigned char* bytes, size_t n
   fputs("\n        </DataArray>\n", f);
 }
 
-/* the .vtu of one mesh body; scalar has room for 2 x nvert doubles, bytes for
+/* The position of each vertex in the file's order: the rank of its source (its index in the
+ * mesh file) among the geometry's vertices. Without a repair the sources are 0..nv-1 and the
+ * rank is the source; after repair: true some file indices are missing (welded or unused
+ * vertices), so the sources are sorted (pairs (source, vertex) in `work`, 2 nv ints). */
+static void file_order(const int* src, int nv, int* pos, int* work) {
+  int perm = 1;
+  for (int i = 0; i < nv; i++)
+    perm &= src[i] >= 0 && src[i] < nv;
+  if (perm) {
+    memcpy(pos, src, (size_t)nv * sizeof *pos);
+    return;
+  }
+  for (int i = 0; i < nv; i++) {
+    work[2 * i] = src[i];
+    work[2 * i + 1] = i;
+  }
+  cm_sort(work, (size_t)nv, 2 * sizeof *work, cm_int2_cmp);
+  for (int k = 0; k < nv; k++)
+    pos[work[2 * k + 1]] = k;
+}
+
+/* the .vtu of one mesh body; scalar has room for 3 x nvert doubles, bytes for
  * 8 + 24 x max(nvert, nface) */
 static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, double* scalar,
                       unsigned char* bytes) {
@@ -97,11 +122,13 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   int nv = m->geom_nvert[g], nf = m->geom_nface[g];
   const double* vert = m->mesh_vert + 3 * (size_t)m->geom_vertadr[g];
   const int* face = m->mesh_face + 3 * (size_t)m->geom_faceadr[g];
-  const int* src = m->mesh_vert_source + m->geom_vertadr[g];
+  const int* src0 = m->mesh_vert_source + m->geom_vertadr[g];
   const double* x = d->body_xpos + 3 * body;
   const double* q = d->body_xquat + 4 * body;
   double* pressure = scalar;
   double* penetration = scalar + nv;
+  int* src = (int*)(scalar + 2 * (size_t)nv); /* nv ints: the point of each vertex */
+  file_order(src0, nv, src, (int*)(bytes + 8));
   (void)cm_data_vertex_pressure(m, d, body, pressure, penetration, NULL, 0); /* body checked */
 
   fputs("<?xml version=\"1.0\"?>\n"
@@ -125,6 +152,9 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   for (int i = 0; i < nv; i++)
     put_u64(bytes + 8 + 8 * (size_t)src[i], cm_double_bits(penetration[i]));
   put_array(f, "type=\"Float64\" Name=\"penetration\"", bytes, 8 * (size_t)nv);
+  for (int i = 0; i < nv; i++)
+    put_u64(bytes + 8 + 8 * (size_t)src[i], (uint64_t)(int64_t)src0[i]);
+  put_array(f, "type=\"Int64\" Name=\"input_index\"", bytes, 8 * (size_t)nv);
   fputs("      </PointData>\n", f);
 
   /* points: x + R v */
@@ -200,7 +230,7 @@ cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const ch
     return cm_error(err, errsz, CM_ERR_ARG, "VTK file '%s': body '%s' has no mesh", path,
                     m->body_name[body]);
   int g = m->body_geom[body], nf = m->geom_nface[g], nv = m->geom_nvert[g];
-  double* scalar = cm_malloc(2 * (size_t)nv * sizeof(double));
+  double* scalar = cm_malloc((3 * (size_t)nv + 1) * sizeof(double));
   unsigned char* bytes = cm_malloc(8 + 24 * (size_t)(nv > nf ? nv : nf));
   cmStatus st = CM_ERR_NOMEM;
   if (scalar && bytes) st = write_vtu_file(m, d, body, path, scalar, bytes);
@@ -227,7 +257,7 @@ cmStatus cm_output_vtk_init(cmOutput* out, const cmModel* m, char* err, size_t e
   if (st != CM_OK) return st;
   int nv = 0;
   size_t nb = bytes_needed(m, &nv);
-  out->vtk_scalar = cm_malloc(2 * (size_t)(nv ? nv : 1) * sizeof(double));
+  out->vtk_scalar = cm_malloc(3 * (size_t)(nv ? nv : 1) * sizeof(double));
   out->vtk_bytes = cm_malloc(nb);
   if (!out->vtk_scalar || !out->vtk_bytes)
     return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");

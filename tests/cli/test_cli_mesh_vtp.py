@@ -139,7 +139,9 @@ def test_vtp_body_run(s):
         conn = decode(cells["connectivity"], "q")
         tris = sorted(cyc(conn[3 * t:3 * t + 3]) for t in range(len(conn) // 3))
         check(tris == want_tris, "%s: triangles %r, expected %r" % (path, tris, want_tris))
-        pd = {a.get("Name"): decode(a, "d") for a in piece.find("PointData").findall("DataArray")}
+        pd = {a.get("Name"): decode(a, "q" if a.get("Name") == "input_index" else "d")
+              for a in piece.find("PointData").findall("DataArray")}
+        check(pd["input_index"] == list(range(8)), "%s: input_index %r" % (path, pd["input_index"]))
         for i in range(8):
             pr, pe = pd["pressure"][i], pd["penetration"][i]
             if step == 0 or i not in bottom:
@@ -176,6 +178,50 @@ interactions:
     step_damping: 1.0
     method: %s
 """
+
+
+def test_repaired_body_order(s):
+    """repair: true on a .vtp whose sides have their own points (24, OpenSim-style): the repair
+    welds each group of 3 into the one of smallest index, so the .vtu has 8 points, the file's
+    vertices F = the first occurrence of each corner, in file order, and input_index = F"""
+    V, n = [], 0
+    quads = []
+    # sides -x, -y, -z first: corners 7, 3, ... first appear late, so the survivors are not
+    # the first 8 points (0, 1, 2, 3, 5, 6, 10, 14)
+    for q in [QUADS[k] for k in (0, 2, 4, 1, 3, 5)]:
+        quads.append([len(V) + j for j in range(4)])
+        V += [CORNERS[c] for c in q]
+    first = {}
+    for i, p in enumerate(V):
+        first.setdefault(p, i)
+    keep = sorted(first.values())
+    check(keep == [0, 1, 2, 3, 5, 6, 10, 14], "survivors %r" % keep)
+    pts = " ".join(repr(x) for p in V for x in p)
+    conn = " ".join(str(i) for q in quads for i in q)
+    offs = " ".join(str(4 * (i + 1)) for i in range(6))
+    s.write("meshes/unwelded.vtp", vtp_text().replace(
+        'NumberOfPoints="8"', 'NumberOfPoints="24"').replace(
+        " ".join(repr(x) for p in FILE_V for x in p), pts).replace(
+        " ".join(str(i) for q in FILE_Q for i in q), conn).replace(
+        " ".join(str(4 * (i + 1)) for i in range(len(FILE_Q))), offs))
+    scene = s.write("rep.yaml", SCENE.replace("meshes/box.vtp}", "meshes/unwelded.vtp, repair: true}")
+                    .replace("steps: 300", "steps: 100"))
+    out = s.path("rep")
+    r = s.run("run", scene, "-o", out, "-q")
+    expect_exit(r, 0, "comply run of a repaired .vtp body")
+    for step, rs in frames(read_bodies(os.path.join(out, "bodies.csv"))):
+        b = [r for r in rs if r["body"] == "box"][0]
+        x = [b["x"], b["y"], b["z"]]
+        q = [b["qw"], b["qx"], b["qy"], b["qz"]]
+        path = os.path.join(out, "vtk", "box_%d.vtu" % step)
+        piece = ET.parse(path).getroot().find("UnstructuredGrid/Piece")
+        idx = decode([a for a in piece.find("PointData") if a.get("Name") == "input_index"][0], "q")
+        check(idx == keep, "%s: input_index %r, expected %r" % (path, idx, keep))
+        pts = decode(piece.find("Points/DataArray"), "d")
+        for k, i in enumerate(idx):
+            pb = rotate_inv(q, [pts[3 * k + j] - x[j] for j in range(3)])
+            check(all(abs(pb[j] - V[i][j]) <= 1e-12 for j in range(3)),
+                  "%s: point %d is %r, the file's vertex %d is %r" % (path, k, pb, i, V[i]))
 
 
 def face_pressure(path, z, tol=1e-9):
@@ -262,6 +308,7 @@ def test_malformed(s):
 if __name__ == "__main__":
     s = Suite()
     s.test(test_vtp_body_run)
+    s.test(test_repaired_body_order)
     s.test(test_which_body_gets_pressure)
     s.test(test_mesh_info_vtk_files)
     s.test(test_malformed)

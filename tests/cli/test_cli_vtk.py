@@ -79,7 +79,7 @@ def read_vtu(path):
     piece = root.find("UnstructuredGrid/Piece")
     np_, nc = int(piece.get("NumberOfPoints")), int(piece.get("NumberOfCells"))
     pd = {a.get("Name"): a for a in piece.find("PointData")}
-    check(set(pd) == {"pressure", "penetration"}, "%s: point data %r" % (path, sorted(pd)))
+    check(set(pd) == {"pressure", "penetration", "input_index"}, "%s: point data %r" % (path, sorted(pd)))
     cells = {a.get("Name"): a for a in piece.find("Cells")}
     tv = root.find("UnstructuredGrid/FieldData/DataArray")
     return {
@@ -88,6 +88,7 @@ def read_vtu(path):
         "points": decode(piece.find("Points/DataArray"), "d"),
         "pressure": decode(pd["pressure"], "d"),
         "penetration": decode(pd["penetration"], "d"),
+        "input_index": decode(pd["input_index"], "q"),
         "connectivity": decode(cells["connectivity"], "q"),
         "offsets": decode(cells["offsets"], "q"),
         "types": decode(cells["types"], "B"),
@@ -128,6 +129,8 @@ def test_vtk_series(s):
         check(len(v["points"]) == 3 * nv and len(v["pressure"]) == nv and len(v["penetration"]) == nv,
               "%s: array lengths" % where)
         check(v["types"] == [5] * nf, "%s: cell types" % where)
+        # a primitive's points in its own order (docs/outputs.md): input_index is 0..nv-1
+        check(v["input_index"] == list(range(nv)), "%s: input_index" % where)
         check(v["offsets"] == [3 * (i + 1) for i in range(nf)], "%s: offsets" % where)
         check(len(v["connectivity"]) == 3 * nf and all(0 <= i < nv for i in v["connectivity"]),
               "%s: connectivity" % where)
