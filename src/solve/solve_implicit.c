@@ -611,7 +611,7 @@ static int block_sparse(Island* is, cmArena* arena) {
 }
 
 /* everything an island needs, from the arena, and its per-step data: mass blocks, free
- * velocities, row Jacobians and laws; returns nonzero when out of memory */
+ * velocities, the rows' bodies, laws and stick velocities; returns nonzero when out of memory */
 static int island_setup(const cmModel* m, const cmData* d, Island* is, const int* loc,
                         int dense_max, const double* v0, cmArena* arena) {
   int n = 6 * is->nb, nr = is->nr;
@@ -650,7 +650,7 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
     for (int i = 0; i < 6; i++)
       is->u0[6 * l + i] = is->us[6 * l + i] + d->body_dv[6 * b + i];
   }
-  /* rows: local bodies, Jacobians, the normal law's R and b */
+  /* rows: local bodies, the normal law's R and b */
   for (int k = 0; k < nr; k++) {
     const cmRow* r = is->row[k];
     for (int s = 0; s < 2; s++)
