@@ -183,7 +183,8 @@ interactions:
 def test_repaired_body_order(s):
     """repair: true on a .vtp whose sides have their own points (24, OpenSim-style): the repair
     welds each group of 3 into the one of smallest index, so the .vtu has 8 points, the file's
-    vertices F = the first occurrence of each corner, in file order, and input_index = F"""
+    vertices F = the first occurrence of each corner, in file order, and input_index = F; the
+    repaired box rests on the plane with W / A on its bottom points (its mass is right)"""
     V, n = [], 0
     quads = []
     # sides -x, -y, -z first: corners 7, 3, ... first appear late, so the survivors are not
@@ -222,6 +223,14 @@ def test_repaired_body_order(s):
             pb = rotate_inv(q, [pts[3 * k + j] - x[j] for j in range(3)])
             check(all(abs(pb[j] - V[i][j]) <= 1e-12 for j in range(3)),
                   "%s: point %d is %r, the file's vertex %d is %r" % (path, k, pb, i, V[i]))
+        # the repaired box's mass is right: at rest its bottom points carry W / A
+        pr = decode([a for a in piece.find("PointData") if a.get("Name") == "pressure"][0], "d")
+        for k, i in enumerate(idx):
+            if step > 0 and V[i][2] < 0:
+                check(abs(pr[k] - PRESSURE) <= 0.01 * PRESSURE,
+                      "%s: point %d pressure %r, expected %r" % (path, k, pr[k], PRESSURE))
+            else:
+                check(pr[k] == 0, "%s: point %d pressure %r, expected 0" % (path, k, pr[k]))
 
 
 def face_pressure(path, z, tol=1e-9):
