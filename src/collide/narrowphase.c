@@ -240,10 +240,11 @@ static int open_pair(cmData* d, const int* cand, int k, int* pair_of_cand) {
   return p;
 }
 
-/* append the contacts of jobs[j0..j1) in order; pair summaries are opened as pairs appear */
-static void compact_batch(const cmModel* m, cmData* d, const int* cand, const Job* jobs, int j0,
-                          int j1, const cmHit* hits, const unsigned char* in, int* pair_of_cand) {
-  long base = jobs[j0].hit0;
+/* append the contacts of jobs[j0..j1) in order (hits indexed from base); pair summaries are
+ * opened as pairs appear */
+static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job* jobs, int j0,
+                         int j1, long base, const cmHit* hits, const unsigned char* in,
+                         int* pair_of_cand) {
   for (int j = j0; j < j1; j++) {
     const Job* J = &jobs[j];
     const double* qa = d->body_xquat + 4 * J->a;
@@ -402,9 +403,13 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
       }
     }
     run_batch(m, d, jobs, j0, j1, hb, ib);
-    compact_batch(m, d, p->cand, jobs, j0, j1, hb, ib, pair_of_cand);
-    /* vertex_edge: a pair's edge contacts follow its last vertex job; contour: its contacts */
+    /* job by job; vertex_edge: a pair's edge contacts right after its last vertex job, contour:
+     * its contacts at its (empty) job, so that every pair's contacts are contiguous
+     * (cmContactPair.first, .points). (Appending them after the whole batch, as before
+     * 2026-12-03, gave a pair the contacts of the next pairs whenever a batch held several
+     * pairs: the edge and contour contacts of piles were given to the wrong rows or none.) */
     for (int j = j0; j < j1; j++) {
+      compact_jobs(m, d, p->cand, jobs, j, j + 1, jobs[j0].hit0, hb, ib, pair_of_cand);
       if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
       if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_VERTEX_EDGE))
         append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand);

@@ -288,10 +288,65 @@ static void test_random_meshes(void) {
   cm_arena_destroy(&arena);
 }
 
+/* Three pairs of crossed bars side by side (2 m apart, one rule), their faces divided in two:
+ * every pair's contacts are
+ * contiguous at [first, first + points) with the pair's bodies, and every contact with a
+ * penetration gets its row's force after a step. Before the fix of 2026-12-03 the edge
+ * (vertex_edge) and contour contacts of a batch of several pairs were appended after all the
+ * pairs' vertex contacts, so a pair's range held the next pairs' contacts and some edge
+ * contacts had no row (no force): the S2 pile of 27 boxes with vertex_edge overlapped 25 mm. */
+static void test_pairs_contiguous(void) {
+  const cmMethod methods[2] = {CM_METHOD_VERTEX_EDGE, CM_METHOD_CONTOUR};
+  for (int k = 0; k < 2; k++) {
+    cmScene* s = cm_scene_new("three_crossings");
+    cm_v3_set(s->opt.gravity, 0, 0, 0);
+    char names[6][16];
+    for (int i = 0; i < 3; i++) {
+      cmBodyDef up, low;
+      scene_crossed_bars(L, S, 2e-3, &up, &low);
+      /* divisions 2: each ridge's middle vertex lies at the crossing, inside the other bar,
+       * so each pair has vertex contacts (two_way jobs) before its edge contacts */
+      up.geom.divisions = low.geom.divisions = 2;
+      snprintf(names[2 * i], sizeof names[0], "upper%d", i);
+      snprintf(names[2 * i + 1], sizeof names[0], "lower%d", i);
+      up.name = names[2 * i];
+      low.name = names[2 * i + 1];
+      up.position[0] = low.position[0] = 2.0 * i;
+      CHECK(cm_scene_add_body(s, &up, scene_err, sizeof scene_err) >= 0);
+      CHECK(cm_scene_add_body(s, &low, scene_err, sizeof scene_err) >= 0);
+    }
+    cmRuleDef r = cm_rule_def_default();
+    r.method = methods[k];
+    CHECK(cm_scene_add_rule(s, &r, scene_err, sizeof scene_err) >= 0);
+    cmModel* m = scene_compile(s);
+    if (!m) continue;
+    cmData* d = cm_data_new(m);
+    CHECK(cm_step(m, d) == CM_OK);
+    CHECK(d->npair == 3);
+    int total = 0;
+    for (int p = 0; p < d->npair; p++) {
+      const cmContactPair* P = &d->pair[p];
+      CHECK(P->points > 0);
+      total += P->points;
+      for (int i = P->first; i < P->first + P->points; i++) {
+        const cmContact* c = &d->contact[i];
+        CHECK(c->pair == p);
+        CHECK((c->body[0] == P->body[0] && c->body[1] == P->body[1]) ||
+              (c->body[0] == P->body[1] && c->body[1] == P->body[0]));
+        if (c->dist < 0 && c->area > 0) CHECK(c->force > 0);
+      }
+    }
+    CHECK(total == d->ncontact);
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+}
+
 int main(void) {
   RUN(test_crossed_bars);
   RUN(test_crossed_bars_contour);
   RUN(test_rigid_invariance_bars);
   RUN(test_random_meshes);
+  RUN(test_pairs_contiguous);
   return test_report();
 }
