@@ -324,7 +324,7 @@ static int count_flat_notes(cmGeomType ta, cmGeomType tb, cmMethod method) {
   for (int i = 0; m && i < m->nnote; i++)
     if (strstr(m->note[i], "method vertex on meshes with large flat faces (box1, box2)") &&
         strstr(m->note[i], "rule 1 (box*, box*)") &&
-        strstr(m->note[i], "consider method: contour")) {
+        strstr(m->note[i], "consider method: vertex_edge, or method: contour")) {
       printf("  note: %s\n", m->note[i]);
       n++;
     }
