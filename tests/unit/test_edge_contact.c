@@ -300,7 +300,7 @@ static void test_pairs_contiguous(void) {
   for (int k = 0; k < 2; k++) {
     cmScene* s = cm_scene_new("three_crossings");
     cm_v3_set(s->opt.gravity, 0, 0, 0);
-    char names[6][16];
+    char names[6][32];
     for (int i = 0; i < 3; i++) {
       cmBodyDef up, low;
       scene_crossed_bars(L, S, 2e-3, &up, &low);
