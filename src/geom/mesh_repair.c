@@ -185,21 +185,28 @@ static FaceKey face_key(const int* t, int f) {
   return k;
 }
 
-/* the number of faces of edge (a, b) in the sorted half-edges e */
-static int edge_faces(const cmEdgeRec* e, size_t ne, int a, int b) {
-  if (a > b) {
-    int x = a;
-    a = b;
-    b = x;
+/* the index of the first half-edge of edge (a, b) in the sorted half-edges e, or of where it
+ * would be; a and b come back in increasing order */
+static size_t edge_first(const cmEdgeRec* e, size_t ne, int* a, int* b) {
+  if (*a > *b) {
+    int x = *a;
+    *a = *b;
+    *b = x;
   }
   size_t lo = 0, hi = ne;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (e[mid].a < a || (e[mid].a == a && e[mid].b < b))
+    if (e[mid].a < *a || (e[mid].a == *a && e[mid].b < *b))
       lo = mid + 1;
     else
       hi = mid;
   }
+  return lo;
+}
+
+/* the number of faces of edge (a, b) in the sorted half-edges e */
+static int edge_faces(const cmEdgeRec* e, size_t ne, int a, int b) {
+  size_t lo = edge_first(e, ne, &a, &b);
   int n = 0;
   while (lo < ne && e[lo].a == a && e[lo].b == b) {
     n++;
@@ -210,19 +217,7 @@ static int edge_faces(const cmEdgeRec* e, size_t ne, int a, int b) {
 
 /* a face of edge (a, b) in the sorted half-edges e, -1 if none */
 static int edge_face_of(const cmEdgeRec* e, size_t ne, int a, int b) {
-  if (a > b) {
-    int x = a;
-    a = b;
-    b = x;
-  }
-  size_t lo = 0, hi = ne;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (e[mid].a < a || (e[mid].a == a && e[mid].b < b))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = edge_first(e, ne, &a, &b);
   return lo < ne && e[lo].a == a && e[lo].b == b ? e[lo].face : -1;
 }
 

@@ -196,20 +196,27 @@ static void test_fast_spin_stable(void) {
   cm_model_free(m);
 }
 
-/* constant outer force F and moment M on a sphere (isotropic inertia, no gyroscopic term):
- * v = F t / m, w = M t / J exactly */
-static void test_outer_force_moment(void) {
-  cmScene* s = cm_scene_new("push");
-  cm_v3_set(s->opt.gravity, 0, 0, 0);
+/* the ball of the two tests below: 2 kg, isotropic inertia J = 0.008 kg m^2 (no gyroscopic
+ * term, so a moment M spins it at exactly w = M t / J) */
+static const double BALL_J = 0.008;
+static cmBodyDef iso_ball(void) {
   cmBodyDef b = cm_body_def_default();
   b.name = "ball";
   b.geom.type = CM_GEOM_SPHERE;
   b.geom.radius = 0.1;
   b.mass = 2.0;
   b.has_inertia = 1;
-  double J = 0.008;
-  double I[9] = {J, 0, 0, 0, J, 0, 0, 0, J};
+  double I[9] = {BALL_J, 0, 0, 0, BALL_J, 0, 0, 0, BALL_J};
   memcpy(b.inertia, I, sizeof I);
+  return b;
+}
+
+/* constant outer force F and moment M on the ball: v = F t / m, w = M t / J exactly */
+static void test_outer_force_moment(void) {
+  cmScene* s = cm_scene_new("push");
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  cmBodyDef b = iso_ball();
+  const double J = BALL_J;
   cm_v3_set(b.force, 1, -2, 3);
   cm_v3_set(b.moment, 0.01, 0.02, -0.03);
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
@@ -226,22 +233,15 @@ static void test_outer_force_moment(void) {
   cm_model_free(m);
 }
 
-/* the caller's applied force and moment (d->body_xfrc) on the same sphere: v = F t / m and
+/* the caller's applied force and moment (d->body_xfrc) on the ball: v = F t / m and
  * w = M t / J while applied; unchanged velocities once set back to zero; a fixed wall ignores
  * it; cm_data_copy carries it (the copy continues bit-identically), cm_data_reset clears it, the
  * state hash does not include it, and the energy monitor turns off at the first step with one */
 static void test_applied_force(void) {
   cmScene* s = cm_scene_new("applied");
   cm_v3_set(s->opt.gravity, 0, 0, 0);
-  cmBodyDef b = cm_body_def_default();
-  b.name = "ball";
-  b.geom.type = CM_GEOM_SPHERE;
-  b.geom.radius = 0.1;
-  b.mass = 2.0;
-  b.has_inertia = 1;
-  const double J = 0.008, F[3] = {1, -2, 3}, M[3] = {0.01, 0.02, -0.03};
-  double I[9] = {J, 0, 0, 0, J, 0, 0, 0, J};
-  memcpy(b.inertia, I, sizeof I);
+  cmBodyDef b = iso_ball();
+  const double J = BALL_J, F[3] = {1, -2, 3}, M[3] = {0.01, 0.02, -0.03};
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
   cmBodyDef w = box_body("wall", 1, 1, 1);
   w.motion = CM_MOTION_FIXED;
