@@ -247,7 +247,8 @@ static int closest_points_inside(const Ctx* c, const double p0[3], const double 
   double r[3], x[3];
   cm_v3_sub(r, p0, c->t);
   cm_m3_mulvt(x, c->R, r); /* p0 into B's frame */
-  return cm_mesh_inside_local(c->m, c->g[1], x, NULL) && cm_mesh_inside_local(c->m, c->g[0], p1, NULL);
+  return cm_mesh_inside_local(c->m, c->g[1], x, NULL) &&
+         cm_mesh_inside_local(c->m, c->g[0], p1, NULL);
 }
 
 /* the crossing records of all intersecting face pairs, sorted; NULL on no memory */

@@ -10,8 +10,8 @@
 #include <math.h>
 
 #include "core/cm_math.h"
-#include "model/data_internal.h"
 #include "dynamics/dynamics.h"
+#include "model/data_internal.h"
 
 static void apply(const cmModel* m, cmDataPriv* p, int b, const double F[3], const double r[3]) {
   if (b < 0 || m->body_invmass[b] == 0) return;

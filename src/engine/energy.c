@@ -104,8 +104,8 @@ void cm_stage_energy(const cmModel* m, cmData* d, double h) {
   if (!d->energy_monitor) return;
   for (int b = 0; b < m->nbody; b++) {
     const double* x = d->body_xfrc + 6 * b;
-    if (m->body_invmass[b] > 0 && (x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0 ||
-                                   x[4] != 0 || x[5] != 0)) {
+    if (m->body_invmass[b] > 0 &&
+        (x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0 || x[4] != 0 || x[5] != 0)) {
       d->energy_monitor = 0;
       return;
     }

@@ -9,10 +9,10 @@
  * same amount as the end velocity, while the free rotation stays exactly momentum- and
  * energy-conserving. Then the implicit compliant contact solve (solve_implicit.c) turns the
  * free velocities into the end velocities of every body with implicit contacts. */
+#include "solve/solve.h"
 #include "core/cm_math.h"
 #include "dynamics/dynamics.h"
 #include "model/data_internal.h"
-#include "solve/solve.h"
 
 void cm_stage_solve(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);

@@ -17,9 +17,9 @@
  * end it creeping at up to 0.1 m/s, and the next step at a tenth of that, ... until the rule's
  * v_s (the extra slide is at most STICK_FRAC / (1 - STICK_FRAC) w0 h: 0.11 mm from 1 m/s at h =
  * 1 ms), while steady sliding (|w| near w0 > v_s) and steady stiction (w0 < v_s / STICK_FRAC)
- * are unchanged; it saves the Newton iterations of bringing fast contacts into a tiny stick zone. L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is
- * minus the gradient of the convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r
- * - v_s/2 beyond.
+ * are unchanged; it saves the Newton iterations of bringing fast contacts into a tiny stick
+ * zone. L = mu lambda_imp is the Coulomb limit. For a fixed L, gamma is minus the gradient of the
+ * convex potential psi(w) = L H(|w|), H(r) = r^2/(2 v_s) for r <= v_s, r - v_s/2 beyond.
  *
  * The end velocities u (6 per body: v of the com and w, world) of an island minimise
  *
@@ -68,11 +68,10 @@
  * contact point on both sides, projected on the row's frame F = (n t1 t2)), the gradient and the
  * Hessian M + sum J^T H J (assembled per row from the 3x3 K = F H F^T and cross products with
  * the lever arms, scatter()), factorised (a dense Cholesky for islands of at most
- * cm_bchol_dense_max bodies, the
- * block-sparse one of block_cholesky.c beyond: reverse Cuthill-McKee order, elimination tree, 6x6
- * blocks, analysed once per island and step on the pattern of all the island's rows, assembled
- * directly into that store), the rates J du of the direction, and a line search whose slope
- * evaluations cost a few operations per row: y(t) = y + t dy.
+ * cm_bchol_dense_max bodies, the block-sparse one of block_cholesky.c beyond: AMD order,
+ * elimination tree, 6x6 blocks, analysed once per island and step on the pattern of all the
+ * island's rows, assembled directly into that store), the rates J du of the direction, and a
+ * line search whose slope evaluations cost a few operations per row: y(t) = y + t dy.
  *
  * Islands (bodies joined through implicit rows, found by union-find) are independent problems:
  * their memory is taken from the arena first, then they are solved in parallel (OpenMP, largest
@@ -288,8 +287,8 @@ static void scatter(Island* is, int k, const double imp[3], const double hess[9]
       double sign = s == t ? 1 : -1;
       if (is->H) {
         size_t stride = (size_t)(6 * is->nb);
-        add_block(is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt), stride, sign, K, P[s],
-                  P[t], rr[s]);
+        add_block(is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt), stride, sign, K, P[s], P[t],
+                  rr[s]);
       } else if (ls == lt) {
         add_block(cm_bchol_diag(is->bc, ls), 6, sign, K, P[s], P[t], rr[s]);
       } else if (is->bc->iperm[ls] > is->bc->iperm[lt]) {
@@ -626,8 +625,8 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   is->dy = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->dy);
   is->Mb = cm_arena_calloc(arena, (size_t)is->nb * 36, sizeof *is->Mb);
   double** vec[] = {&is->u, &is->us, &is->u0, &is->g, &is->du, &is->Mdu};
-  int bad = !is->lb || !is->R || !is->b || !is->limit || !is->vs || !is->flag || !is->aa || !is->y ||
-            !is->dy || !is->Mb;
+  int bad = !is->lb || !is->R || !is->b || !is->limit || !is->vs || !is->flag || !is->aa ||
+            !is->y || !is->dy || !is->Mb;
   for (size_t v = 0; v < sizeof vec / sizeof vec[0]; v++) {
     *vec[v] = cm_arena_alloc(arena, (size_t)n * sizeof(double));
     bad |= !*vec[v];

@@ -65,22 +65,26 @@ static void test_momentum_energy(void) {
     if (!m) return;
     cmData* d = cm_data_new(m);
     double p0[3], L0[3], ke0, pe0, M = 0;
-    for (int b = 0; b < 3; b++) M += m->body_mass[b];
+    for (int b = 0; b < 3; b++)
+      M += m->body_mass[b];
     cm_data_momentum(m, d, p0, L0);
     cm_data_energy(m, d, &ke0, &pe0);
     const int N = 2000;
-    for (int n = 0; n < N; n++) cm_step(m, d);
+    for (int n = 0; n < N; n++)
+      cm_step(m, d);
     double p[3], L[3], ke, pe, t = N * h;
     cm_data_momentum(m, d, p, L);
     cm_data_energy(m, d, &ke, &pe);
-    for (int k = 0; k < 3; k++) CHECK_NEAR(p[k], p0[k] + M * m->opt.gravity[k] * t, 1e-11);
+    for (int k = 0; k < 3; k++)
+      CHECK_NEAR(p[k], p0[k] + M * m->opt.gravity[k] * t, 1e-11);
     double gg = cm_v3_dot(m->opt.gravity, m->opt.gravity);
     /* energy: the translational error is exactly -M g^2 h t / 2; the rotational energy is
      * conserved by the midpoint gyroscopic update (rounding only) */
     CHECK_NEAR(ke + pe - (ke0 + pe0), -0.5 * M * gg * h * t, 1e-9 * (ke0 + fabs(pe0)));
     if (!grav) {
       /* torque-free and force-free: L about the origin is exactly conserved */
-      for (int k = 0; k < 3; k++) CHECK_NEAR(L[k], L0[k], 1e-12 * cm_v3_norm(L0));
+      for (int k = 0; k < 3; k++)
+        CHECK_NEAR(L[k], L0[k], 1e-12 * cm_v3_norm(L0));
     }
     cm_data_free(d);
     cm_model_free(m);
@@ -100,14 +104,18 @@ static double first_flip_time_rk4(const double J[3], const double w0[3], double 
   for (double t = 0; t < tmax; t += dt) {
     double k1[3], k2[3], k3[3], k4[3], tmp[3];
     euler_rhs(J, w, k1);
-    for (int i = 0; i < 3; i++) tmp[i] = w[i] + 0.5 * dt * k1[i];
+    for (int i = 0; i < 3; i++)
+      tmp[i] = w[i] + 0.5 * dt * k1[i];
     euler_rhs(J, tmp, k2);
-    for (int i = 0; i < 3; i++) tmp[i] = w[i] + 0.5 * dt * k2[i];
+    for (int i = 0; i < 3; i++)
+      tmp[i] = w[i] + 0.5 * dt * k2[i];
     euler_rhs(J, tmp, k3);
-    for (int i = 0; i < 3; i++) tmp[i] = w[i] + dt * k3[i];
+    for (int i = 0; i < 3; i++)
+      tmp[i] = w[i] + dt * k3[i];
     euler_rhs(J, tmp, k4);
     double prev = w[1];
-    for (int i = 0; i < 3; i++) w[i] += dt / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+    for (int i = 0; i < 3; i++)
+      w[i] += dt / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
     if (prev > 0 && w[1] <= 0) return t + dt;
   }
   return -1;
@@ -142,7 +150,8 @@ static void run_dzhanibekov(double h, double* flip_time, double* max_de) {
     cm_data_momentum(m, d, p, L);
     /* conserved up to the Newton tolerance (1e-15 |L| per step) and rounding */
     if (n % 100 == 0)
-      for (int k = 0; k < 3; k++) CHECK_NEAR(L[k], L0[k], (n + 1) * 2e-15 * cm_v3_norm(L0));
+      for (int k = 0; k < 3; k++)
+        CHECK_NEAR(L[k], L0[k], (n + 1) * 2e-15 * cm_v3_norm(L0));
   }
   *flip_time = flip;
   *max_de = de / ke0;
@@ -184,11 +193,13 @@ static void test_fast_spin_stable(void) {
   double p0[3], L0[3], ke0;
   cm_data_momentum(m, d, p0, L0);
   cm_data_energy(m, d, &ke0, NULL);
-  for (int n = 0; n < 5000; n++) CHECK(cm_step(m, d) == CM_OK || n < 0);
+  for (int n = 0; n < 5000; n++)
+    CHECK(cm_step(m, d) == CM_OK || n < 0);
   double p[3], L[3], ke;
   cm_data_momentum(m, d, p, L);
   cm_data_energy(m, d, &ke, NULL);
-  for (int k = 0; k < 3; k++) CHECK_NEAR(L[k], L0[k], 1e-10 * cm_v3_norm(L0));
+  for (int k = 0; k < 3; k++)
+    CHECK_NEAR(L[k], L0[k], 1e-10 * cm_v3_norm(L0));
   /* at a fixed |L| the energy lies between |L|^2/(2 Jmax) and |L|^2/(2 Jmin): bounded */
   CHECK(isfinite(ke) && ke <= ke0 * (m->body_inertia[0] / m->body_inertia[8]));
   CHECK(d->warning[CM_WARN_GYRO] == 0);
@@ -223,7 +234,8 @@ static void test_outer_force_moment(void) {
   cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
-  for (int n = 0; n < 500; n++) cm_step(m, d);
+  for (int n = 0; n < 500; n++)
+    cm_step(m, d);
   double t = d->time;
   for (int k = 0; k < 3; k++) {
     CHECK_NEAR(d->body_cvel[k], b.force[k] * t / 2.0, 1e-12);
@@ -312,7 +324,8 @@ static void test_prescribed_fixed(void) {
   cmModel* m = scene_compile(s);
   if (!m) return;
   cmData* d = cm_data_new(m);
-  for (int n = 0; n < 1000; n++) cm_step(m, d);
+  for (int n = 0; n < 1000; n++)
+    cm_step(m, d);
   double t = d->time;
   CHECK_NEAR(d->body_xpos[0], 0.5 * t, 1e-12);
   CHECK_NEAR(d->body_xquat[0], cos(0.5 * t), 1e-12);
@@ -350,10 +363,13 @@ static void test_determinism(void) {
   if (!m) return;
   cmData* d1 = cm_data_new(m);
   cmData* d2 = cm_data_new(m);
-  for (int n = 0; n < 300; n++) cm_step(m, d1);
-  for (int n = 0; n < 100; n++) cm_step(m, d2);
+  for (int n = 0; n < 300; n++)
+    cm_step(m, d1);
+  for (int n = 0; n < 100; n++)
+    cm_step(m, d2);
   cm_data_reset(m, d2);
-  for (int n = 0; n < 300; n++) cm_step(m, d2);
+  for (int n = 0; n < 300; n++)
+    cm_step(m, d2);
   CHECK(!memcmp(d1->body_xpos, d2->body_xpos, 3 * sizeof(double)));
   CHECK(!memcmp(d1->body_xquat, d2->body_xquat, 4 * sizeof(double)));
   CHECK(!memcmp(d1->body_angvel, d2->body_angvel, 3 * sizeof(double)));
