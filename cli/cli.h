@@ -226,6 +226,10 @@ int sweep_gather(const Sweep* s, const char* outdir, long* failed);
 /* shortest "%.Ng" that reads back to x exactly */
 void sweep_format_number(double x, char* buf, size_t n);
 
+/* mkdir -p: every missing component of path; 0 if path is then a directory, -1 otherwise
+ * (errno set) */
+int sweep_mkdir_parents(const char* path);
+
 /* MPI (sweep_mpi.c): 1 if this build has it and the process was started by mpirun */
 int sweep_mpi_launched(void);
 /* run the sweep over the ranks: a shared counter in an MPI window on rank 0 hands out variant

@@ -34,27 +34,6 @@
 
 #include "cli.h"
 
-static int mkdir_parents(const char* path) {
-  char* p = malloc(strlen(path) + 1);
-  if (!p) return -1;
-  strcpy(p, path);
-  for (char* c = p + 1; *c; c++) {
-    if (*c != '/') continue;
-    *c = 0;
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-      free(p);
-      return -1;
-    }
-    *c = '/';
-  }
-  struct stat st;
-  int rc = (mkdir(p, 0777) != 0 && errno != EEXIST) || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)
-               ? -1
-               : 0;
-  free(p);
-  return rc;
-}
-
 /* one OpenMP thread per variant unless OMP_NUM_THREADS says otherwise: the library's parallel
  * regions take the calling thread's setting (the command is built with the library's OpenMP
  * flags) */
@@ -232,7 +211,7 @@ int cmd_sweep(int argc, char** argv) {
   char err[2048];
   if (sweep_load(file, &s, err, sizeof err) != 0)
     return report ? cli_error(CLI_USAGE, "%s", err) : CLI_USAGE;
-  if (mkdir_parents(outdir) != 0) {
+  if (sweep_mkdir_parents(outdir) != 0) {
     sweep_free(&s);
     return report ? cli_error(CLI_USAGE, "cannot create the output directory '%s': %s", outdir,
                               strerror(errno))

@@ -182,7 +182,7 @@ static int write_row(const Sweep* s, const char* dir, Row* r) {
   return rc;
 }
 
-static int mkdir_p(const char* path) {
+int sweep_mkdir_parents(const char* path) {
   char* p = malloc(strlen(path) + 1);
   if (!p) return -1;
   strcpy(p, path);
@@ -195,7 +195,10 @@ static int mkdir_p(const char* path) {
     }
     *c = '/';
   }
-  int rc = mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+  struct stat st;
+  int rc = (mkdir(p, 0777) != 0 && errno != EEXIST) || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)
+               ? -1
+               : 0;
   free(p);
   return rc;
 }
@@ -203,7 +206,7 @@ static int mkdir_p(const char* path) {
 int sweep_write_failure(const Sweep* s, const char* outdir, long v, const char* status,
                         const char* error) {
   char* dir = sweep_variant_dir(s, outdir, v);
-  if (!dir || mkdir_p(dir)) {
+  if (!dir || sweep_mkdir_parents(dir)) {
     fprintf(stderr, "comply: cannot create the folder of variant %ld\n", v);
     free(dir);
     return -1;
@@ -365,7 +368,7 @@ static int invalid(const Sweep* s, const char* outdir, long v, const char* msg) 
 int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cmModel** cache) {
   char err[2048] = "", msg[2400];
   char* dir = sweep_variant_dir(s, outdir, v);
-  if (!dir || mkdir_p(dir)) {
+  if (!dir || sweep_mkdir_parents(dir)) {
     fprintf(stderr, "comply: cannot create the folder of variant %ld: %s\n", v, strerror(errno));
     free(dir);
     return -1;
