@@ -71,6 +71,41 @@ static void check_slide(cmLawType law, cmIntegration integ, const char* what) {
   cm_model_free(m);
 }
 
+/* coming to rest (docs/contact-laws.md, "Friction"): a contact's stick velocity in a step is at
+ * least 10 % of its slip at the start of the step, so the block sliding on the level plane,
+ * whose friction can stop a slip below mu g h in one step, ends the step it stops in at no more
+ * than a tenth of the slip w0 it started it with, each next step at a tenth of the last (there is
+ * no tangential load to hold), and slides at most 0.1 / (1 - 0.1) w0 h after that step: here
+ * w0 < mu g h = 2.9 mm/s, so less than 0.33 um */
+static void test_stop_transient(void) {
+  const double mu = 0.3, g = 9.81, h = 1e-3;
+  cmModel* m = incline(0, mu, CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1.0, 0, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  double w0 = -1, after = 0, prev = 1.0;
+  int stop = -1;
+  for (int i = 1; i <= 500; i++) {
+    double start = d->body_cvel[3];
+    CHECK(cm_step(m, d) == CM_OK);
+    double v = d->body_cvel[3];
+    if (stop < 0 && start > 0 && start < mu * g * h) {
+      stop = i; /* the step that starts below the slip friction can remove in one step */
+      w0 = start;
+      CHECK(fabs(v) <= 0.1 * w0 * (1 + 1e-6));
+    } else if (stop > 0) {
+      after += h * v;
+      if (fabs(prev) > 1e-5) CHECK(fabs(v) <= 0.1 * fabs(prev) * (1 + 1e-6) + 1e-12);
+    }
+    prev = v;
+  }
+  printf("  stopped in step %d from %.3g m/s; slid %.3g m after it (bound %.3g m)\n", stop, w0,
+         after, w0 * h / 9);
+  CHECK(stop > 300 && stop < 400);
+  CHECK(fabs(after) <= w0 * h * (0.1 / 0.9) * (1 + 1e-6));
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 static void test_sliding_deceleration(void) {
   check_slide(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, "area_compliant, implicit");
   check_slide(CM_LAW_CONTACT_TIME, CM_INTEGRATION_IMPLICIT, "contact_time, implicit");
@@ -143,6 +178,7 @@ static void test_creep_rate(void) {
 
 int main(void) {
   RUN(test_sliding_deceleration);
+  RUN(test_stop_transient);
   RUN(test_incline);
   RUN(test_creep_rate);
   return test_report();
