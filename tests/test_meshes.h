@@ -41,6 +41,21 @@ static inline void flip(cmMesh* m, int f) {
   m->face[3 * f + 2] = t;
 }
 
+/* the unit cube with every face listed twice (as a UR10 part's STL): 8 vertices unused, the
+ * copies (faces 12-23) on the first 8 vertices, half of them (18-23) reversed */
+static inline cmMesh* doubled_cube(void) {
+  cmMesh* c = cube(1);
+  const double zero[3] = {0, 0, 0};
+  cmMesh* m = merge(c, c, zero);
+  cm_mesh_free(c);
+  for (int f = 12; f < 24; f++) {
+    for (int k = 0; k < 3; k++)
+      m->face[3 * f + k] -= 8;
+    if (f >= 18) flip(m, f);
+  }
+  return m;
+}
+
 /* the side (0..5: -x, +x, -y, +y, -z, +z) of a face of the cube, from its centroid */
 static inline int side(const cmMesh* m, int f) {
   double c[3] = {0, 0, 0};

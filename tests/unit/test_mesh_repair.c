@@ -70,14 +70,7 @@ static void test_valid(void) {
 }
 
 static void test_duplicate_faces(void) {
-  cmMesh* c = cube(1);
-  const double zero[3] = {0, 0, 0};
-  cmMesh* m = merge(c, c, zero);
-  for (int f = 12; f < 24; f++) {
-    for (int k = 0; k < 3; k++)
-      m->face[3 * f + k] -= 8;
-    if (f >= 18) flip(m, f);
-  }
+  cmMesh* m = doubled_cube();
   cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
   CHECK(r.duplicate_face == 12 && r.unused_vert == 8 && r.weld_group == 0);
   CHECK(r.flipped_face == 0 && r.flipped_shell == 0 && r.degenerate_face == 0);
@@ -85,7 +78,6 @@ static void test_duplicate_faces(void) {
   CHECK(cm_mesh_repair_text(&r, text, sizeof text) == 2);
   CHECK(contains(text, "dropped 8 unused vertices; dropped 12 duplicate faces"));
   cm_mesh_free(m);
-  cm_mesh_free(c);
 }
 
 static void test_unwelded(void) {
