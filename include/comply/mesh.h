@@ -225,6 +225,47 @@ CM_API cmMesh* cm_mesh_box(const double size[3], int divisions);
 #define CM_PRIMITIVE_MAX_FACES 1310720
 #define CM_BOX_MAX_DIVISIONS 330
 
+
+/* ---- tetrahedral volume meshes (deformable bodies, docs/deformable.md) ----
+ * A cmTetMesh lists nodes and linear tetrahedra. A tet's four node indices are positively
+ * oriented: (x1 - x0) . ((x2 - x0) x (x3 - x0)) > 0 (six times its volume). Units are those of
+ * the file times `scale` (metres by default). */
+typedef struct cmTetMesh {
+  int nnode;    /* number of nodes */
+  int ntet;     /* number of tetrahedra */
+  double* node; /* node positions                                      (nnode x 3) m */
+  int* tet;     /* node indices, positively oriented                    (ntet x 4) */
+} cmTetMesh;
+
+/* a new tet mesh with zeroed arrays; NULL on no memory or a negative size */
+CM_API cmTetMesh* cm_tetmesh_new(int nnode, int ntet);
+CM_API void cm_tetmesh_free(cmTetMesh* mesh);
+
+/* Check a tet mesh: node indices in range, finite coordinates, every tet of positive volume
+ * (above 1e-12 of the bounding box's volume scale), no node unused. CM_OK or CM_ERR_MESH with
+ * the first fault (tet index, nodes, volume) in err. */
+CM_API cmStatus cm_tetmesh_check(const cmTetMesh* mesh, char* err, size_t errsz);
+
+/* Structured meshes. A box of size[3] (m) centred at the origin, div[i] >= 1 cells along each
+ * axis, every cell cut into tetrahedra (a conforming pattern); a ball of `radius` (m) with about
+ * n cells across its diameter (n >= 2), positively oriented. CM_ERR_ARG for bad sizes. */
+CM_API cmStatus cm_tetmesh_box(const double size[3], const int div[3], cmTetMesh** out);
+CM_API cmStatus cm_tetmesh_ball(double radius, int n, cmTetMesh** out);
+
+/* The boundary of a tet mesh: the faces that belong to one tet only, outward oriented, as a
+ * closed triangle mesh over the boundary nodes, vertices in increasing node order. surf_node
+ * (may be NULL; else room for mesh->nnode ints) receives the node index of each surface vertex:
+ * surface vertex i is node surf_node[i]. NULL on no memory. */
+CM_API cmMesh* cm_tetmesh_surface(const cmTetMesh* mesh, int* surf_node);
+
+/* Load a tet mesh, format by extension: .msh (gmsh 2.2 and 4.1, ASCII or binary), .vtu (VTK XML
+ * UnstructuredGrid) and .vtk (legacy UNSTRUCTURED_GRID); only the linear tetrahedra are kept
+ * (other cells are counted and skipped, see the report in err on success: empty if none).
+ * Negatively oriented tets are flipped. Errors name the file and the line or byte offset, as
+ * cm_mesh_load. */
+CM_API cmStatus cm_tetmesh_load(const char* path, double scale, cmTetMesh** out, char* err,
+                                size_t errsz);
+
 #ifdef __cplusplus
 }
 #endif
