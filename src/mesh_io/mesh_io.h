@@ -1,5 +1,6 @@
-/* Internal helpers of the mesh file readers (mesh_load.c, mesh_obj.c, mesh_stl.c, mesh_ply.c):
- * whole-file reading, a growable mesh builder, text tokens and numbers. Not installed. */
+/* Internal helpers of the mesh file readers (mesh_load.c, mesh_obj.c, mesh_stl.c, mesh_ply.c,
+ * the VTK readers and the tet mesh readers, tetmesh_*.c): whole-file reading, growable mesh and
+ * tet builders, text tokens and numbers. Not installed. */
 #ifndef CM_MESH_IO_H
 #define CM_MESH_IO_H
 
@@ -47,6 +48,9 @@ int cm_io_parse_double(const char* tok, double* out);
 int cm_io_parse_llong(const char* tok, long long* out);
 /* case-insensitive equality of NUL-terminated strings */
 int cm_io_ieq(const char* a, const char* b);
+/* the extension of the file name in path (after the last '/' or '\\', with its dot), NULL if
+ * none */
+const char* cm_io_extension(const char* path);
 /* 1-based line number of byte offset `off` of a text buffer */
 int cm_io_line_of(const char* buf, size_t off);
 
@@ -71,6 +75,39 @@ cmStatus cm_io_vtk_cells(cmMeshBuilder* b, const double* ends, size_t ncell, dou
                          const double* conn, size_t nconn, long long npts, int strip,
                          cmVtkCellError* e);
 
+/* Tet cells while a volume mesh is read (tetmesh_load.c): the tets kept and, per cell type of
+ * the file, how many cells of other types were skipped. Zero-initialise, add, then finish or
+ * free. */
+#define CM_TB_TYPES 16
+typedef struct cmTetBuilder {
+  int* tet;
+  size_t ntet, cap;
+  int ntype;                    /* distinct skipped types counted in type[] */
+  int type[CM_TB_TYPES];        /* the file's type codes */
+  long long count[CM_TB_TYPES]; /* cells skipped of each */
+  long long other;              /* cells of further types */
+} cmTetBuilder;
+/* CM_OK, CM_ERR_NOMEM, or CM_ERR_LIMIT beyond CM_MESH_MAX_ELEMENTS tets */
+cmStatus cm_tb_add(cmTetBuilder* b, const int v[4]);
+void cm_tb_skip(cmTetBuilder* b, int type);
+void cm_tb_free(cmTetBuilder* b);
+/* The tet mesh of nnode nodes (3 nnode coordinates, already scaled and finite) and the builder's
+ * tets, negatively oriented ones flipped (nodes 1 and 2 swapped); the builder is emptied. On
+ * success err holds the report of the skipped cells ("" if none), each type named by
+ * type_name (NULL: no name). CM_OK or CM_ERR_NOMEM (with the message). */
+cmStatus cm_tb_finish(cmTetBuilder* b, const char* path, const double* node, size_t nnode,
+                      const char* (*type_name)(int), cmTetMesh** out, char* err, size_t errsz);
+
+/* Add the tetrahedra of VTK cells to the builder: cell i is conn[ends[i-1] .. ends[i]) (cell 0
+ * starting at `first`) of VTK type types[i]; type 10 (VTK_TETRA) must have 4 points and is
+ * kept, other types are counted and skipped. Every value is checked as by cm_io_vtk_cells;
+ * e->array is 2 for a bad type. (mesh_vtk_cells.c) */
+cmStatus cm_io_vtk_tets(cmTetBuilder* b, const double* ends, size_t ncell, double first,
+                        const double* conn, size_t nconn, const double* types, long long npts,
+                        cmVtkCellError* e);
+/* the name of a VTK cell type ("triangle", ...), NULL if not a common one */
+const char* cm_io_vtk_cell_name(int type);
+
 /* the format readers; `buf` is the NUL-terminated, writable file content */
 cmStatus cm_mesh_read_obj(const char* path, char* buf, size_t len, double scale, cmMesh** out,
                           char* err, size_t errsz);
@@ -83,5 +120,14 @@ cmStatus cm_mesh_read_vtp(const char* path, char* buf, size_t len, double scale,
                           char* err, size_t errsz);
 cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale, cmMesh** out,
                           char* err, size_t errsz);
+
+/* tetrahedral volume meshes: gmsh .msh (tetmesh_msh.c), VTK XML UnstructuredGrid (mesh_vtp.c),
+ * legacy VTK UNSTRUCTURED_GRID (mesh_vtk.c) */
+cmStatus cm_tetmesh_read_msh(const char* path, char* buf, size_t len, double scale, cmTetMesh** out,
+                             char* err, size_t errsz);
+cmStatus cm_tetmesh_read_vtu(const char* path, char* buf, size_t len, double scale, cmTetMesh** out,
+                             char* err, size_t errsz);
+cmStatus cm_tetmesh_read_vtk(const char* path, char* buf, size_t len, double scale, cmTetMesh** out,
+                             char* err, size_t errsz);
 
 #endif

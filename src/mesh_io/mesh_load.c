@@ -232,8 +232,7 @@ cmStatus cm_io_mesh_from_soup(const double* tri, size_t ntri, double scale, cmMe
   return *out ? CM_OK : CM_ERR_NOMEM;
 }
 
-/* the extension of the file name in path (after the last '/' or '\\'), NULL if none */
-static const char* extension(const char* path) {
+const char* cm_io_extension(const char* path) {
   const char* base = path;
   for (const char* p = path; *p; p++)
     if (*p == '/' || *p == '\\') base = p + 1;
@@ -248,7 +247,7 @@ cmStatus cm_mesh_load(const char* path, double scale, cmMesh** out, char* err, s
                     scale);
 
   /* the reader from the extension */
-  const char* ext = extension(path);
+  const char* ext = cm_io_extension(path);
   cmStatus (*reader)(const char*, char*, size_t, double, cmMesh**, char*, size_t) = NULL;
   if (ext && cm_io_ieq(ext, ".obj"))
     reader = cm_mesh_read_obj;

@@ -1,4 +1,5 @@
-/* Legacy VTK reader (.vtk), DATASET POLYDATA, ASCII or BINARY.
+/* Legacy VTK reader (.vtk): DATASET POLYDATA (surfaces, cm_mesh_load) and DATASET
+ * UNSTRUCTURED_GRID (tet meshes, cm_tetmesh_load), ASCII or BINARY.
  *
  *   # vtk DataFile Version 4.2        (any version)
  *   a title line
@@ -20,6 +21,9 @@
  * unsigned_int (4 bytes), long, unsigned_long, vtktypeint64, vtktypeuint64 (8 bytes),
  * vtktypeint32, vtktypeuint32, float, double; cell counts and indices of the 4.x layout are int.
  * Polygons are fan-triangulated and strips split into triangles (mesh_vtk_cells.c).
+ *
+ * UNSTRUCTURED_GRID has POINTS, then CELLS (either layout, as POLYGONS) and CELL_TYPES n with n
+ * int cell types (10: VTK_TETRA, kept; other types counted and skipped, mesh_vtk_cells.c).
  *
  * Robustness: every count is checked against the bytes left before anything is allocated
  * (ASCII: one value per two characters at most; BINARY: the values' bytes), counts above
@@ -204,18 +208,62 @@ static void value_where(const Vtk* L, size_t start, size_t idx, int size, char* 
   snprintf(w, wsz, "%s:%d", L->path, cm_io_line_of(L->buf, i));
 }
 
-/* a cell section (POLYGONS, TRIANGLE_STRIPS, VERTICES, LINES) after its keyword; faces go to
- * the builder when b is not NULL */
-static cmStatus cells(Vtk* L, const char* kw, long long npts, int strip, cmMeshBuilder* b) {
+/* the arrays of a cell section in either layout, and where their values came from */
+typedef struct Cells {
+  double* end;  /* the end of each cell in conn (ncell) */
+  double* off;  /* 5.1: the OFFSETS values (end = off + 1) */
+  double* conn; /* point indices */
+  size_t ncell, nconn;
+  double first;                   /* where cell 0 starts */
+  int v51;                        /* layout 5.1 */
+  int have;                       /* the section was read */
+  size_t off_at, conn_at, raw_at; /* starts of the value blocks (4.x: raw_at) */
+  int off_size, conn_size;
+} Cells;
+
+static void cells_free(Cells* c) {
+  cm_free(c->off ? c->off : c->end);
+  cm_free(c->conn);
+  *c = (Cells){0};
+}
+
+/* where the value a cell error points to is: its line or byte offset */
+static void cell_where(const Vtk* L, const Cells* c, const cmVtkCellError* e, char* w, size_t wsz) {
+  if (c->v51) {
+    if (e->array)
+      value_where(L, c->conn_at, e->index, c->conn_size, w, wsz);
+    else
+      value_where(L, c->off_at, c->ncell ? e->index + 1 : 0, c->off_size, w, wsz);
+    return;
+  }
+  /* back to the raw index: cell j's count is at end[j-1] + j */
+  size_t idx = 0;
+  if (e->array) {
+    size_t j = 0;
+    while (j < c->ncell && c->end[j] <= (double)e->index)
+      j++;
+    idx = e->index + j + 1;
+  } else {
+    idx = (e->index ? (size_t)c->end[e->index - 1] : 0) + e->index;
+  }
+  value_where(L, c->raw_at, idx, 4, w, wsz);
+}
+
+/* a cell section (POLYGONS, TRIANGLE_STRIPS, VERTICES, LINES, CELLS) after its keyword, in
+ * either layout */
+static cmStatus cells(Vtk* L, const char* kw, long long npts, Cells* C) {
   long long a, c;
   cmStatus st;
+  *C = (Cells){0};
+  C->off_size = C->conn_size = 4;
   if ((st = count_arg(L, kw, "cell count", &a)) != CM_OK ||
       (st = count_arg(L, kw, "size", &c)) != CM_OK)
     return st;
-  if (b && npts < 0)
+  if (npts < 0)
     return cm_error(L->err, L->errsz, CM_ERR_PARSE, "%s:%d: %s before POINTS", L->path, L->line,
                     kw);
   if ((st = end_of_line(L)) != CM_OK) return st;
+  C->have = 1;
 
   /* the 5.1 layout: OFFSETS comes next */
   size_t save = L->pos, at;
@@ -226,17 +274,15 @@ static cmStatus cells(Vtk* L, const char* kw, long long npts, int strip, cmMeshB
     r = token(L, tok, sizeof tok, &at);
   else if (L->len - L->pos >= 7 && !memcmp(L->buf + L->pos, "OFFSETS", 7))
     r = token(L, tok, sizeof tok, &at);
-  int v51 = r > 0 && !strcmp(tok, "OFFSETS");
-  if (!v51) {
+  C->v51 = r > 0 && !strcmp(tok, "OFFSETS");
+  if (!C->v51) {
     L->pos = save;
     L->line = sline;
   }
-  double *off = NULL, *conn = NULL;
-  size_t noff = 0, nconn = 0, off_at = 0, conn_at = 0;
-  int off_size = 4, conn_size = 4;
   char what[80];
-  if (v51) {
+  if (C->v51) {
     int isint, sg;
+    size_t noff = 0;
     for (int k = 0; k < 2 && st == CM_OK; k++) {
       if (k == 1) {
         r = token(L, tok, sizeof tok, &at);
@@ -258,104 +304,147 @@ static cmStatus cells(Vtk* L, const char* kw, long long npts, int strip, cmMeshB
       if ((st = end_of_line(L)) != CM_OK) break;
       snprintf(what, sizeof what, "%s %s", kw, k ? "CONNECTIVITY" : "OFFSETS");
       if (k == 0) {
-        off_size = size;
+        C->off_size = size;
         noff = (size_t)a;
-        st = values(L, noff, size, 1, sg, what, &off, &off_at);
+        st = values(L, noff, size, 1, sg, what, &C->off, &C->off_at);
       } else {
-        conn_size = size;
-        nconn = (size_t)c;
-        st = values(L, nconn, size, 1, sg, what, &conn, &conn_at);
+        C->conn_size = size;
+        C->nconn = (size_t)c;
+        st = values(L, C->nconn, size, 1, sg, what, &C->conn, &C->conn_at);
       }
     }
-    if (st == CM_OK && b) {
-      cmVtkCellError e;
-      st = noff ? cm_io_vtk_cells(b, off + 1, noff - 1, off[0], conn, nconn, npts, strip, &e)
-                : CM_OK;
-      if (st == CM_OK && !noff && nconn) {
-        e.array = 0;
-        e.index = 0;
-        snprintf(e.msg, sizeof e.msg, "no offsets for %zu connectivity values", nconn);
-        st = CM_ERR_PARSE;
-      }
-      if (st != CM_OK) {
-        char w[400];
-        if (e.array)
-          value_where(L, conn_at, e.index, conn_size, w, sizeof w);
-        else
-          value_where(L, off_at, noff ? e.index + 1 : 0, off_size, w, sizeof w);
-        st = cm_error(L->err, L->errsz, st, "%s: %s %s: %s", w, kw,
-                      e.array ? "CONNECTIVITY" : "OFFSETS", e.msg);
-      }
-    }
-  } else {
-    /* the 4.x layout: per cell a count then the indices, all int */
-    double* raw = NULL;
-    size_t raw_at;
-    snprintf(what, sizeof what, "%s", kw);
-    st = values(L, (size_t)c, 4, 1, 1, what, &raw, &raw_at);
-    size_t ncell = (size_t)a, i = 0, cell = 0;
-    if (st == CM_OK) {
-      off = cm_malloc((ncell ? ncell : 1) * sizeof(double));
-      conn = cm_malloc((c ? (size_t)c : 1) * sizeof(double));
-      if (!off || !conn)
-        st = cm_error(L->err, L->errsz, CM_ERR_NOMEM, "%s: out of memory", L->path);
-    }
-    for (; st == CM_OK && cell < ncell; cell++) {
-      double k = i < (size_t)c ? raw[i] : -1;
-      if (i >= (size_t)c || !(k >= 0 && k <= (double)((size_t)c - i - 1))) {
-        char w[400];
-        value_where(L, raw_at, i < (size_t)c ? i : (size_t)c, 4, w, sizeof w);
-        if (i >= (size_t)c)
-          st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
-                        "%s: %s: the size %lld ends before cell %zu of %zu", w, kw, c, cell, ncell);
-        else
-          st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
-                        "%s: %s: cell %zu has %.17g points, more than the %zu values left of the "
-                        "size %lld",
-                        w, kw, cell, k, (size_t)c - i - 1, c);
-        break;
-      }
-      memcpy(conn + nconn, raw + i + 1, (size_t)k * sizeof(double));
-      nconn += (size_t)k;
-      off[cell] = (double)nconn;
-      i += 1 + (size_t)k;
-    }
-    if (st == CM_OK && i != (size_t)c) {
+    if (st == CM_OK && !noff && C->nconn) {
       char w[400];
-      value_where(L, raw_at, i, 4, w, sizeof w);
+      value_where(L, C->off_at, 0, C->off_size, w, sizeof w);
       st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
-                    "%s: %s: %zu cells take %zu values, but the size is %lld", w, kw, ncell, i, c);
+                    "%s: %s OFFSETS: no offsets for %zu "
+                    "connectivity values",
+                    w, kw, C->nconn);
     }
-    if (st == CM_OK && b) {
-      cmVtkCellError e;
-      st = cm_io_vtk_cells(b, off, ncell, 0, conn, nconn, npts, strip, &e);
-      if (st != CM_OK) {
-        /* back to the raw index: cell j's count is at off[j-1] + j */
-        size_t idx = 0;
-        if (e.array) {
-          size_t j = 0;
-          while (j < ncell && off[j] <= (double)e.index)
-            j++;
-          idx = e.index + j + 1;
-        } else {
-          idx = (e.index ? (size_t)off[e.index - 1] : 0) + e.index;
-        }
-        char w[400];
-        value_where(L, raw_at, idx, 4, w, sizeof w);
-        st = cm_error(L->err, L->errsz, st, "%s: %s: %s", w, kw, e.msg);
-      }
+    if (st == CM_OK && noff) {
+      C->end = C->off + 1;
+      C->ncell = noff - 1;
+      C->first = C->off[0];
     }
-    cm_free(raw);
+    return st;
   }
-  cm_free(off);
-  cm_free(conn);
+
+  /* the 4.x layout: per cell a count then the indices, all int */
+  double* raw = NULL;
+  snprintf(what, sizeof what, "%s", kw);
+  st = values(L, (size_t)c, 4, 1, 1, what, &raw, &C->raw_at);
+  size_t ncell = (size_t)a, i = 0, cell = 0;
+  if (st == CM_OK) {
+    C->end = cm_malloc((ncell ? ncell : 1) * sizeof(double));
+    C->conn = cm_malloc((c ? (size_t)c : 1) * sizeof(double));
+    if (!C->end || !C->conn)
+      st = cm_error(L->err, L->errsz, CM_ERR_NOMEM, "%s: out of memory", L->path);
+  }
+  for (; st == CM_OK && cell < ncell; cell++) {
+    double k = i < (size_t)c ? raw[i] : -1;
+    if (i >= (size_t)c || !(k >= 0 && k <= (double)((size_t)c - i - 1))) {
+      char w[400];
+      value_where(L, C->raw_at, i < (size_t)c ? i : (size_t)c, 4, w, sizeof w);
+      if (i >= (size_t)c)
+        st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
+                      "%s: %s: the size %lld ends before cell %zu of %zu", w, kw, c, cell, ncell);
+      else
+        st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
+                      "%s: %s: cell %zu has %.17g points, more than the %zu values left of the "
+                      "size %lld",
+                      w, kw, cell, k, (size_t)c - i - 1, c);
+      break;
+    }
+    memcpy(C->conn + C->nconn, raw + i + 1, (size_t)k * sizeof(double));
+    C->nconn += (size_t)k;
+    C->end[cell] = (double)C->nconn;
+    i += 1 + (size_t)k;
+  }
+  if (st == CM_OK && i != (size_t)c) {
+    char w[400];
+    value_where(L, C->raw_at, i, 4, w, sizeof w);
+    st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
+                  "%s: %s: %zu cells take %zu values, but the size is %lld", w, kw, ncell, i, c);
+  }
+  C->ncell = ncell;
+  cm_free(raw);
   return st;
 }
 
-cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale, cmMesh** out,
-                          char* err, size_t errsz) {
-  *out = NULL;
+/* what a file holds: its points (scaled, finite) and, by dataset, the surface or the tets */
+typedef struct Geometry {
+  int ugrid;        /* UNSTRUCTURED_GRID (else POLYDATA) */
+  double* pts;      /* npts x 3 */
+  long long npts;   /* -1 before POINTS */
+  cmMeshBuilder mb; /* POLYDATA */
+  cmTetBuilder tb;  /* UNSTRUCTURED_GRID */
+} Geometry;
+
+static cmStatus read_points(Vtk* L, double scale, Geometry* g) {
+  char tok[64];
+  size_t at;
+  long long n;
+  int isint, sg, size = 0;
+  if (g->npts >= 0) return fail(L, "a second POINTS section%s%s", "", "");
+  cmStatus st = count_arg(L, "POINTS", "point count", &n);
+  if (st != CM_OK) return st;
+  int r = token(L, tok, sizeof tok, &at);
+  if (r > 0) size = type_of(tok, &isint, &sg);
+  if (!size || isint)
+    return fail(L, "POINTS: bad or missing type '%.40s' (float or double)%s", r > 0 ? tok : "", "");
+  if ((st = end_of_line(L)) != CM_OK) return st;
+  size_t p_at;
+  st = values(L, 3 * (size_t)n, size, 0, 1, "POINTS", &g->pts, &p_at);
+  g->npts = n;
+  for (long long i = 0; st == CM_OK && i < n; i++) {
+    double* x = g->pts + 3 * i;
+    for (int k = 0; k < 3; k++)
+      x[k] *= scale;
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))) {
+      char w[400];
+      value_where(L, p_at, 3 * (size_t)i, size, w, sizeof w);
+      st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
+                    "%s: POINTS: point %lld times the scale %g is not finite", w, i, scale);
+    } else if (!g->ugrid && (st = cm_mb_add_vert(&g->mb, x)) != CM_OK) {
+      st = cm_error(L->err, L->errsz, st, "%s: out of memory", L->path);
+    }
+  }
+  return st;
+}
+
+/* the tets of CELLS and CELL_TYPES (after the keyword CELL_TYPES) */
+static cmStatus cell_types(Vtk* L, Cells* C, Geometry* g) {
+  long long n;
+  cmStatus st = count_arg(L, "CELL_TYPES", "cell count", &n);
+  if (st != CM_OK) return st;
+  if (!C->have) return fail(L, "CELL_TYPES before CELLS%s%s", "", "");
+  if ((size_t)n != C->ncell)
+    return cm_error(L->err, L->errsz, CM_ERR_PARSE,
+                    "%s:%d: CELL_TYPES: %lld types for the %zu cells of CELLS", L->path, L->line, n,
+                    C->ncell);
+  if ((st = end_of_line(L)) != CM_OK) return st;
+  double* types;
+  size_t t_at;
+  if ((st = values(L, (size_t)n, 4, 1, 1, "CELL_TYPES", &types, &t_at)) != CM_OK) return st;
+  cmVtkCellError e;
+  st = cm_io_vtk_tets(&g->tb, C->end, C->ncell, C->first, C->conn, C->nconn, types, g->npts, &e);
+  if (st != CM_OK) {
+    char w[400];
+    if (e.array == 2)
+      value_where(L, t_at, e.index, 4, w, sizeof w);
+    else
+      cell_where(L, C, &e, w, sizeof w);
+    st = cm_error(L->err, L->errsz, st, "%s: %s: %s", w, e.array == 2 ? "CELL_TYPES" : "CELLS",
+                  e.msg);
+  }
+  cm_free(types);
+  return st;
+}
+
+static cmStatus parse(const char* path, char* buf, size_t len, double scale, Geometry* g, char* err,
+                      size_t errsz) {
   Vtk L = {path, buf, len, cm_io_bom(buf, len), 1, 1, 0, err, errsz};
+  const char* dataset = g->ugrid ? "UNSTRUCTURED_GRID" : "POLYDATA";
 
   /* the header: version line, title, ASCII | BINARY */
   static const char magic[] = "# vtk DataFile Version";
@@ -380,59 +469,51 @@ cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale,
                 "");
   r = token(&L, tok, sizeof tok, &at);
   if (r <= 0 || strcmp(tok, "DATASET"))
-    return fail(&L, "expected 'DATASET POLYDATA', found '%.40s'%s", r > 0 ? tok : "", "");
+    return fail(&L, "expected 'DATASET %s', found '%.40s'", dataset, r > 0 ? tok : "");
   r = token(&L, tok, sizeof tok, &at);
-  if (r <= 0 || strcmp(tok, "POLYDATA"))
-    return fail(&L, "DATASET %.40s is not supported: a mesh is read from DATASET POLYDATA%s",
-                r > 0 ? tok : "(none)", "");
+  if (r <= 0 || strcmp(tok, dataset))
+    return fail(&L, "DATASET %.40s is not supported: %s", r > 0 ? tok : "(none)",
+                g->ugrid ? "a tet mesh is read from DATASET UNSTRUCTURED_GRID"
+                         : "a mesh is read from DATASET POLYDATA");
 
   /* the sections, up to the end of the file or the point and cell data */
-  cmMeshBuilder b = {0};
   cmStatus st = CM_OK;
-  long long npts = -1;
-  int npolys = 0;
+  int nsurf = 0, ntypes = 0;
+  Cells C = {0};
   while (st == CM_OK && (r = token(&L, tok, sizeof tok, &at)) != 0) {
     L.kwline = L.line;
     if (r < 0) {
       st = fail(&L, "unknown keyword '%.40s...'%s", tok, "");
     } else if (!strcmp(tok, "POINTS")) {
-      long long n;
-      int isint, sg, size = 0;
-      if (npts >= 0) {
-        st = fail(&L, "a second POINTS section%s%s", "", "");
-        break;
-      }
-      if ((st = count_arg(&L, "POINTS", "point count", &n)) != CM_OK) break;
-      r = token(&L, tok, sizeof tok, &at);
-      if (r > 0) size = type_of(tok, &isint, &sg);
-      if (!size || isint) {
-        st = fail(&L, "POINTS: bad or missing type '%.40s' (float or double)%s", r > 0 ? tok : "",
-                  "");
-        break;
-      }
-      if ((st = end_of_line(&L)) != CM_OK) break;
-      double* p;
-      size_t p_at;
-      st = values(&L, 3 * (size_t)n, size, 0, 1, "POINTS", &p, &p_at);
-      for (long long i = 0; st == CM_OK && i < n; i++) {
-        double x[3] = {p[3 * i] * scale, p[3 * i + 1] * scale, p[3 * i + 2] * scale};
-        if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))) {
+      st = read_points(&L, scale, g);
+    } else if (!g->ugrid && (!strcmp(tok, "POLYGONS") || !strcmp(tok, "TRIANGLE_STRIPS"))) {
+      int strip = tok[0] == 'T';
+      const char* kw = strip ? "TRIANGLE_STRIPS" : "POLYGONS";
+      if ((st = cells(&L, kw, g->npts, &C)) == CM_OK) {
+        cmVtkCellError e;
+        st = cm_io_vtk_cells(&g->mb, C.end, C.ncell, C.first, C.conn, C.nconn, g->npts, strip, &e);
+        if (st != CM_OK) {
           char w[400];
-          value_where(&L, p_at, 3 * (size_t)i, size, w, sizeof w);
-          st = cm_error(err, errsz, CM_ERR_PARSE,
-                        "%s: POINTS: point %lld times the scale %g is not finite", w, i, scale);
-        } else if ((st = cm_mb_add_vert(&b, x)) != CM_OK) {
-          st = cm_error(err, errsz, st, "%s: out of memory", path);
+          cell_where(&L, &C, &e, w, sizeof w);
+          if (C.v51)
+            st = cm_error(err, errsz, st, "%s: %s %s: %s", w, kw,
+                          e.array ? "CONNECTIVITY" : "OFFSETS", e.msg);
+          else
+            st = cm_error(err, errsz, st, "%s: %s: %s", w, kw, e.msg);
         }
       }
-      cm_free(p);
-      npts = n;
-    } else if (!strcmp(tok, "POLYGONS") || !strcmp(tok, "TRIANGLE_STRIPS")) {
-      int strip = tok[0] == 'T';
-      st = cells(&L, strip ? "TRIANGLE_STRIPS" : "POLYGONS", npts, strip, &b);
-      npolys = 1;
-    } else if (!strcmp(tok, "VERTICES") || !strcmp(tok, "LINES")) {
-      st = cells(&L, tok[0] == 'V' ? "VERTICES" : "LINES", npts, 0, NULL);
+      cells_free(&C);
+      nsurf = 1;
+    } else if (!g->ugrid && (!strcmp(tok, "VERTICES") || !strcmp(tok, "LINES"))) {
+      st = cells(&L, tok[0] == 'V' ? "VERTICES" : "LINES", g->npts < 0 ? 0 : g->npts, &C);
+      cells_free(&C);
+    } else if (g->ugrid && !strcmp(tok, "CELLS")) {
+      if (C.have)
+        st = fail(&L, "a second CELLS section%s%s", "", "");
+      else
+        st = cells(&L, "CELLS", g->npts, &C);
+    } else if (g->ugrid && !strcmp(tok, "CELL_TYPES")) {
+      st = ntypes++ ? fail(&L, "a second CELL_TYPES section%s%s", "", "") : cell_types(&L, &C, g);
     } else if (!strcmp(tok, "METADATA")) {
       /* the rest of its line, then lines up to and including the next empty one */
       int blank = 0, first = 1;
@@ -449,24 +530,53 @@ cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale,
     } else if (!strcmp(tok, "POINT_DATA") || !strcmp(tok, "CELL_DATA") || !strcmp(tok, "FIELD")) {
       break; /* attributes: not geometry */
     } else {
-      st = fail(&L,
-                "unknown keyword '%.40s' (expected POINTS, POLYGONS, TRIANGLE_STRIPS, VERTICES, "
-                "LINES, METADATA, POINT_DATA or CELL_DATA)%s",
-                tok, "");
+      st = fail(&L, "unknown keyword '%.40s' (expected %s)", tok,
+                g->ugrid ? "POINTS, CELLS, CELL_TYPES, METADATA, POINT_DATA or CELL_DATA"
+                         : "POINTS, POLYGONS, TRIANGLE_STRIPS, VERTICES, LINES, METADATA, "
+                           "POINT_DATA or CELL_DATA");
     }
   }
-  if (st == CM_OK && npts < 0)
+  cells_free(&C);
+  if (st == CM_OK && g->npts < 0)
     st = cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: end of the geometry without a POINTS section",
                   path, L.line);
-  if (st == CM_OK && !npolys)
+  if (st == CM_OK && !g->ugrid && !nsurf)
     st = cm_error(err, errsz, CM_ERR_PARSE,
                   "%s:%d: end of the geometry without a POLYGONS or TRIANGLE_STRIPS section: no "
                   "surface to read",
                   path, L.line);
+  if (st == CM_OK && g->ugrid && !ntypes)
+    st = cm_error(err, errsz, CM_ERR_PARSE,
+                  "%s:%d: end of the geometry without %s section: no cells to read", path, L.line,
+                  C.have ? "a CELL_TYPES" : "CELLS and CELL_TYPES");
+  return st;
+}
+
+cmStatus cm_mesh_read_vtk(const char* path, char* buf, size_t len, double scale, cmMesh** out,
+                          char* err, size_t errsz) {
+  *out = NULL;
+  Geometry g = {0};
+  g.npts = -1;
+  cmStatus st = parse(path, buf, len, scale, &g, err, errsz);
   if (st == CM_OK) {
-    *out = cm_mb_finish(&b);
+    *out = cm_mb_finish(&g.mb);
     if (!*out) st = cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", path);
   }
-  cm_mb_free(&b);
+  cm_mb_free(&g.mb);
+  cm_free(g.pts);
+  return st;
+}
+
+cmStatus cm_tetmesh_read_vtk(const char* path, char* buf, size_t len, double scale, cmTetMesh** out,
+                             char* err, size_t errsz) {
+  *out = NULL;
+  Geometry g = {0};
+  g.npts = -1;
+  g.ugrid = 1;
+  cmStatus st = parse(path, buf, len, scale, &g, err, errsz);
+  if (st == CM_OK)
+    st = cm_tb_finish(&g.tb, path, g.pts, (size_t)g.npts, cm_io_vtk_cell_name, out, err, errsz);
+  cm_tb_free(&g.tb);
+  cm_free(g.pts);
   return st;
 }

@@ -1,4 +1,5 @@
-/* VTK XML PolyData reader (.vtp), the format of OpenSim's geometry files.
+/* VTK XML PolyData reader (.vtp), the format of OpenSim's geometry files, and UnstructuredGrid
+ * reader (.vtu, tetrahedral meshes: cm_tetmesh_read_vtu at the end).
  *
  * The file is XML:
  *   <VTKFile type="PolyData" byte_order="LittleEndian|BigEndian" header_type="UInt32|UInt64"
@@ -24,6 +25,11 @@
  * byte order, of any VTK scalar type (Int8 .. UInt64, Float32, Float64); connectivity and offsets
  * must be integers. offsets[i] is the end of cell i in connectivity (cell 0 starts at 0).
  * Polygons are fan-triangulated and strips split into triangles (mesh_vtk_cells.c).
+ *
+ * UnstructuredGrid (type="UnstructuredGrid", <UnstructuredGrid><Piece NumberOfPoints
+ * NumberOfCells>) has the same Points and a <Cells> element with three DataArrays:
+ * connectivity, offsets (as for Polys) and types (one VTK cell type per cell: 10 is VTK_TETRA,
+ * kept; the others are counted and skipped, mesh_vtk_cells.c).
  *
  * The XML is read by a small tokenizer of its own: elements, attributes in single or double
  * quotes, comments, processing instructions and declarations (skipped); the start and end tags
@@ -58,7 +64,7 @@ static const char* const type_names[] = {"",       "Int8",  "UInt8",  "Int16",  
 static const int type_size[] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
 
 enum { F_ASCII = 1, F_BINARY, F_APPENDED };
-enum { S_NONE, S_POINTS, S_POLYS, S_STRIPS, S_OTHER };
+enum { S_NONE, S_POINTS, S_POLYS, S_STRIPS, S_CELLS, S_OTHER };
 
 /* one DataArray of interest */
 typedef struct Arr {
@@ -82,9 +88,11 @@ typedef struct Vtp {
   int appended; /* AppendedData found: 0 none, 1 raw, 2 base64 */
   size_t app;   /* offset of the first byte after '_' */
   int npiece, piece_line;
-  int root_seen; /* the VTKFile start tag was read */
-  long long npts, npolys, nstrips;
-  Arr pts, conn[2], offs[2]; /* [0] Polys, [1] Strips */
+  int root_seen;                   /* the VTKFile start tag was read */
+  int ugrid;                       /* UnstructuredGrid (cm_tetmesh_read_vtu), else PolyData */
+  long long npts, npolys, nstrips; /* UnstructuredGrid: npolys is NumberOfCells */
+  Arr pts, conn[2], offs[2];       /* [0] Polys or Cells, [1] Strips */
+  Arr types;                       /* the Cells' types */
 } Vtp;
 
 /* ---- messages ---- */
@@ -252,9 +260,10 @@ static cmStatus count_attr(const Vtp* V, const Tag* t, size_t at, const char* na
 
 static cmStatus root_attrs(Vtp* V, const Tag* t, size_t at) {
   char v[64];
-  if (!attr(t, "type", v, sizeof v) || strcmp(v, "PolyData"))
-    return fail_line(V, at, "VTKFile type=\"%.40s\" is not supported: a .vtp file holds PolyData%s",
-                     attr(t, "type", v, sizeof v) ? v : "(none)", "");
+  const char* want = V->ugrid ? "UnstructuredGrid" : "PolyData";
+  if (!attr(t, "type", v, sizeof v) || strcmp(v, want))
+    return fail_line(V, at, "VTKFile type=\"%.40s\" is not supported: this file must hold %s",
+                     attr(t, "type", v, sizeof v) ? v : "(none)", want);
   V->big = 0;
   if (attr(t, "byte_order", v, sizeof v)) {
     if (!strcmp(v, "BigEndian"))
@@ -287,6 +296,8 @@ static cmStatus array_attrs(Vtp* V, const Tag* t, size_t at, int section) {
   int k = section == S_STRIPS;
   if (section == S_POINTS)
     a = &V->pts;
+  else if (section == S_CELLS && !strcmp(name, "types"))
+    a = &V->types;
   else if (!strcmp(name, "connectivity"))
     a = &V->conn[k];
   else if (!strcmp(name, "offsets"))
@@ -295,7 +306,11 @@ static cmStatus array_attrs(Vtp* V, const Tag* t, size_t at, int section) {
     return CM_OK; /* another array of Polys or Strips */
   static const char* const what[2][2] = {{"Polys connectivity", "Polys offsets"},
                                          {"Strips connectivity", "Strips offsets"}};
-  const char* w = section == S_POINTS ? "Points" : what[k][a == &V->offs[k]];
+  const char* w = section == S_POINTS  ? "Points"
+                  : section != S_CELLS ? what[k][a == &V->offs[k]]
+                  : a == &V->types     ? "Cells types"
+                  : a == &V->offs[0]   ? "Cells offsets"
+                                       : "Cells connectivity";
   if (a->found) return fail_line(V, at, "a second %s DataArray%s", w, "");
   a->found = 1;
   a->what = w;
@@ -343,6 +358,7 @@ static int stack_is(const char* const* stack, const size_t* slen, int d, const c
 }
 
 static cmStatus scan(Vtp* V) {
+  const char* dataset = V->ugrid ? "UnstructuredGrid" : "PolyData";
   const char* stack[MAX_DEPTH];
   size_t slen[MAX_DEPTH];
   int depth = 0, section = S_NONE;
@@ -414,29 +430,31 @@ static cmStatus scan(Vtp* V) {
       V->appended = strcmp(v, "raw") ? 2 : 1;
       V->app = u + 1;
       return CM_OK; /* the rest of the file is data */
-    } else if (depth == 1 && name_is(t.name, t.nlen, "PolyData")) {
+    } else if (depth == 1 && name_is(t.name, t.nlen, dataset)) {
     } else if (depth == 2 && name_is(t.name, t.nlen, "Piece") &&
-               stack_is(stack, slen, 1, "PolyData", 8)) {
+               stack_is(stack, slen, 1, dataset, strlen(dataset))) {
       if (++V->npiece > 1)
         return fail_line(V, at, "a second Piece: only one Piece per file is read%s%s", "", "");
       V->piece_line = cm_io_line_of(V->buf, at);
       if ((st = count_attr(V, &t, at, "NumberOfPoints", 0, &V->npts)) != CM_OK ||
-          (st = count_attr(V, &t, at, "NumberOfPolys", 0, &V->npolys)) != CM_OK ||
-          (st = count_attr(V, &t, at, "NumberOfStrips", 0, &V->nstrips)) != CM_OK)
+          (st = count_attr(V, &t, at, V->ugrid ? "NumberOfCells" : "NumberOfPolys", 0,
+                           &V->npolys)) != CM_OK ||
+          (!V->ugrid && (st = count_attr(V, &t, at, "NumberOfStrips", 0, &V->nstrips)) != CM_OK))
         return st;
     } else if (depth == 3 && stack_is(stack, slen, 2, "Piece", 5)) {
-      section = name_is(t.name, t.nlen, "Points")   ? S_POINTS
-                : name_is(t.name, t.nlen, "Polys")  ? S_POLYS
-                : name_is(t.name, t.nlen, "Strips") ? S_STRIPS
-                                                    : S_OTHER;
+      section = name_is(t.name, t.nlen, "Points")                ? S_POINTS
+                : !V->ugrid && name_is(t.name, t.nlen, "Polys")  ? S_POLYS
+                : !V->ugrid && name_is(t.name, t.nlen, "Strips") ? S_STRIPS
+                : V->ugrid && name_is(t.name, t.nlen, "Cells")   ? S_CELLS
+                                                                 : S_OTHER;
     } else if (depth == 4 && section != S_NONE && section != S_OTHER &&
                name_is(t.name, t.nlen, "DataArray")) {
-      Arr* before[5] = {&V->pts, &V->conn[0], &V->conn[1], &V->offs[0], &V->offs[1]};
-      int found[5];
-      for (int i = 0; i < 5; i++)
+      Arr* before[6] = {&V->pts, &V->conn[0], &V->conn[1], &V->offs[0], &V->offs[1], &V->types};
+      int found[6];
+      for (int i = 0; i < 6; i++)
         found[i] = before[i]->found;
       if ((st = array_attrs(V, &t, at, section)) != CM_OK) return st;
-      for (int i = 0; i < 5; i++)
+      for (int i = 0; i < 6; i++)
         if (!found[i] && before[i]->found) {
           open_arr = before[i];
           open_arr->start = next;
@@ -462,8 +480,8 @@ static cmStatus scan(Vtp* V) {
                     (int)(slen[depth - 1] < 40 ? slen[depth - 1] : 40), stack[depth - 1]);
   if (!V->npiece)
     return cm_error(V->err, V->errsz, CM_ERR_PARSE,
-                    "%s:%d: no <VTKFile><PolyData><Piece> found before the end of the file",
-                    V->path, cm_io_line_of(V->buf, V->len));
+                    "%s:%d: no <VTKFile><%s><Piece> found before the end of the file", V->path,
+                    cm_io_line_of(V->buf, V->len), dataset);
   return CM_OK;
 }
 
@@ -916,5 +934,71 @@ cmStatus cm_mesh_read_vtp(const char* path, char* buf, size_t len, double scale,
     if (!*out) st = cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory", path);
   }
   cm_mb_free(&b);
+  return st;
+}
+
+/* ---- UnstructuredGrid: tetrahedral meshes ---- */
+
+cmStatus cm_tetmesh_read_vtu(const char* path, char* buf, size_t len, double scale, cmTetMesh** out,
+                             char* err, size_t errsz) {
+  *out = NULL;
+  Vtp V = {0};
+  V.path = path;
+  V.buf = buf;
+  V.len = len;
+  V.err = err;
+  V.errsz = errsz;
+  V.hsize = 4;
+  V.ugrid = 1;
+  cmStatus st = scan(&V);
+  if (st != CM_OK) return st;
+  if (!V.pts.found)
+    return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Points DataArray", path,
+                    V.piece_line);
+  const Arr *c = &V.conn[0], *o = &V.offs[0], *ty = &V.types;
+  if (!c->found || !o->found || !ty->found)
+    return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Cells DataArray Name=\"%s\"",
+                    path, V.piece_line,
+                    !c->found   ? "connectivity"
+                    : !o->found ? "offsets"
+                                : "types");
+
+  /* points, scaled and checked finite; then the cells */
+  double *p = NULL, *off = NULL, *conn = NULL, *types = NULL;
+  size_t np, noff, nconn, ntypes;
+  st = decode(&V, &V.pts, 3 * V.npts, &p, &np);
+  for (size_t i = 0; st == CM_OK && i < np; i++) {
+    p[i] *= scale;
+    if (!isfinite(p[i])) {
+      char w[400];
+      value_where(&V, &V.pts, i - i % 3, w, sizeof w);
+      st = cm_error(err, errsz, CM_ERR_PARSE,
+                    "%s: point %zu has a coordinate that is not finite times the scale %g", w,
+                    i / 3, scale);
+    }
+  }
+  if (st == CM_OK) st = decode(&V, o, V.npolys, &off, &noff);
+  if (st == CM_OK) st = decode(&V, ty, V.npolys, &types, &ntypes);
+  if (st == CM_OK) st = decode(&V, c, -1, &conn, &nconn);
+  cmTetBuilder tb = {0};
+  if (st == CM_OK) {
+    cmVtkCellError e;
+    st = cm_io_vtk_tets(&tb, off, noff, 0, conn, nconn, types, V.npts, &e);
+    if (st != CM_OK) {
+      char w[400];
+      value_where(&V, e.array == 2 ? ty : e.array ? c : o, e.index, w, sizeof w);
+      st = cm_error(err, errsz, st, "%s: Cells %s: %s", w,
+                    e.array == 2 ? "types"
+                    : e.array    ? "connectivity"
+                                 : "offsets",
+                    e.msg);
+    }
+  }
+  if (st == CM_OK) st = cm_tb_finish(&tb, path, p, np / 3, cm_io_vtk_cell_name, out, err, errsz);
+  cm_tb_free(&tb);
+  cm_free(p);
+  cm_free(off);
+  cm_free(conn);
+  cm_free(types);
   return st;
 }
