@@ -114,7 +114,7 @@ void cm_fem_svd3(const double F[9], double U[9], double s[3], double V[9]) {
   double C[9], Ft[9], ev[3], W[9];
   cm_m3_transpose(Ft, F);
   cm_m3_mul(C, Ft, F);
-  cm_sym_eig3(C, ev, W);
+  cm_sym_eig3_rel(C, 0x1p-52, ev, W);
   /* V descending: column k of V = column 2 - k of W; a rotation */
   double v[3][3];
   for (int k = 0; k < 3; k++)
@@ -152,42 +152,50 @@ void cm_fem_svd3(const double F[9], double U[9], double s[3], double V[9]) {
   }
 }
 
-/* C += e vec(Q) vec(Q)^T for Q = U M V^T */
-static void add_mode(double* C, const double U[9], const double M[9], const double V[9], double e) {
+/* C += e q q^T (upper triangle only), q = vec(Q) */
+static void add_mode(double* C, const double Q[9], double e) {
   if (e == 0) return;
-  double T[9], Vt[9], Q[9];
-  cm_m3_mul(T, U, M);
-  cm_m3_transpose(Vt, V);
-  cm_m3_mul(Q, T, Vt);
   for (int p = 0; p < 9; p++) {
     double eq = e * Q[p];
-    for (int q = 0; q < 9; q++)
+    for (int q = p; q < 9; q++)
       C[9 * p + q] += eq * Q[q];
   }
 }
 
-/* dP/dF from the analytic eigensystem: the 3 x 3 block H of d2Psi/ds2, the flip and twist
- * values of the pairs (01, 02, 12); negative eigenvalues clamped if project */
-static void isotropic_hessian(const double U[9], const double V[9], const double H[9],
-                              const double flip[3], const double twist[3], int project, double* C) {
+/* dP/dF from the analytic eigensystem: the eigenpairs (ev[k], column k of W) of the 3 x 3 block
+ * of d2Psi/ds2, the flip and twist values of the pairs (01, 02, 12); negative eigenvalues
+ * clamped if project */
+static void isotropic_hessian(const double U[9], const double V[9], const double ev[3],
+                              const double W[9], const double flip[3], const double twist[3],
+                              int project, double* C) {
   memset(C, 0, 81 * sizeof(double));
-  double ev[3], W[9];
-  cm_sym_eig3(H, ev, W);
+  /* U diag(w) V^T: Q_ij = sum_k U_ik w_k V_jk */
   for (int k = 0; k < 3; k++) {
-    double M[9] = {W[k], 0, 0, 0, W[3 + k], 0, 0, 0, W[6 + k]};
-    add_mode(C, U, M, V, project && ev[k] < 0 ? 0 : ev[k]);
+    double Q[9];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        Q[3 * i + j] = U[3 * i] * W[k] * V[3 * j] + U[3 * i + 1] * W[3 + k] * V[3 * j + 1] +
+                       U[3 * i + 2] * W[6 + k] * V[3 * j + 2];
+    add_mode(C, Q, project && ev[k] < 0 ? 0 : ev[k]);
   }
+  /* U (e_a e_b^T +- e_b e_a^T) V^T / sqrt 2 = (u_a v_b^T +- u_b v_a^T) / sqrt 2 */
   static const int PAIR[3][2] = {{0, 1}, {0, 2}, {1, 2}};
   const double r = 0.70710678118654752440;
   for (int p = 0; p < 3; p++) {
-    int i = PAIR[p][0], j = PAIR[p][1];
-    double M[9] = {0};
-    M[3 * i + j] = r;
-    M[3 * j + i] = r;
-    add_mode(C, U, M, V, project && flip[p] < 0 ? 0 : flip[p]);
-    M[3 * j + i] = -r;
-    add_mode(C, U, M, V, project && twist[p] < 0 ? 0 : twist[p]);
+    int a = PAIR[p][0], b = PAIR[p][1];
+    double Qf[9], Qt[9];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) {
+        double x = U[3 * i + a] * V[3 * j + b], y = U[3 * i + b] * V[3 * j + a];
+        Qf[3 * i + j] = r * (x + y);
+        Qt[3 * i + j] = r * (x - y);
+      }
+    add_mode(C, Qf, project && flip[p] < 0 ? 0 : flip[p]);
+    add_mode(C, Qt, project && twist[p] < 0 ? 0 : twist[p]);
   }
+  for (int p = 0; p < 9; p++)
+    for (int q = 0; q < p; q++)
+      C[9 * p + q] = C[9 * q + p];
 }
 
 static double psi_linear(const cmFemMaterial* mat, const double F[9], double* P, double* C) {
@@ -238,9 +246,11 @@ static double psi_corotated(const cmFemMaterial* mat, const double F[9], double*
     cm_m3_mul(P, T1, Vt);
   }
   if (C) {
-    double H[9];
-    for (int k = 0; k < 9; k++)
-      H[k] = la + (k % 4 == 0 ? 2 * mu : 0);
+    /* H = 2 mu I + lambda 1 1^T: 2 mu + 3 lambda on (1, 1, 1) / sqrt 3, 2 mu on its
+     * orthogonal complement ((1, -1, 0) / sqrt 2, (1, 1, -2) / sqrt 6) */
+    const double a = 0.57735026918962576451, b = 0.70710678118654752440, c = 0.40824829046386301637;
+    const double W[9] = {a, b, c, a, -b, c, a, 0, -2 * c};
+    const double ev[3] = {2 * mu + 3 * la, 2 * mu, 2 * mu};
     static const int PAIR[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     double flip[3], twist[3];
     for (int p = 0; p < 3; p++) {
@@ -249,7 +259,7 @@ static double psi_corotated(const cmFemMaterial* mat, const double F[9], double*
       flip[p] = 2 * mu;
       twist[p] = 2 * mu + (2 * la * T - 4 * mu) / den;
     }
-    isotropic_hessian(U, V, H, flip, twist, project, C);
+    isotropic_hessian(U, V, ev, W, flip, twist, project, C);
   }
   return psi;
 }
@@ -284,7 +294,9 @@ static double psi_neohookean(const cmFemMaterial* mat, const double F[9], double
       flip[p] = mu - g / ss;
       twist[p] = mu + g / ss;
     }
-    isotropic_hessian(U, V, H, flip, twist, project, C);
+    double ev[3], W[9];
+    cm_sym_eig3_rel(H, 0x1p-52, ev, W);
+    isotropic_hessian(U, V, ev, W, flip, twist, project, C);
   }
   return 0.5 * mu * (ff - 3) - mu * lnJ + 0.5 * la * lnJ * lnJ;
 }

@@ -18,7 +18,9 @@
 #include "test.h"
 
 static unsigned long long rng = 0x2545F4914F6CDD1Dull;
-static double rnd(void) { return 2 * test_urand(&rng) - 1; } /* uniform in [-1, 1) */
+static double rnd(void) {
+  return 2 * test_urand(&rng) - 1;
+} /* uniform in [-1, 1) */
 
 enum { NMAX = 12 };
 
@@ -252,6 +254,13 @@ static void test_eig_random(void) {
       for (int j = i; j < 3; j++)
         S[3 * i + j] = S[3 * j + i] = rnd() * 10;
     cm_sym_eig3(S, ev, V);
+    check_eigen(S, ev, V, 1e-14);
+    /* the early stop at rounding level: the same checks */
+    cm_sym_eig3_rel(A, 0x1p-52, ev, V);
+    for (int k = 0; k < 3; k++)
+      CHECK_NEAR(ev[k], e[k], 1e-14);
+    check_eigen(A, ev, V, 1e-14);
+    cm_sym_eig3_rel(S, 0x1p-52, ev, V);
     check_eigen(S, ev, V, 1e-14);
   }
 }
