@@ -6,7 +6,7 @@
 #                        make fuzz with 45 s per harness
 # Builds go to build/ (RelWithDebInfo, warnings as errors) and build-asan/ (sanitizers).
 
-DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev zlib1g-dev python3 python3-numpy python3-matplotlib python3-pytest valgrind libopenmpi-dev openmpi-bin
+DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev zlib1g-dev python3 python3-numpy python3-matplotlib python3-pytest valgrind libopenmpi-dev openmpi-bin gmsh
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -51,7 +51,7 @@ test: test-fast test-asan
 # to $(FUZZ_BUILD)/artifacts/ and stop the run. FUZZ_FLAGS adds libFuzzer options.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
-FUZZ_PARSERS := scene obj stl ply vtp vtk checkpoint resume cli
+FUZZ_PARSERS := scene obj stl ply vtp vtk tetmesh checkpoint resume cli
 fuzz:
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) clang libclang-rt-14-dev"
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMPLY_FUZZ=ON \

@@ -25,6 +25,7 @@ int cmd_mesh_repair(int argc, char** argv);
 int cmd_advise(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_plot(int argc, char** argv); /* cmd_plot.c: runs python3 -m comply.plot */
+int cmd_tetmesh(int argc, char** argv); /* cmd_tetmesh.c: runs gmsh */
 
 /* print the help of a command (NULL or "" for the overview) to f; 0 if the command exists */
 int cli_help(FILE* f, const char* cmd);

@@ -90,6 +90,25 @@ static const Command COMMANDS[] = {
      "\n"
      "exit status: 0 the repaired mesh passes every check; 2 it cannot be read or written, or\n"
      "it still fails a check (OUT is written all the same; the message names what remains).\n"},
+    {"tetmesh", cmd_tetmesh,
+     "comply tetmesh SURFACE -o OUT --size S [--scale K] [--remesh-surface]",
+     "Fill a closed surface (.obj, .stl, .ply, .vtp, .vtk; checked as a body's mesh) with\n"
+     "tetrahedra for a deformable body: runs gmsh (Debian package gmsh; found on the PATH, or\n"
+     "$COMPLY_GMSH) with the largest tet edge S, writes OUT (.msh: gmsh 4.1 ASCII; .vtk: legacy\n"
+     "VTK), reads it back and prints nodes, tets, the volume against the surface's and the\n"
+     "smallest and largest tet volume. The surface's triangles are kept as the boundary of the\n"
+     "tets (S bounds the tets inside); with --remesh-surface gmsh re-triangulates the surface\n"
+     "at size S too, approximating curved parts (docs/meshes.md, \"Volume meshes\").\n"
+     "\n"
+     "options:\n"
+     "  -o, --output OUT   the tet mesh file (.msh or .vtk)\n"
+     "  --size S           the largest tet edge, m (> 0), after --scale\n"
+     "  --scale K          multiply the surface's coordinates by K > 0 (default 1)\n"
+     "  --remesh-surface   let gmsh re-triangulate the surface at size S\n"
+     "\n"
+     "exit status: 0 done; 1 gmsh is missing or failed (its error lines are printed) or wrote\n"
+     "a mesh that does not load or check; 2 bad options, or a surface that cannot be read or\n"
+     "is not a valid closed solid.\n"},
     {"advise", cmd_advise, "comply advise ka|damping|restitution|contact-time OPTIONS",
      "Compute contact parameters from the rules of thumb of area-compliant-contact.txt\n"
      "(docs/contact-laws.md, \"Choosing parameters with comply advise\"). SI units.\n"

@@ -185,6 +185,50 @@ int cm_fuzz_vtk(const uint8_t* data, size_t size) {
   return fuzz_mesh(cm_mesh_read_vtk, "fuzz.vtk", data, size);
 }
 
+/* a tet mesh file: the reader told by the content (a '#' first: legacy VTK, a '<': VTK XML,
+ * else gmsh), then cm_tetmesh_check and, for a valid mesh, its boundary surface */
+int cm_fuzz_tetmesh(const uint8_t* data, size_t size) {
+  size_t i = 0;
+  while (i < size && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+    i++;
+  if (size >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf) i = 3;
+  int kind = i < size && data[i] == '#' ? 2 : i < size && data[i] == '<' ? 1 : 0;
+  static const char* const names[3] = {"fuzz.msh", "fuzz.vtu", "fuzz.vtk"};
+  cmStatus (*reader[3])(const char*, char*, size_t, double, cmTetMesh**, char*,
+                        size_t) = {cm_tetmesh_read_msh, cm_tetmesh_read_vtu, cm_tetmesh_read_vtk};
+  char* buf = malloc(size + 1);
+  require(buf != NULL);
+  if (size) memcpy(buf, data, size);
+  buf[size] = 0;
+  char err[1024] = "";
+  cmTetMesh* mesh = NULL;
+  cmStatus st = reader[kind](names[kind], buf, size, 1.0, &mesh, err, sizeof err);
+  free(buf);
+  if (st != CM_OK) {
+    require(mesh == NULL);
+    if (st != CM_ERR_NOMEM) require_message(err, names[kind]);
+    return 0;
+  }
+  /* a mesh of tets with nodes in range, finite coordinates; the report names the file */
+  require(mesh != NULL && mesh->nnode >= 0 && mesh->ntet > 0);
+  require(!err[0] || strstr(err, names[kind]) == err);
+  for (size_t k = 0; k < 3 * (size_t)mesh->nnode; k++)
+    require(isfinite(mesh->node[k]));
+  for (size_t k = 0; k < 4 * (size_t)mesh->ntet; k++)
+    require(mesh->tet[k] >= 0 && mesh->tet[k] < mesh->nnode);
+  err[0] = 0;
+  st = cm_tetmesh_check(mesh, err, sizeof err);
+  if (st != CM_OK) {
+    require(st == CM_ERR_MESH && err[0] != 0);
+  } else if (mesh->ntet <= 20000) {
+    cmMesh* surf = cm_tetmesh_surface(mesh, NULL);
+    if (surf) require(surf->nface > 0 && surf->nvert <= mesh->nnode);
+    cm_mesh_free(surf);
+  }
+  cm_tetmesh_free(mesh);
+  return 0;
+}
+
 /* ---- the file-based targets: a private folder and a small model ---- */
 
 static char fuzz_folder[4096];

@@ -18,13 +18,17 @@
 /* a YAML scene: cm_scene_parse, then for small scenes without mesh files cm_model_compile,
  * cm_data_new and one cm_collide (what `comply check` does) */
 int cm_fuzz_scene(const uint8_t* data, size_t size);
-/* a mesh file: the reader of the format (cm_mesh_read_obj, _stl, _ply, _vtp, _vtk), then cm_mesh_check and,
- * for a valid mesh, cm_mesh_prepare and cm_mesh_mass_properties */
+/* a mesh file: the reader of the format (cm_mesh_read_obj, _stl, _ply, _vtp, _vtk), then
+ * cm_mesh_check and, for a valid mesh, cm_mesh_prepare and cm_mesh_mass_properties */
 int cm_fuzz_obj(const uint8_t* data, size_t size);
 int cm_fuzz_stl(const uint8_t* data, size_t size);
 int cm_fuzz_ply(const uint8_t* data, size_t size);
 int cm_fuzz_vtp(const uint8_t* data, size_t size);
 int cm_fuzz_vtk(const uint8_t* data, size_t size);
+/* a tet mesh file (.msh, .vtu or legacy .vtk, told by its first character): the reader
+ * (cm_tetmesh_read_msh, _vtu, _vtk), then cm_tetmesh_check and, for a valid mesh of at most
+ * 20,000 tets, cm_tetmesh_surface */
+int cm_fuzz_tetmesh(const uint8_t* data, size_t size);
 
 /* The file-based targets write their input into a private folder (mkdtemp in $TMPDIR or /tmp,
  * removed at exit): the API they fuzz takes paths. Both use one small model (a plane, a box, a

@@ -61,6 +61,8 @@ static FILE* setup(void) {
     devnull = fopen("/dev/null", "w");
     require(devnull != NULL);
     setenv("OMP_WAIT_POLICY", "passive", 0);
+    /* comply tetmesh runs no mesher here: it stops at "the mesher was not found" */
+    setenv("COMPLY_GMSH", "/nonexistent/comply-fuzz/gmsh", 1);
   }
   return devnull;
 }

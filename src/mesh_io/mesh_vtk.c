@@ -434,8 +434,11 @@ static cmStatus cell_types(Vtk* L, Cells* C, Geometry* g) {
       value_where(L, t_at, e.index, 4, w, sizeof w);
     else
       cell_where(L, C, &e, w, sizeof w);
-    st = cm_error(L->err, L->errsz, st, "%s: %s: %s", w, e.array == 2 ? "CELL_TYPES" : "CELLS",
-                  e.msg);
+    const char* what = e.array == 2 ? "CELL_TYPES"
+                       : !C->v51    ? "CELLS"
+                       : e.array    ? "CELLS CONNECTIVITY"
+                                    : "CELLS OFFSETS";
+    st = cm_error(L->err, L->errsz, st, "%s: %s: %s", w, what, e.msg);
   }
   cm_free(types);
   return st;

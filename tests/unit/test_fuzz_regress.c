@@ -41,6 +41,8 @@ static Entry entry_of(const char* what) {
   if (strcmp(what, "ply") == 0) return cm_fuzz_ply;
   if (strcmp(what, "vtp") == 0) return cm_fuzz_vtp;
   if (strcmp(what, "vtk") == 0) return cm_fuzz_vtk;
+  if (strcmp(what, "tetmesh") == 0 || strcmp(what, "msh") == 0 || strcmp(what, "vtu") == 0)
+    return cm_fuzz_tetmesh;
   if (strcmp(what, "checkpoint") == 0) return cm_fuzz_checkpoint;
   if (strcmp(what, "resume") == 0) return cm_fuzz_resume;
   if (strcmp(what, "cli") == 0) return cm_fuzz_cli;
@@ -91,8 +93,8 @@ static int run_dir(const char* dir, Entry entry) {
 }
 
 /* the targets: the folders of fuzz/corpus/ and fuzz/crashers/ */
-static const char* const targets[] = {"scene", "obj",        "stl",    "ply", "vtp",
-                                      "vtk",   "checkpoint", "resume", "cli"};
+static const char* const targets[] = {"scene", "obj",     "stl",        "ply",    "vtp",
+                                      "vtk",   "tetmesh", "checkpoint", "resume", "cli"};
 enum { NTARGET = sizeof targets / sizeof targets[0] };
 
 static void test_crashers(void) {
@@ -121,6 +123,10 @@ static void test_bad_inputs(void) {
   int n = run_dir(CM_SRC("tests/data/bad"), NULL);
   printf("     tests/data/bad: %d inputs\n", n);
   CHECK(n >= 50);
+  /* the tet meshes (their .vtk files are volume meshes: the tet reader, not the surface one) */
+  n = run_dir(CM_SRC("tests/data/bad/tet"), cm_fuzz_tetmesh);
+  printf("     tests/data/bad/tet: %d inputs\n", n);
+  CHECK(n >= 30);
 }
 
 int main(void) {
