@@ -156,6 +156,13 @@ typedef struct cmData {
    * cm_data_reset; not part of the state (not hashed, not in checkpoints). While any is
    * non-zero the energy monitor is off (its work is not counted). */
   double* body_xfrc;
+
+  /* the nodes of the deformable bodies (docs/deformable.md): position and velocity, world, m
+   * and m/s (nnode x 3 each); part of the state (hashed after the bodies, in checkpoints). A
+   * deformable body's body_cpos and body_cvel are the mass-weighted means of its nodes,
+   * body_xquat stays the identity and body_angvel 0. */
+  double* node_pos;
+  double* node_vel;
 } cmData;
 
 /* a pair penetrating deeper than this fraction of its thinner body counts CM_WARN_DEEP */

@@ -41,6 +41,8 @@
   X(int, nalias)                                                                                   \
   X(int, nclass)                                                                                   \
   X(int, njoint)                                                                                   \
+  X(int, nnode)                                                                                    \
+  X(int, ntet)                                                                                     \
   X(int, nnote)
 
 /* the scene name (an owned string) and the options (held by value): X(type, name) */
@@ -91,7 +93,23 @@
   X(int, class_first, nclass, CM_M(nclass))                                                        \
   X(int, joint_body, njoint, 2)                                                                    \
   X(double, joint_anchor, njoint, 6)                                                               \
-  X(int, joint_rule, njoint, 1)
+  X(int, joint_rule, njoint, 1)                                                                    \
+  X(int, body_nodeadr, nbody, 1)                                                                   \
+  X(int, body_nnode, nbody, 1)                                                                     \
+  X(int, body_tetadr, nbody, 1)                                                                    \
+  X(int, body_ntet, nbody, 1)                                                                      \
+  X(int, body_material, nbody, 1)                                                                  \
+  X(int, body_fem_scheme, nbody, 1)                                                                \
+  X(double, body_lame, nbody, 2)                                                                   \
+  X(int, mesh_vert_node, nvert, 1)                                                                 \
+  X(int, node_body, nnode, 1)                                                                      \
+  X(int, node_fixed, nnode, 1)                                                                     \
+  X(double, node_pos0, nnode, 3)                                                                   \
+  X(double, node_vel0, nnode, 3)                                                                   \
+  X(double, node_mass, nnode, 1)                                                                   \
+  X(int, tet_node, ntet, 4)                                                                        \
+  X(double, tet_dminv, ntet, 9)                                                                    \
+  X(double, tet_vol, ntet, 1)
 
 /* arrays of owned strings: allocated like the plain arrays (the notes grow one at a time as the
  * compiler writes them), every string freed, then the array: X(type, name, rows, cols) */
@@ -172,8 +190,15 @@
  * X(type, name, rows, cols) */
 #define CM_DATA_INPUT(X) X(double, body_xfrc, nbody, 6)
 
-/* every per-body array, allocated with the data: X(type, name, rows, cols) */
-#define CM_DATA_BODY(X) CM_DATA_STATE(X) CM_DATA_DERIVED(X) CM_DATA_INPUT(X)
+/* the dynamic state of the finite-element nodes of deformable bodies (docs/deformable.md):
+ * hashed after the bodies, saved in a checkpoint after the bodies' states and restored by a
+ * failed step, as the 6 numbers of a node one after the other: X(type, name, rows, cols) */
+#define CM_DATA_NODES(X)                                                                           \
+  X(double, node_pos, nnode, 3)                                                                    \
+  X(double, node_vel, nnode, 3)
+
+/* every per-body and per-node array, allocated with the data: X(type, name, rows, cols) */
+#define CM_DATA_BODY(X) CM_DATA_STATE(X) CM_DATA_DERIVED(X) CM_DATA_INPUT(X) CM_DATA_NODES(X)
 
 /* the contacts of the current step, grown by the narrowphase; copied, not saved (the next step
  * finds them again): X(type, name, count, capacity) */

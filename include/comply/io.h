@@ -20,7 +20,7 @@ typedef struct cmOutput cmOutput;
  * With m->opt.vtk also create dir/vtk; every frame then writes the VTK series as well.
  * Errors name the path. */
 CM_API cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
-                        size_t errsz);
+                               size_t errsz);
 /* Continue the outputs of an earlier run in `dir` (for a restart from a checkpoint): every row
  * of bodies.csv and contacts.csv with a step > last_step (and an incomplete last line) is cut
  * off and the files are reopened for appending; with m->opt.vtk, scene.pvd is rebuilt from the
@@ -28,7 +28,7 @@ CM_API cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out
  * removed. A missing bodies.csv or contacts.csv is created with its header. Errors (a file
  * that is not a comply CSV or whose steps go back, I/O) name the path and line. */
 CM_API cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmOutput** out,
-                          char* err, size_t errsz);
+                                 char* err, size_t errsz);
 /* append the current state (one row per body) and contacts (one row per body pair in contact);
  * with m->opt.vtk also write vtk/NAME_STEP.vtu for every mesh body and rewrite scene.pvd */
 CM_API cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d);
@@ -37,26 +37,26 @@ CM_API cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d
  * atomically through path.tmp): its mesh vertices in world coordinates, its triangles, and the
  * point data `pressure` (Pa) and `penetration` (m) of cm_data_vertex_pressure, as base64
  * binary (header_type UInt64, little-endian). A body without a mesh (a plane) is CM_ERR_ARG. */
-CM_API cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const char* path, char* err,
-                           size_t errsz);
+CM_API cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const char* path,
+                                  char* err, size_t errsz);
 
 /* run facts for summary.json */
 typedef struct cmRunInfo {
-  double wall_time;     /* s */
-  int interrupted;      /* 1 if stopped by a signal */
-  int failed;           /* 1 if the simulation failed (non-finite state) */
-  const char* message;  /* failure diagnosis or NULL */
+  double wall_time;    /* s */
+  int interrupted;     /* 1 if stopped by a signal */
+  int failed;          /* 1 if the simulation failed (non-finite state) */
+  const char* message; /* failure diagnosis or NULL */
 } cmRunInfo;
 /* write summary.json atomically (temporary file + rename). Safe to call more than once. */
 CM_API cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
-                           const cmRunInfo* info);
+                                  const cmRunInfo* info);
 /* close the files (does not write the summary) */
 CM_API void cm_output_close(cmOutput* out);
 
 /* ---- checkpoints ---- */
 
 /* checkpoint format version written by this library */
-#define CM_CHECKPOINT_VERSION 5
+#define CM_CHECKPOINT_VERSION 6
 
 /* Write the state of d to `path` atomically: path.tmp is written, flushed, fsync'ed and renamed
  * over path, so path always holds a complete checkpoint. The file: a versioned header (magic
@@ -64,14 +64,15 @@ CM_API void cm_output_close(cmOutput* out);
  * body_cpos, body_xquat, body_cvel, body_angvel, warning counts, solver statistics, timers) and
  * an FNV-1a 64 checksum of everything before it (layout in docs/outputs.md). */
 CM_API cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path, char* err,
-                             size_t errsz);
+                                    size_t errsz);
 /* Read a checkpoint of model m into d (which must belong to m) and re-derive the frame-origin
  * values and bounding boxes; the contact list is emptied. Stepping on from it gives bit for bit
  * the states of the run that wrote it. Errors name the file: CM_ERR_IO (cannot open or read),
  * CM_ERR_PARSE (not a checkpoint, truncated, unknown format version, checksum mismatch),
  * CM_ERR_ARG (written by another library version or for another model). d is unchanged on
  * error. */
-CM_API cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err, size_t errsz);
+CM_API cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err,
+                                   size_t errsz);
 /* the fingerprint of a model stored in its checkpoints: FNV-1a 64 over nbody, ngeom, nvert,
  * nface, the timestep, substeps, integrator, gravity and per body its motion, mass, centre of
  * mass and its geometry's type and vertex and face counts */

@@ -24,6 +24,8 @@ typedef struct cmModel {
   int nalias; /* distinct alias names */
   int nclass; /* alias classes (aliases matched by the same globs) */
   int njoint; /* joints */
+  int nnode;  /* finite-element nodes of the deformable bodies */
+  int ntet;   /* their tetrahedra */
 
   char* name;    /* scene name */
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
@@ -46,23 +48,23 @@ typedef struct cmModel {
   double* body_angvel0;    /* initial angular velocity, world, rad/s           (nbody x 3) */
 
   /* geometries */
-  int* geom_type;            /* cmGeomType                                        (ngeom) */
-  int* geom_vertadr;         /* first vertex in mesh_vert                         (ngeom) */
-  int* geom_nvert;           /* vertices (0 for planes)                           (ngeom) */
-  int* geom_faceadr;         /* first face in mesh_face                           (ngeom) */
-  int* geom_nface;           /* faces (0 for planes)                              (ngeom) */
-  double* geom_plane;        /* plane unit normal and offset, body frame          (ngeom x 4) */
-  double* geom_aabb;         /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
-  double* geom_volume;       /* m^3 (0 for planes)                                (ngeom) */
-  double* geom_area;         /* surface area, m^2 (0 for planes)                  (ngeom) */
-  double* mesh_vert;         /* vertices in the body frame, m                     (nvert x 3)
-                                (reordered along a Morton curve for cache-friendly contact queries;
-                                mesh_vert_source gives each one's index in the original mesh) */
-  int* mesh_vert_source;     /* index of the vertex in the geometry's file or primitive (nvert; after
-                                repair: true, of the vertex kept from its weld group) */
-  int* mesh_face;            /* vertex indices local to the geometry              (nface x 3) */
-  double* mesh_face_normal;  /* unit outward normals, body frame              (nface x 3) */
-  double* mesh_face_area;    /* m^2                                           (nface) */
+  int* geom_type;           /* cmGeomType                                        (ngeom) */
+  int* geom_vertadr;        /* first vertex in mesh_vert                         (ngeom) */
+  int* geom_nvert;          /* vertices (0 for planes)                           (ngeom) */
+  int* geom_faceadr;        /* first face in mesh_face                           (ngeom) */
+  int* geom_nface;          /* faces (0 for planes)                              (ngeom) */
+  double* geom_plane;       /* plane unit normal and offset, body frame          (ngeom x 4) */
+  double* geom_aabb;        /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
+  double* geom_volume;      /* m^3 (0 for planes)                                (ngeom) */
+  double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
+  double* mesh_vert;        /* vertices in the body frame, m                     (nvert x 3)
+                               (reordered along a Morton curve for cache-friendly contact queries;
+                               mesh_vert_source gives each one's index in the original mesh) */
+  int* mesh_vert_source;    /* index of the vertex in the geometry's file or primitive (nvert; after
+                               repair: true, of the vertex kept from its weld group) */
+  int* mesh_face;           /* vertex indices local to the geometry              (nface x 3) */
+  double* mesh_face_normal; /* unit outward normals, body frame              (nface x 3) */
+  double* mesh_face_area;   /* m^2                                           (nface) */
   double* mesh_vert_areavec; /* sum_f A_f n_f / 3 over adjacent faces, m^2    (nvert x 3) */
   double* mesh_vert_pn;      /* angle-weighted vertex pseudonormals, unit     (nvert x 3) */
   double* mesh_edge_pn;      /* edge pseudonormals, edge k of face f at 9f+3k (nface x 9) */
@@ -85,6 +87,26 @@ typedef struct cmModel {
   int* joint_body;      /* body indices, -1 for the world                    (njoint x 2) */
   double* joint_anchor; /* anchor in each body's frame (world frame for -1)  (njoint x 6) */
   int* joint_rule;      /* rule giving the link's parameters                 (njoint) */
+
+  /* deformable bodies (motion deformable, docs/deformable.md): linear tetrahedra over nodes.
+   * Their geometry is the boundary of the tet mesh, in world coordinates at t = 0 (the body
+   * frame is the world frame: position identity), each vertex a node (mesh_vert_node). */
+  int* body_nodeadr;    /* first node of the body (0 for a rigid body)           (nbody) */
+  int* body_nnode;      /* its nodes (0 for a rigid body)                        (nbody) */
+  int* body_tetadr;     /* first tetrahedron                                     (nbody) */
+  int* body_ntet;       /* its tetrahedra                                        (nbody) */
+  int* body_material;   /* cmMaterial, -1 for a rigid body                       (nbody) */
+  int* body_fem_scheme; /* cmFemScheme                                           (nbody) */
+  double* body_lame;    /* Lame parameters mu, lambda, Pa                        (nbody x 2) */
+  int* mesh_vert_node;  /* node of each vertex of a deformable geometry, else -1 (nvert) */
+  int* node_body;       /* body of the node                                      (nnode) */
+  int* node_fixed;      /* 1: held at its initial position                       (nnode) */
+  double* node_pos0;    /* initial position, world, m                            (nnode x 3) */
+  double* node_vel0;    /* initial velocity, world, m/s                          (nnode x 3) */
+  double* node_mass;    /* lumped mass (a quarter of each adjacent tet's), kg    (nnode) */
+  int* tet_node;        /* global node indices, positively oriented              (ntet x 4) */
+  double* tet_dminv;    /* inverse of the rest edge matrix [X1-X0 X2-X0 X3-X0], 1/m (ntet x 9) */
+  double* tet_vol;      /* rest volume, m^3                                      (ntet) */
 
   /* compile-time notes (warnings such as unstable damping), "FILE:LINE: ..." */
   int nnote;

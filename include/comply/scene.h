@@ -28,20 +28,20 @@ typedef enum cmIntegrator {
 
 /* scene-wide options (`scene:` and `output:` sections) */
 typedef struct cmOptions {
-  double timestep;    /* s, > 0 (default 1e-3) */
-  double duration;    /* s, >= 0 (default 1); used when steps == 0 */
-  long steps;         /* number of steps; 0 = round(duration / timestep) */
-  double gravity[3];  /* m/s^2 (default 0, 0, -9.81) */
+  double timestep;   /* s, > 0 (default 1e-3) */
+  double duration;   /* s, >= 0 (default 1); used when steps == 0 */
+  long steps;        /* number of steps; 0 = round(duration / timestep) */
+  double gravity[3]; /* m/s^2 (default 0, 0, -9.81) */
   cmIntegrator integrator;
-  int substeps;       /* sub-steps per step: >= 1, or CM_SUBSTEPS_AUTO (0, the default):
-                         per step the fewest that keep every explicit row resolved, at most
-                         CM_SUBSTEPS_AUTO_MAX (docs/contact-laws.md, "Explicit stability") */
-  int output_every;   /* write outputs every N steps, >= 1 (default 1) */
-  double max_speed;   /* numerical guard: a body faster than this (com speed, or angular speed
-                         times the body's radius) stops the run, m/s, > 0 (default 1e4) */
-  long max_contacts;  /* resource limit: more contact points in one step stop the run, >= 1
-                         (default 10,000,000) */
-  int vtk;            /* 1: write the VTK series (default 0) */
+  int substeps;      /* sub-steps per step: >= 1, or CM_SUBSTEPS_AUTO (0, the default):
+                        per step the fewest that keep every explicit row resolved, at most
+                        CM_SUBSTEPS_AUTO_MAX (docs/contact-laws.md, "Explicit stability") */
+  int output_every;  /* write outputs every N steps, >= 1 (default 1) */
+  double max_speed;  /* numerical guard: a body faster than this (com speed, or angular speed
+                        times the body's radius) stops the run, m/s, > 0 (default 1e4) */
+  long max_contacts; /* resource limit: more contact points in one step stop the run, >= 1
+                        (default 10,000,000) */
+  int vtk;           /* 1: write the VTK series (default 0) */
   int allow_initial_overlap; /* 1: `comply run` accepts initial overlaps whose elastic energy
                                 would set a pair apart faster than 1 m/s (default 0) */
 } cmOptions;
@@ -79,28 +79,64 @@ typedef enum cmMotion {
   CM_MOTION_DYNAMIC = 0, /* moves under forces and contacts */
   CM_MOTION_FIXED,       /* never moves, infinite mass */
   CM_MOTION_PRESCRIBED,  /* moves with its given velocity and angular velocity, infinite mass */
-  CM_MOTION_IGNORED      /* MOVE-1: never collides (not even through wildcards); moves freely */
+  CM_MOTION_IGNORED,     /* MOVE-1: never collides (not even through wildcards); moves freely */
+  CM_MOTION_DEFORMABLE   /* a tetrahedral finite-element body (cmBodyDef.deformable,
+                            docs/deformable.md) */
 } cmMotion;
 
+/* the elastic material of a deformable body (docs/deformable.md, "Materials") */
+typedef enum cmMaterial {
+  CM_MATERIAL_NEO_HOOKEAN = 0, /* compressible Neo-Hookean (default): large strains */
+  CM_MATERIAL_COROTATED,       /* corotated linear: large rotations, small strains */
+  CM_MATERIAL_LINEAR           /* linear (small strain): not invariant under rotation */
+} cmMaterial;
+
+/* the time integration of a deformable body's nodes, inside the implicit solve */
+typedef enum cmFemScheme {
+  CM_FEM_BACKWARD_EULER = 0, /* elastic forces at the end of the step (default): damps the
+                                fastest modes, never grows */
+  CM_FEM_MIDPOINT            /* elastic forces at the middle of the step: conserves the energy
+                                of a free elastic body */
+} cmFemScheme;
+
+/* a deformable body's finite elements (motion deformable): linear tetrahedra from the
+ * geometry: a box cut into cells[0] x cells[1] x cells[2] cubes of 6 tets, a sphere of about
+ * cells[0] cells across its diameter, or a tet mesh file (.msh, .vtu, .vtk); the body's density
+ * gives the lumped node masses */
+typedef struct cmDeformableDef {
+  cmMaterial material;
+  double young;        /* Young's modulus E, Pa, > 0 (default 1e6) */
+  double poisson;      /* Poisson's ratio nu, in [0, 0.49] (default 0.3) */
+  int cells[3];        /* box: cells along x, y, z, 1..CM_FEM_MAX_CELLS (default 4, 4, 4);
+                          sphere: cells[0] across the diameter, 2..CM_FEM_MAX_CELLS (default 8) */
+  int has_fixed;       /* 1: nodes in the box fixed_min..fixed_max are held */
+  double fixed_min[3]; /* world box at t = 0 (after position and orientation), m */
+  double fixed_max[3];
+  cmFemScheme scheme;
+  cmSourceLoc loc;
+} cmDeformableDef;
+#define CM_FEM_MAX_CELLS 200
+
 typedef struct cmBodyDef {
-  const char* name;       /* unique, required; "world" is reserved */
-  const char* alias;      /* rule name (NULL = name); several bodies may share one */
+  const char* name;  /* unique, required; "world" is reserved */
+  const char* alias; /* rule name (NULL = name); several bodies may share one */
   cmGeomDef geom;
-  double density;         /* kg/m^3, CM_MASS_MIN..CM_MASS_MAX (default 1000); used when
-                             mass == 0 */
-  double mass;            /* kg; CM_MASS_MIN..CM_MASS_MAX overrides density, 0 = from density
-                             and volume (which must give a mass in that range) */
-  int has_com;            /* 1: com given (else from geometry) */
-  double com[3];          /* centre of mass in the body frame, m */
-  int has_inertia;        /* 1: inertia given (else from geometry, scaled to the mass) */
-  double inertia[9];      /* inertia about the com in body axes, kg m^2, symmetric positive */
-  double position[3];     /* world position of the body frame origin, m */
-  double orientation[4];  /* unit quaternion w x y z, body to world (default 1, 0, 0, 0) */
-  double velocity[3];     /* velocity of the body frame origin, world, m/s */
+  double density;             /* kg/m^3, CM_MASS_MIN..CM_MASS_MAX (default 1000); used when
+                                 mass == 0 */
+  double mass;                /* kg; CM_MASS_MIN..CM_MASS_MAX overrides density, 0 = from density
+                                 and volume (which must give a mass in that range) */
+  int has_com;                /* 1: com given (else from geometry) */
+  double com[3];              /* centre of mass in the body frame, m */
+  int has_inertia;            /* 1: inertia given (else from geometry, scaled to the mass) */
+  double inertia[9];          /* inertia about the com in body axes, kg m^2, symmetric positive */
+  double position[3];         /* world position of the body frame origin, m */
+  double orientation[4];      /* unit quaternion w x y z, body to world (default 1, 0, 0, 0) */
+  double velocity[3];         /* velocity of the body frame origin, world, m/s */
   double angular_velocity[3]; /* world, rad/s */
   cmMotion motion;
-  double force[3];        /* constant outer force at the com, world, N */
-  double moment[3];       /* constant outer moment, world, N m */
+  double force[3];            /* constant outer force at the com, world, N */
+  double moment[3];           /* constant outer moment, world, N m */
+  cmDeformableDef deformable; /* motion deformable only */
   cmSourceLoc loc;
 } cmBodyDef;
 CM_API cmBodyDef cm_body_def_default(void);
@@ -117,10 +153,10 @@ typedef enum cmLawType {
 } cmLawType;
 
 typedef enum cmMethod {
-  CM_METHOD_VERTEX = 0, /* vertices of one body inside the other */
-  CM_METHOD_TWO_WAY,    /* vertices of both, half area each */
-  CM_METHOD_VERTEX_EDGE,/* two_way plus edge-edge contacts */
-  CM_METHOD_CONTOUR     /* intersection-contour regions */
+  CM_METHOD_VERTEX = 0,  /* vertices of one body inside the other */
+  CM_METHOD_TWO_WAY,     /* vertices of both, half area each */
+  CM_METHOD_VERTEX_EDGE, /* two_way plus edge-edge contacts */
+  CM_METHOD_CONTOUR      /* intersection-contour regions */
 } cmMethod;
 
 typedef enum cmDirection {
@@ -144,7 +180,7 @@ typedef enum cmIntegration {
 
 /* an interaction rule; a body pair uses the LAST rule whose alias globs match it */
 typedef struct cmRuleDef {
-  const char* pair[2];      /* alias globs with * and ?, order does not matter */
+  const char* pair[2]; /* alias globs with * and ?, order does not matter */
   cmLawType law;
   /* area_compliant */
   double ka;                /* stiffness per unit area, N/m^3, > 0 (default 5e10) */
@@ -156,14 +192,14 @@ typedef struct cmRuleDef {
   double contact_time;      /* T, s, > 0; 0 = 100 * timestep (default) */
   cmRepMass mass;           /* m_rep (default CM_REP_MASS_MIN); also for joints */
   /* linear */
-  double stiffness;         /* N/m per contact point, > 0 (default 1e5) */
-  double damping;           /* N s/m per contact point, >= 0 (default 0) */
+  double stiffness; /* N/m per contact point, > 0 (default 1e5) */
+  double damping;   /* N s/m per contact point, >= 0 (default 0) */
   /* all laws */
-  double friction;          /* Coulomb mu >= 0 (default 0) */
-  double stick_velocity;    /* slip speed below which friction is proportional to the slip, so
-                               that a sticking contact creeps at most this fast, m/s, in
-                               [1e-9, 1] (default 1e-5; docs/contact-laws.md: a larger value
-                               costs creep and saves Newton iterations) */
+  double friction;       /* Coulomb mu >= 0 (default 0) */
+  double stick_velocity; /* slip speed below which friction is proportional to the slip, so
+                            that a sticking contact creeps at most this fast, m/s, in
+                            [1e-9, 1] (default 1e-5; docs/contact-laws.md: a larger value
+                            costs creep and saves Newton iterations) */
   cmMethod method;
   cmDirection direction;
   cmIntegration integration;
@@ -185,9 +221,9 @@ typedef struct cmJointDef {
 CM_API cmJointDef cm_joint_def_default(void);
 
 typedef struct cmScene {
-  char* name;     /* scene name (default: file name without extension, or "scene") */
-  char* file;     /* the scene file path, NULL if built by the API */
-  char* dir;      /* folder for relative mesh paths ("." if built by the API) */
+  char* name; /* scene name (default: file name without extension, or "scene") */
+  char* file; /* the scene file path, NULL if built by the API */
+  char* dir;  /* folder for relative mesh paths ("." if built by the API) */
   cmOptions opt;
   int nbody;
   cmBodyDef* body; /* (nbody) strings owned by the scene */
@@ -218,8 +254,8 @@ CM_API cmStatus cm_scene_validate(const cmScene* scene, char* err, size_t errsz)
  * CM_ERR_PARSE/CM_ERR_ARG on failure. */
 CM_API cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz);
 /* the same from a string; `name` is used as the file name in messages */
-CM_API cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out, char* err,
-                        size_t errsz);
+CM_API cmStatus cm_scene_parse(const char* text, size_t len, const char* name, cmScene** out,
+                               char* err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,9 @@ _ERRSZ = 2048
 # the enumerations of scene.h, by the names the scene file uses (docs/scene-format.md)
 ENUMS = {
     "geom": ["none", "sphere", "box", "mesh", "plane"],
-    "motion": ["dynamic", "fixed", "prescribed", "ignored"],
+    "motion": ["dynamic", "fixed", "prescribed", "ignored", "deformable"],
+    "material": ["neo_hookean", "corotated", "linear"],
+    "fem_scheme": ["backward_euler", "midpoint"],
     "law": ["contact_time", "area_compliant", "linear", "none"],
     "method": ["vertex", "two_way", "vertex_edge", "contour"],
     "direction": ["auto", "first"],
@@ -35,6 +37,30 @@ ENUMS = {
 
 def _lib():
     return L.library()
+
+
+def _set_deformable(f, spec, what):
+    """cmDeformableDef fields from a dict (the keys of the scene file's deformable section)"""
+    for k, v in dict(spec).items():
+        if k == "material":
+            f.material = _enum("material", v)
+        elif k == "integrator":
+            f.scheme = _enum("fem_scheme", v)
+        elif k == "cells":
+            c = [int(v)] * 3 if isinstance(v, (int, float)) else [int(x) for x in v]
+            if len(c) != 3:
+                raise ArgumentError("%s: cells must be one integer or three" % what)
+            f.cells[:] = c
+        elif k == "fixed":
+            lo, hi = v
+            f.fixed_min[:] = [float(x) for x in lo]
+            f.fixed_max[:] = [float(x) for x in hi]
+            f.has_fixed = 1
+        elif k in ("young", "poisson"):
+            setattr(f, k, float(v))
+        else:
+            raise ArgumentError("%s: unknown key %r (material, young, poisson, cells, fixed, "
+                                "integrator)" % (what, k))
 
 
 def _check(status, err):
@@ -230,8 +256,11 @@ class Scene:
         scale, repair, normal, offset, or for a mesh given as arrays vertices (n, 3), m, and
         faces (m, 3), counter-clockwise seen from outside (copied); body fields: alias,
         density, mass, com, inertia (3 x 3), position, orientation (w x y z), velocity,
-        angular_velocity, motion ("dynamic", "fixed", "prescribed", "ignored"), force, moment.
-        Units SI (include/comply/scene.h)."""
+        angular_velocity, motion ("dynamic", "fixed", "prescribed", "ignored", "deformable"),
+        force, moment; for motion "deformable", deformable = a dict of material
+        ("neo_hookean", "corotated", "linear"), young (Pa), poisson, cells (int or 3 ints),
+        fixed ((min xyz, max xyz), m), integrator ("backward_euler", "midpoint")
+        (docs/deformable.md). Units SI (include/comply/scene.h)."""
         d = self._lib.cm_body_def_default()
         d.name = os.fsencode(name)
         vertices, faces = kw.pop("vertices", None), kw.pop("faces", None)
@@ -247,6 +276,8 @@ class Scene:
             elif k == "inertia":
                 d.has_inertia = 1
                 _set_field(d, k, v, None, "body %r" % name)
+            elif k == "deformable":
+                _set_deformable(d.deformable, v, "body %r deformable" % name)
             elif k in ("name", "geom", "loc", "has_com", "has_inertia"):
                 raise ArgumentError("body %r: %r cannot be set here" % (name, k))
             else:
@@ -347,6 +378,13 @@ MODEL_ARRAYS = {
     "alias_class": (_I, "nalias", 1), "class_rule": (_I, "nclass", "nclass"),
     "class_first": (_I, "nclass", "nclass"), "joint_body": (_I, "njoint", 2),
     "joint_anchor": (_F, "njoint", 6), "joint_rule": (_I, "njoint", 1),
+    "body_nodeadr": (_I, "nbody", 1), "body_nnode": (_I, "nbody", 1),
+    "body_tetadr": (_I, "nbody", 1), "body_ntet": (_I, "nbody", 1),
+    "body_material": (_I, "nbody", 1), "body_fem_scheme": (_I, "nbody", 1),
+    "body_lame": (_F, "nbody", 2), "mesh_vert_node": (_I, "nvert", 1),
+    "node_body": (_I, "nnode", 1), "node_fixed": (_I, "nnode", 1),
+    "node_pos0": (_F, "nnode", 3), "node_vel0": (_F, "nnode", 3), "node_mass": (_F, "nnode", 1),
+    "tet_node": (_I, "ntet", 4), "tet_dminv": (_F, "ntet", (3, 3)), "tet_vol": (_F, "ntet", 1),
 }
 
 
@@ -394,6 +432,8 @@ class Model:
     nface = property(lambda self: self._s.nface)
     nrule = property(lambda self: self._s.nrule)
     njoint = property(lambda self: self._s.njoint)
+    nnode = property(lambda self: self._s.nnode, doc="nodes of the deformable bodies")
+    ntet = property(lambda self: self._s.ntet, doc="their tetrahedra")
     timestep = property(lambda self: self._s.opt.timestep)
     steps = property(lambda self: self._s.opt.steps, doc="steps of the scene's duration")
     gravity = property(lambda self: tuple(self._s.opt.gravity))
@@ -498,6 +538,9 @@ class Data:
             v = _view(self._owner, _address(getattr(self._s, name)), ctypes.c_double,
                       (nb, _BODY_COLS[name]), name in _STATE)
             self.__dict__[name] = v
+        for name in ("node_pos", "node_vel"):  # CM_DATA_NODES: writable
+            self.__dict__[name] = _view(self._owner, _address(getattr(self._s, name)),
+                                        ctypes.c_double, (model.nnode, 3), True)
         self.warning = _view(self._owner, _field_address(p, L.cmData, "warning"), ctypes.c_int,
                              (L.CM_WARN_COUNT,), False)
         self.timer = _view(self._owner, _field_address(p, L.cmData, "timer"), ctypes.c_double,

@@ -61,13 +61,21 @@ class cmMesh(ctypes.Structure):
     ]
 
 
+class cmDeformableDef(ctypes.Structure):
+    _fields_ = [
+        ("material", c_int), ("young", c_double), ("poisson", c_double), ("cells", c_int * 3),
+        ("has_fixed", c_int), ("fixed_min", _d(3)), ("fixed_max", _d(3)), ("scheme", c_int),
+        ("loc", cmSourceLoc),
+    ]
+
+
 class cmBodyDef(ctypes.Structure):
     _fields_ = [
         ("name", c_char_p), ("alias", c_char_p), ("geom", cmGeomDef), ("density", c_double),
         ("mass", c_double), ("has_com", c_int), ("com", _d(3)), ("has_inertia", c_int),
         ("inertia", _d(9)), ("position", _d(3)), ("orientation", _d(4)), ("velocity", _d(3)),
         ("angular_velocity", _d(3)), ("motion", c_int), ("force", _d(3)), ("moment", _d(3)),
-        ("loc", cmSourceLoc),
+        ("deformable", cmDeformableDef), ("loc", cmSourceLoc),
     ]
 
 
@@ -101,7 +109,7 @@ class cmModel(ctypes.Structure):
     _fields_ = [
         ("nbody", c_int), ("ngeom", c_int), ("nvert", c_int), ("nface", c_int),
         ("nrule", c_int), ("nalias", c_int), ("nclass", c_int), ("njoint", c_int),
-        ("name", c_char_p), ("opt", cmOptions),
+        ("nnode", c_int), ("ntet", c_int), ("name", c_char_p), ("opt", cmOptions),
         ("body_name", _P(c_char_p)), ("body_alias", _P(c_int)), ("body_motion", _P(c_int)),
         ("body_geom", _P(c_int)), ("body_mass", _P(c_double)), ("body_invmass", _P(c_double)),
         ("body_inertia", _P(c_double)), ("body_invinertia", _P(c_double)),
@@ -119,6 +127,12 @@ class cmModel(ctypes.Structure):
         ("alias_name", _P(c_char_p)), ("alias_class", _P(c_int)), ("class_rule", _P(c_int)),
         ("class_first", _P(c_int)),
         ("joint_body", _P(c_int)), ("joint_anchor", _P(c_double)), ("joint_rule", _P(c_int)),
+        ("body_nodeadr", _P(c_int)), ("body_nnode", _P(c_int)), ("body_tetadr", _P(c_int)),
+        ("body_ntet", _P(c_int)), ("body_material", _P(c_int)), ("body_fem_scheme", _P(c_int)),
+        ("body_lame", _P(c_double)), ("mesh_vert_node", _P(c_int)), ("node_body", _P(c_int)),
+        ("node_fixed", _P(c_int)), ("node_pos0", _P(c_double)), ("node_vel0", _P(c_double)),
+        ("node_mass", _P(c_double)), ("tet_node", _P(c_int)), ("tet_dminv", _P(c_double)),
+        ("tet_vol", _P(c_double)),
         ("nnote", c_int), ("note", _P(c_char_p)),
     ]
 
@@ -160,10 +174,12 @@ class cmData(ctypes.Structure):
         ("warning", c_int * CM_WARN_COUNT), ("message", ctypes.c_char * MESSAGE_SIZE),
         ("timer", c_double * CM_TIMER_COUNT), ("internal", c_void_p),
         ("body_dv", _P(c_double)), ("body_xfrc", _P(c_double)),
+        ("node_pos", _P(c_double)), ("node_vel", _P(c_double)),
     ]
 
 
-STRUCTS = {c.__name__: c for c in (cmSourceLoc, cmOptions, cmGeomDef, cmMesh, cmBodyDef,
+STRUCTS = {c.__name__: c for c in (cmSourceLoc, cmOptions, cmGeomDef, cmMesh, cmDeformableDef,
+                                   cmBodyDef,
                                    cmRuleDef, cmJointDef, cmScene, cmModel, cmContact,
                                    cmContactPair, cmData)}
 

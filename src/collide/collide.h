@@ -5,6 +5,22 @@
 
 #include "comply/data.h"
 #include "core/arena.h"
+#include "model/data_internal.h"
+
+/* The body-frame vertices (nvert x 3) and vertex area vectors of geometry g: the model's, or
+ * for a deformable body's geometry its deformed ones of this step (world = body frame:
+ * model/state.c). */
+static inline const double* cm_geom_vert(const cmModel* m, const cmData* d, int g) {
+  size_t va = (size_t)m->geom_vertadr[g];
+  if (m->nnode && m->geom_nvert[g] && m->mesh_vert_node[va] >= 0) return cm_priv(d)->dvert + 3 * va;
+  return m->mesh_vert + 3 * va;
+}
+static inline const double* cm_geom_areavec(const cmModel* m, const cmData* d, int g) {
+  size_t va = (size_t)m->geom_vertadr[g];
+  if (m->nnode && m->geom_nvert[g] && m->mesh_vert_node[va] >= 0)
+    return cm_priv(d)->dareavec + 3 * va;
+  return m->mesh_vert_areavec + 3 * va;
+}
 
 /* stage 2, broadphase: candidate body pairs whose world boxes overlap, filtered by the pair
  * table (broadphase.c) */

@@ -35,7 +35,7 @@ void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, c
   hit->inside = 0;
   int ga = m->body_geom[a], gb = m->body_geom[b];
   double p0[3];
-  to_world(d, a, m->mesh_vert + 3 * (size_t)(m->geom_vertadr[ga] + v), p0);
+  to_world(d, a, cm_geom_vert(m, d, ga) + 3 * (size_t)v, p0);
   if (m->geom_type[gb] == CM_GEOM_PLANE) {
     plane_query(m, d, b, p0, hit);
     return;

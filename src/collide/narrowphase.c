@@ -46,9 +46,10 @@ typedef struct Job {
   int flags; /* CM_CONTACT_* */
   int nvert; /* vertices of A */
   long hit0; /* first hit of this job in the batch */
-  /* B a mesh: A's vertices (from mesh_vert + 3 vadr) into B's frame, y = R x + t, and B's box
+  /* B a mesh: A's vertices (vert: cm_geom_vert) into B's frame, y = R x + t, and B's box
    * widened by a margin (lo, hi); cull = 0 for no culling (B a plane) */
-  int cull, vadr;
+  int cull;
+  const double* vert;
   double R[9], t[3], lo[3], hi[3];
 } Job;
 
@@ -75,13 +76,17 @@ static void job_cull(const cmModel* m, const cmData* d, Job* j) {
     j->lo[k] = box[k] - eps;
     j->hi[k] = box[3 + k] + eps;
   }
-  j->vadr = m->geom_vertadr[ga];
+  j->vert = cm_geom_vert(m, d, ga);
   j->cull = 1;
 }
 
-/* the finer-sampled mesh (vertices per unit area) penetrates; ties: the lower body index */
+/* the finer-sampled mesh (vertices per unit area) penetrates; ties: the lower body index. A
+ * deformable body always penetrates (its vertices are nodes; the compiler allows it no other
+ * role). */
 static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rule) {
   int ga = m->body_geom[a], gb = m->body_geom[b];
+  if (m->body_motion[a] == CM_MOTION_DEFORMABLE) return a;
+  if (m->body_motion[b] == CM_MOTION_DEFORMABLE) return b;
   if (rule->direction == CM_DIRECTION_FIRST) {
     /* the side whose alias alone matches the rule's first glob (compiled pair table) */
     int ca = m->alias_class[m->body_alias[a]], cb = m->alias_class[m->body_alias[b]];
@@ -204,7 +209,7 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
       const Job* J = &jobs[lo];
       int v = (int)(h - (J->hit0 - base));
       if (J->cull) {
-        const double* x = m->mesh_vert + 3 * (size_t)(J->vadr + v);
+        const double* x = J->vert + 3 * (size_t)v;
         int out = 0;
         for (int k = 0; k < 3; k++) {
           double y = J->R[3 * k] * x[0] + J->R[3 * k + 1] * x[1] + J->R[3 * k + 2] * x[2] + J->t[k];
@@ -248,7 +253,7 @@ static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job
   for (int j = j0; j < j1; j++) {
     const Job* J = &jobs[j];
     const double* qa = d->body_xquat + 4 * J->a;
-    int vadr = m->geom_vertadr[m->body_geom[J->a]];
+    const double* areavec = cm_geom_areavec(m, d, m->body_geom[J->a]);
     for (int v = 0; v < J->nvert; v++) {
       if (!in[J->hit0 - base + v]) continue;
       const cmHit* H = &hits[J->hit0 - base + v];
@@ -272,7 +277,7 @@ static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job
       c->dist = H->dist;
       /* area: |n . a_v| in world axes, halved for two-way contacts */
       double av[3];
-      cm_quat_rotate(av, qa, m->mesh_vert_areavec + 3 * (size_t)(vadr + v));
+      cm_quat_rotate(av, qa, areavec + 3 * (size_t)v);
       c->area = fabs(cm_v3_dot(c->n, av)) * (J->flags & CM_CONTACT_TWO_WAY ? 0.5 : 1.0);
       if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
       cmContactPair* P = &d->pair[p];

@@ -112,6 +112,7 @@ int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], 
   double x = dir ? 0 : stretch - rule->play;
   if (!dir && (!(x > 0) || !(stretch > 0))) return 0;
   memset(r, 0, sizeof *r);
+  r->node[0] = r->node[1] = -1;
   r->body[0] = sa ? b : a;
   r->body[1] = sa ? a : b;
   r->pair = -1;
@@ -158,6 +159,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
     if (rule->law == CM_LAW_CONTACT_TIME && !m->rule_law_fn[P->rule]) {
       cmRow* r = &p->row[p->nrow];
       memset(r, 0, sizeof *r);
+      r->node[0] = r->node[1] = -1;
       r->pair = k;
       r->contact = P->first;
       r->joint = -1;
@@ -194,6 +196,13 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       r->implicit = implicit;
       cm_v3_copy(r->n, c->n);
       set_points(d, r, c->p0, c->p1);
+      /* a vertex of a deformable body moves with its node (the compiler allows deformable
+       * bodies only as the vertex side of vertex contacts) */
+      r->node[0] = r->node[1] = -1;
+      if (c->vert >= 0 && m->body_motion[c->body[0]] == CM_MOTION_DEFORMABLE) {
+        r->node[0] = m->mesh_vert_node[m->geom_vertadr[m->body_geom[c->body[0]]] + c->vert];
+        cm_v3_set(r->rA, 0, 0, 0);
+      }
       r->dist = c->dist;
       r->f = res.force;
       r->c = res.compliance;

@@ -140,6 +140,10 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
   for (int k = 0; p && k < p->ncand; k++) {
     int a = p->cand[3 * k], b = p->cand[3 * k + 1]; /* a < b */
     if (in_contact(key, d->npair, a, b)) continue;
+    /* a deformable body's surface moves with its nodes: the inside test of its rest geometry
+     * would not see it (docs/deformable.md) */
+    if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
+      continue;
     /* a plane's "centre" is its frame origin, not a point of the body: not tested */
     int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
     int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;

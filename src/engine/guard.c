@@ -51,6 +51,15 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
     int finite = cm_v3_isfinite(d->body_cpos + 3 * b) && cm_v3_isfinite(d->body_cvel + 3 * b) &&
                  cm_v3_isfinite(d->body_angvel + 3 * b) && isfinite(d->body_xquat[4 * b]) &&
                  cm_v3_isfinite(d->body_xquat + 4 * b + 1);
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+      /* its fastest node; every node finite */
+      s = 0;
+      for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+        double vn = cm_v3_norm(d->node_vel + 3 * (size_t)n);
+        if (!(vn <= s)) s = vn;
+        finite = finite && cm_v3_isfinite(d->node_pos + 3 * (size_t)n);
+      }
+    }
     if (!finite) s = INFINITY;
     if (!(s <= m->opt.max_speed)) bad = 1;
     if (*worst < 0 || !(s <= *speed)) {

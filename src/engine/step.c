@@ -37,7 +37,7 @@
  * time spent */
 static void roll_back(const cmModel* m, cmData* d, double t_step) {
   cmDataPriv* p = cm_priv(d);
-  cm_state_load(m, d, p->save);
+  cm_state_load(m, d, p->save, p->node_save);
   cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
@@ -90,7 +90,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   int nsub = autosub ? 1 : m->opt.substeps, taken = 0;
   double f0 = 0, h = m->opt.timestep / nsub;
   cm_arena_reset(&p->arena);
-  cm_state_save(m, d, p->save);
+  cm_state_save(m, d, p->save, p->node_save);
   d->message[0] = 0;
   p->limit_hit = 0;
   if (d->step == 0) {

@@ -7,6 +7,7 @@
 #include "core/cm_math.h"
 #include "core/internal.h"
 #include "model/data_internal.h"
+#include "model/model_fem.h"
 #include "model/state.h"
 
 /* the per-body arrays of cmData and of its private part: (rows or 1) x cols zeroed elements */
@@ -84,6 +85,10 @@ void cm_data_reset(const cmModel* m, cmData* d) {
   }
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   memset(d->body_xfrc, 0, (size_t)m->nbody * 6 * sizeof *d->body_xfrc);
+  if (m->nnode) {
+    memcpy(d->node_pos, m->node_pos0, (size_t)m->nnode * 3 * sizeof *d->node_pos);
+    memcpy(d->node_vel, m->node_vel0, (size_t)m->nnode * 3 * sizeof *d->node_vel);
+  }
   cm_body_derive(m, d);
 }
 
@@ -133,6 +138,16 @@ void cm_data_energy(const cmModel* m, const cmData* d, double* kinetic, double* 
     if (m->body_invmass[b] == 0) continue;
     double mass = m->body_mass[b];
     const double* v = d->body_cvel + 3 * b;
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+      /* the nodes' kinetic energy; the elastic energy is potential */
+      for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+        const double* vn = d->node_vel + 3 * (size_t)n;
+        ke += 0.5 * m->node_mass[n] * cm_v3_dot(vn, vn);
+      }
+      pe += cm_body_elastic_energy(m, b, d->node_pos);
+      pe -= mass * cm_v3_dot(m->opt.gravity, d->body_cpos + 3 * b);
+      continue;
+    }
     ke += 0.5 * mass * cm_v3_dot(v, v) + rot_energy(m, d, b, NULL);
     pe -= mass * cm_v3_dot(m->opt.gravity, d->body_cpos + 3 * b);
   }
@@ -146,6 +161,15 @@ void cm_data_momentum(const cmModel* m, const cmData* d, double p[3], double L[3
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_invmass[b] == 0) continue;
     double mv[3], rxmv[3], Lw[3];
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+      for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+        cm_v3_scale(mv, d->node_vel + 3 * (size_t)n, m->node_mass[n]);
+        cm_v3_add(p, p, mv);
+        cm_v3_cross(rxmv, d->node_pos + 3 * (size_t)n, mv);
+        cm_v3_add(L, L, rxmv);
+      }
+      continue;
+    }
     cm_v3_scale(mv, d->body_cvel + 3 * b, m->body_mass[b]);
     cm_v3_add(p, p, mv);
     cm_v3_cross(rxmv, d->body_cpos + 3 * b, mv);

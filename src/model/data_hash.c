@@ -4,6 +4,8 @@
  *   d->step (as a signed 64-bit integer), then for every body b = 0 .. nbody-1:
  *   body_cpos[3b..3b+2], body_xquat[4b..4b+3], body_cvel[3b..3b+2], body_angvel[3b..3b+2],
  *   body_dv[6b..6b+5]
+ * then for every node n = 0 .. nnode-1 of the deformable bodies: node_pos[3n..3n+2],
+ * node_vel[3n..3n+2] (CM_DATA_NODES; nothing for a scene of rigid bodies only)
  * (the doubles as their IEEE-754 bit patterns), which are the rows of CM_DATA_STATE
  * (comply/fields.h) in their order. These 19 numbers per body and the step are the whole state
  * that the next step depends on (every other field of cmData is derived from them or is per-step
@@ -22,6 +24,9 @@ uint64_t cm_data_hash(const cmModel* m, const cmData* d) {
   for (int k = 0; k < (cols); k++)                                                                 \
     h = cm_fnv1a_u64(h, cm_double_bits(d->name[(size_t)b * (cols) + k]));
     CM_DATA_STATE(HASH_STATE)
+  }
+  for (int b = 0; b < m->nnode; b++) {
+    CM_DATA_NODES(HASH_STATE)
 #undef HASH_STATE
   }
   return h;

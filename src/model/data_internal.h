@@ -13,7 +13,15 @@ typedef struct cmDataPriv {
   double* torque; /* total applied torque about the com, world, N m         (nbody x 3) */
   double* spin; /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
   double* save; /* state at the start of the step, for rollback (nbody x CM_NSTATE) */
-  int ncand;    /* broadphase candidate pairs this step */
+  double* node_save; /* the nodes' state at the start of the step   (nnode x CM_NNODE_STATE) */
+  /* the deformed geometry of the deformable bodies, from node_pos (model/state.c): vertex
+   * positions (world) and area vectors sum_f A_f n_f / 3; only the vertices of deformable
+   * geometries are written                                         (nvert x 3 each) */
+  double* dvert;
+  double* dareavec;
+  double*
+      node_vx; /* the velocity that moves each node over the step (solve, integrate) (nnode x 3) */
+  int ncand;   /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */
@@ -28,7 +36,11 @@ typedef struct cmDataPriv {
   X(double, force, nbody, 3)                                                                       \
   X(double, torque, nbody, 3)                                                                      \
   X(double, spin, nbody, 3)                                                                        \
-  X(double, save, nbody, CM_NSTATE)
+  X(double, save, nbody, CM_NSTATE)                                                                \
+  X(double, node_save, nnode, CM_NNODE_STATE)                                                      \
+  X(double, dvert, nvert, 3)                                                                       \
+  X(double, dareavec, nvert, 3)                                                                    \
+  X(double, node_vx, nnode, 3)
 
 static inline cmDataPriv* cm_priv(const cmData* d) {
   return (cmDataPriv*)d->internal;

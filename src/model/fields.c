@@ -48,22 +48,32 @@ void cm_model_free(cmModel* m) {
   cm_free(m);
 }
 
-void cm_state_save(const cmModel* m, const cmData* d, double* s) {
+void cm_state_save(const cmModel* m, const cmData* d, double* s, double* sn) {
   for (int b = 0; b < m->nbody; b++) {
 #define SAVE(type, name, rows, cols)                                                               \
   memcpy(s, d->name + (size_t)b * (cols), (cols) * sizeof(type));                                  \
   s += (cols);
     CM_DATA_STATE(SAVE)
+  }
+  s = sn;
+  for (int n = 0; n < m->nnode; n++) {
+    int b = n;
+    CM_DATA_NODES(SAVE)
 #undef SAVE
   }
 }
 
-void cm_state_load(const cmModel* m, cmData* d, const double* s) {
+void cm_state_load(const cmModel* m, cmData* d, const double* s, const double* sn) {
   for (int b = 0; b < m->nbody; b++) {
 #define LOAD(type, name, rows, cols)                                                               \
   memcpy(d->name + (size_t)b * (cols), s, (cols) * sizeof(type));                                  \
   s += (cols);
     CM_DATA_STATE(LOAD)
+  }
+  s = sn;
+  for (int n = 0; n < m->nnode; n++) {
+    int b = n;
+    CM_DATA_NODES(LOAD)
 #undef LOAD
   }
 }

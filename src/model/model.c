@@ -9,7 +9,9 @@ int cm_model_pair_rule(const cmModel* m, int a, int b) {
   int ma = m->body_motion[a], mb = m->body_motion[b];
   /* ignored bodies never collide; two non-dynamic bodies never interact */
   if (ma == CM_MOTION_IGNORED || mb == CM_MOTION_IGNORED) return -1;
-  if (ma != CM_MOTION_DYNAMIC && mb != CM_MOTION_DYNAMIC) return -1;
+  int moves_a = ma == CM_MOTION_DYNAMIC || ma == CM_MOTION_DEFORMABLE;
+  int moves_b = mb == CM_MOTION_DYNAMIC || mb == CM_MOTION_DEFORMABLE;
+  if (!moves_a && !moves_b) return -1;
   int ca = m->alias_class[m->body_alias[a]], cb = m->alias_class[m->body_alias[b]];
   if (ca < 0 || cb < 0) return -1;
   int r = m->class_rule[ca * m->nclass + cb];
@@ -61,6 +63,8 @@ const char* cm_motion_name(cmMotion motion) {
     return "prescribed";
   case CM_MOTION_IGNORED:
     return "ignored";
+  case CM_MOTION_DEFORMABLE:
+    return "deformable";
   }
   return "unknown";
 }

@@ -25,6 +25,7 @@
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
 #include "model/fields.h"
+#include "model/model_fem.h"
 #include "model/rules.h"
 
 #define ERRSZ 512
@@ -106,6 +107,8 @@ typedef struct GeomBuild {
   cmMassProperties mp; /* unit density */
   double plane[4];
   char* repaired; /* what repair: true changed, for a compile note (NULL: nothing) */
+  cmTetMesh* tet; /* a deformable body's elements, world coordinates at t = 0 (else NULL) */
+  int* surf_node; /* its node (in tet) of every (reordered) vertex of mesh */
 } GeomBuild;
 
 /* spread the low 21 bits of x to every third bit */
@@ -181,12 +184,94 @@ static int is_abs_path(const char* p) {
   return p[0] == '/';
 }
 
+/* a deformable body's geometry: its tetrahedra (a box or sphere cut into cells, or a tet mesh
+ * file), placed in the world at t = 0 by the body's position and orientation, and their boundary
+ * as the contact surface (each vertex a node) */
+static cmStatus build_deformable(const cmScene* s, const cmBodyDef* b, GeomBuild* gb,
+                                 const char* where, char* err, size_t errsz) {
+  const cmGeomDef* g = &b->geom;
+  const cmDeformableDef* f = &b->deformable;
+  char msg[ERRSZ] = "";
+  cmStatus st = CM_OK;
+  switch (g->type) {
+  case CM_GEOM_BOX:
+    st = cm_tetmesh_box(g->size, f->cells, &gb->tet);
+    break;
+  case CM_GEOM_SPHERE:
+    st = cm_tetmesh_ball(g->radius, f->cells[0], &gb->tet);
+    break;
+  case CM_GEOM_MESH:
+    if (g->mesh)
+      return cm_error(err, errsz, CM_ERR_ARG,
+                      "%sbody '%s': a deformable body needs tetrahedra: a box, a sphere or a tet "
+                      "mesh file (.msh, .vtu, .vtk), not a surface mesh given through the API",
+                      where, b->name);
+    {
+      char path[4096];
+      if (is_abs_path(g->file) || !s->dir)
+        snprintf(path, sizeof path, "%s", g->file);
+      else
+        snprintf(path, sizeof path, "%s/%s", s->dir, g->file);
+      st = cm_tetmesh_load(path, g->scale, &gb->tet, msg, sizeof msg);
+      if (st != CM_OK)
+        return cm_error(err, errsz, st, "%sbody '%s': geometry: %s", where, b->name, msg);
+    }
+    break;
+  default:
+    return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': a deformable body needs a volume", where,
+                    b->name);
+  }
+  if (st != CM_OK || !gb->tet)
+    return cm_error(err, errsz, st != CM_OK ? st : CM_ERR_NOMEM,
+                    "%sbody '%s': out of memory while building its tetrahedra", where, b->name);
+  cmTetMesh* tm = gb->tet;
+  st = cm_tetmesh_check(tm, msg, sizeof msg);
+  if (st != CM_OK) return cm_error(err, errsz, st, "%sbody '%s': %s", where, b->name, msg);
+  /* to the world */
+  double q[4], R[9];
+  memcpy(q, b->orientation, sizeof q);
+  cm_quat_normalize(q);
+  cm_quat_to_mat(R, q);
+  for (int i = 0; i < tm->nnode; i++) {
+    double x[3];
+    cm_m3_mulv(x, R, tm->node + 3 * i);
+    cm_v3_add(tm->node + 3 * i, x, b->position);
+  }
+  int* sn = cm_malloc(((size_t)tm->nnode + 1) * sizeof *sn);
+  gb->mesh = sn ? cm_tetmesh_surface(tm, sn) : NULL;
+  if (!gb->mesh) {
+    cm_free(sn);
+    return cm_error(err, errsz, CM_ERR_NOMEM,
+                    "%sbody '%s': out of memory while building the surface of its %d tetrahedra",
+                    where, b->name, tm->ntet);
+  }
+  st = cm_mesh_check(gb->mesh, b->name, NULL, msg, sizeof msg);
+  if (st == CM_OK) st = morton_order(gb->mesh, &gb->source);
+  if (st == CM_OK) {
+    gb->surf_node = cm_malloc(((size_t)gb->mesh->nvert + 1) * sizeof *gb->surf_node);
+    if (!gb->surf_node) st = CM_ERR_NOMEM;
+  }
+  for (int i = 0; st == CM_OK && i < gb->mesh->nvert; i++)
+    gb->surf_node[i] = sn[gb->source[i]];
+  cm_free(sn);
+  if (st == CM_OK) st = cm_mesh_prepare(gb->mesh);
+  if (st == CM_OK) st = cm_mesh_mass_properties(gb->mesh, &gb->mp);
+  if (st != CM_OK) {
+    if (st == CM_ERR_NOMEM)
+      snprintf(msg, sizeof msg, "out of memory while preparing the surface of its tetrahedra");
+    return cm_error(err, errsz, st, "%sbody '%s': the boundary of its tetrahedra: %s", where,
+                    b->name, msg);
+  }
+  return CM_OK;
+}
+
 static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, char* err,
                            size_t errsz) {
   const cmGeomDef* g = &b->geom;
   char where[256], msg[ERRSZ];
   loc_prefix(where, sizeof where, s, g->loc.line ? g->loc : b->loc);
   memset(gb, 0, sizeof *gb);
+  if (b->motion == CM_MOTION_DEFORMABLE) return build_deformable(s, b, gb, where, err, errsz);
   switch (g->type) {
   case CM_GEOM_SPHERE:
     gb->mesh = cm_mesh_icosphere(g->radius, g->refine);
@@ -244,8 +329,7 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
     /* repair: true: the safe repairs, said in a note; cm_mesh_check below names what remains */
     cmMeshRepairReport rep;
     rsrc = cm_malloc(((size_t)gb->mesh->nvert + 1) * sizeof *rsrc);
-    st = rsrc ? cm_mesh_repair_map(gb->mesh, -1, label, &rep, rsrc, msg, sizeof msg)
-              : CM_ERR_NOMEM;
+    st = rsrc ? cm_mesh_repair_map(gb->mesh, -1, label, &rep, rsrc, msg, sizeof msg) : CM_ERR_NOMEM;
     if (!rsrc) memset(&rep, 0, sizeof rep);
     if (st != CM_ERR_NOMEM && rep.changes) {
       char text[1024], note[1536];
@@ -348,7 +432,9 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     const cmGeomDef* g = &s->body[b].geom;
     uint64_t h = geom_hash(g);
     int slot = (int)(h & (uint64_t)(hcap - 1)), found = -1;
-    while (table[slot] >= 0) {
+    /* a deformable body's geometry is its own (its vertices are its nodes) */
+    int own = s->body[b].motion == CM_MOTION_DEFORMABLE;
+    while (!own && table[slot] >= 0) {
       int other = table[slot];
       if (geom_equal(&s->body[other].geom, g)) {
         found = m->body_geom[other];
@@ -360,7 +446,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       m->body_geom[b] = found;
       continue;
     }
-    table[slot] = b;
+    if (!own) table[slot] = b;
     first[m->ngeom] = b;
     m->body_geom[b] = m->ngeom;
     st = build_geom(s, &s->body[b], &gb[m->ngeom], err, errsz);
@@ -458,6 +544,8 @@ done:
       cm_mesh_free(gb[g].mesh);
       cm_free(gb[g].source);
       cm_free(gb[g].repaired);
+      cm_tetmesh_free(gb[g].tet);
+      cm_free(gb[g].surf_node);
     }
   cm_free(gb);
   cm_free(table);
@@ -531,6 +619,16 @@ static cmStatus compile_bodies(const cmScene* s, cmModel* m, const GeomBuild* gb
     cm_v3_copy(m->body_pos0 + 3 * b, def->position);
     cm_v3_copy(m->body_vel0 + 3 * b, def->velocity);
     cm_v3_copy(m->body_angvel0 + 3 * b, def->angular_velocity);
+    if (def->motion == CM_MOTION_DEFORMABLE) {
+      /* the geometry is in the world at t = 0: the frame has the world's axes and its origin
+       * at the com; the initial motion is the nodes' (model_fem.c) */
+      cm_v3_copy(m->body_pos0 + 3 * b, c);
+      cm_v3_set(c, 0, 0, 0);
+      memset(m->body_quat0 + 4 * b, 0, 4 * sizeof(double));
+      m->body_quat0[4 * b] = 1;
+      memset(m->body_vel0 + 3 * b, 0, 3 * sizeof(double));
+      memset(m->body_angvel0 + 3 * b, 0, 3 * sizeof(double));
+    }
     cm_v3_copy(m->body_force + 3 * b, def->force);
     cm_v3_copy(m->body_moment + 3 * b, def->moment);
   }
@@ -775,6 +873,23 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   if (st == CM_OK) st = compile_bodies(s, m, gb, err, errsz);
   if (st == CM_OK) st = compile_rules(s, m, err, errsz);
   if (st == CM_OK) st = compile_aliases(s, m, err, errsz);
+  if (st == CM_OK) {
+    /* the elements of the deformable bodies, then the rules they meet (model_fem.c) */
+    const cmTetMesh** tet = cm_calloc((size_t)m->ngeom + 1, sizeof *tet);
+    const int** surf = cm_calloc((size_t)m->ngeom + 1, sizeof *surf);
+    if (!tet || !surf) {
+      st = cm_error(err, errsz, CM_ERR_NOMEM,
+                    "out of memory while compiling the model (the deformable bodies)");
+    } else {
+      for (int g = 0; g < m->ngeom; g++) {
+        tet[g] = gb[g].tet;
+        surf[g] = gb[g].surf_node;
+      }
+      st = cm_compile_fem(s, m, tet, surf, err, errsz);
+    }
+    cm_free(tet);
+    cm_free(surf);
+  }
   if (st == CM_OK && note_vertex_on_flat(s, m) != CM_OK)
     st = cm_error(err, errsz, CM_ERR_NOMEM,
                   "out of memory while compiling the model (the notes on flat faces)");
@@ -790,6 +905,8 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
     cm_mesh_free(gb[g].mesh);
     cm_free(gb[g].source);
     cm_free(gb[g].repaired);
+    cm_tetmesh_free(gb[g].tet);
+    cm_free(gb[g].surf_node);
   }
   cm_free(gb);
   *out = m;
@@ -802,6 +919,8 @@ fail:
     cm_mesh_free(gb[g].mesh);
     cm_free(gb[g].source);
     cm_free(gb[g].repaired);
+    cm_tetmesh_free(gb[g].tet);
+    cm_free(gb[g].surf_node);
   }
   cm_free(gb);
   cm_model_free(m);

@@ -40,8 +40,13 @@ double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r, const doub
     int b = r->body[k];
     if (b < 0) continue; /* the world does not move */
     const double* rr = k ? r->rB : r->rA;
-    cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
-    double v = cm_v3_dot(dir, d->body_cvel + 3 * b) + cm_v3_dot(dir, wxr);
+    double v;
+    if (r->node[k] >= 0) {
+      v = cm_v3_dot(dir, d->node_vel + 3 * (size_t)r->node[k]);
+    } else {
+      cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
+      v = cm_v3_dot(dir, d->body_cvel + 3 * b) + cm_v3_dot(dir, wxr);
+    }
     rate += k ? -v : v;
   }
   return rate;
@@ -81,8 +86,11 @@ void cm_body_invmass_matrix(const cmModel* m, const cmData* d, int b, const doub
 
 double cm_row_invmass(const cmModel* m, const cmData* d, const cmRow* r, const double dir[3],
                       double share[2]) {
-  double wa = cm_body_invmass_at(m, d, r->body[0], r->rA, dir);
-  double wb = cm_body_invmass_at(m, d, r->body[1], r->rB, dir);
+  /* a node side: the node's own mass (m->node_fixed: infinite) */
+  double wa = r->node[0] >= 0 ? (m->node_fixed[r->node[0]] ? 0 : 1 / m->node_mass[r->node[0]])
+                              : cm_body_invmass_at(m, d, r->body[0], r->rA, dir);
+  double wb = r->node[1] >= 0 ? (m->node_fixed[r->node[1]] ? 0 : 1 / m->node_mass[r->node[1]])
+                              : cm_body_invmass_at(m, d, r->body[1], r->rB, dir);
   if (share) {
     share[0] = wa;
     share[1] = wb;

@@ -13,6 +13,8 @@ typedef struct cmRow {
   int joint;      /* joint index for a joint's row, -1 for a contact row */
   int ncontact;   /* 1 for a per-contact row, the pair's points for a pair row */
   int implicit;   /* 1: solved in the implicit step; 0: explicit force */
+  int node[2];    /* the node whose velocity side A / B has, for a side that is a vertex of a
+                     deformable body (its lever arm rA / rB is then 0), else -1 */
   double n[3];    /* unit normal out of B toward A, world */
   double rA[3];   /* application point relative to A's com, world, m */
   double rB[3];   /* application point relative to B's com, world, m */

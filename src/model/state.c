@@ -2,8 +2,10 @@
  * and the poses of prescribed bodies at a time. Used by the kinematics and integrate stages, by
  * cm_data_reset and by checkpoint reading. */
 #include <math.h>
+#include <string.h>
 
 #include "core/cm_math.h"
+#include "model/data_internal.h"
 #include "model/state.h"
 
 void cm_body_prescribed(const cmModel* m, cmData* d, int b, double t) {
@@ -31,8 +33,64 @@ void cm_body_prescribed(const cmModel* m, cmData* d, int b, double t) {
   cm_v3_copy(d->body_angvel + 3 * b, w);
 }
 
+/* A deformable body (docs/deformable.md) from its nodes: the com and its velocity are the
+ * mass-weighted means, the frame has the world's axes (identity orientation, angular velocity
+ * 0) and its origin at the com, the contact surface's vertices are the nodes (p->dvert, in that
+ * frame: node minus com) with their area vectors sum_f A_f n_f / 3 from the deformed faces
+ * (p->dareavec), the box is theirs (world). */
+static void derive_deformable(const cmModel* m, cmData* d, int b) {
+  cmDataPriv* p = cm_priv(d);
+  double c[3] = {0, 0, 0}, v[3] = {0, 0, 0}, mass = 0;
+  for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+    cm_v3_madd(c, c, d->node_pos + 3 * (size_t)n, m->node_mass[n]);
+    cm_v3_madd(v, v, d->node_vel + 3 * (size_t)n, m->node_mass[n]);
+    mass += m->node_mass[n];
+  }
+  cm_v3_scale(d->body_cpos + 3 * b, c, 1 / mass);
+  cm_v3_scale(d->body_cvel + 3 * b, v, 1 / mass);
+  cm_quat_identity(d->body_xquat + 4 * b);
+  for (int k = 0; k < 3; k++) {
+    d->body_angvel[3 * b + k] = 0;
+    d->body_xpos[3 * b + k] = d->body_cpos[3 * b + k];
+    d->body_xvel[3 * b + k] = d->body_cvel[3 * b + k];
+  }
+  const double* com = d->body_cpos + 3 * b;
+  int g = m->body_geom[b], va = m->geom_vertadr[g], nv = m->geom_nvert[g];
+  double* box = d->body_aabb + 6 * b;
+  for (int k = 0; k < 3; k++) {
+    box[k] = INFINITY;
+    box[3 + k] = -INFINITY;
+  }
+  for (int i = va; i < va + nv; i++) {
+    const double* x = d->node_pos + 3 * (size_t)m->mesh_vert_node[i];
+    cm_v3_sub(p->dvert + 3 * (size_t)i, x, com);
+    memset(p->dareavec + 3 * (size_t)i, 0, 3 * sizeof(double));
+    for (int k = 0; k < 3; k++) {
+      box[k] = fmin(box[k], x[k]);
+      box[3 + k] = fmax(box[3 + k], x[k]);
+    }
+  }
+  const int* face = m->mesh_face + 3 * (size_t)m->geom_faceadr[g];
+  for (int f = 0; f < m->geom_nface[g]; f++) {
+    const double* x0 = p->dvert + 3 * (size_t)(va + face[3 * f]);
+    const double* x1 = p->dvert + 3 * (size_t)(va + face[3 * f + 1]);
+    const double* x2 = p->dvert + 3 * (size_t)(va + face[3 * f + 2]);
+    double e1[3], e2[3], a[3];
+    cm_v3_sub(e1, x1, x0);
+    cm_v3_sub(e2, x2, x0);
+    cm_v3_cross(a, e1, e2); /* 2 A_f n_f */
+    for (int k = 0; k < 3; k++)
+      cm_v3_madd(p->dareavec + 3 * (size_t)(va + face[3 * f + k]),
+                 p->dareavec + 3 * (size_t)(va + face[3 * f + k]), a, 1.0 / 6);
+  }
+}
+
 void cm_body_derive(const cmModel* m, cmData* d) {
   for (int b = 0; b < m->nbody; b++) {
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+      derive_deformable(m, d, b);
+      continue;
+    }
     const double* q = d->body_xquat + 4 * b;
     double R[9], rc[3], wxr[3];
     cm_quat_to_mat(R, q);

@@ -25,20 +25,23 @@
  *   ..      8 T         cumulative stage timers, s (f64 each)
  *   ..      8 19 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3),
  *                       body_dv (6)
+ *   ..      8 6 nnode   per node of the deformable bodies: node_pos (3), node_vel (3) (format 6;
+ *                       nothing for rigid bodies only)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
  *
  * The blocks after the header are generated from the field lists (comply/fields.h): the
  * CM_DATA_SCALARS (each as i64 or f64 by its C type), the CM_DATA_TOTALS, then per body the rows
- * of CM_DATA_STATE. A change of those lists changes this layout: the static assertion below then
- * fails until CM_CHECKPOINT_VERSION, this table and docs/outputs.md follow.
+ * of CM_DATA_STATE, then per node those of CM_DATA_NODES. A change of those lists changes this
+ * layout: the static assertion below then fails until CM_CHECKPOINT_VERSION, this table and
+ * docs/outputs.md follow.
  *
  * The state saved is all the next step depends on (the broadphase keeps nothing from step to
- * step; the solver's warm start is body_dv, saved with the state), so a run continued from a checkpoint is bit-identical to one that never
- * stopped. Reading validates, in order: the magic, the format version, the size, the checksum,
- * the library version and the model (nbody, timestep and the fingerprint), the step (>= 0),
- * the integers (each must fit its field: an int count of 2^32 would be read as 0) and the body
- * states (finite, as a step leaves them), and names the file and the failed check in the
- * message. */
+ * step; the solver's warm start is body_dv, saved with the state), so a run continued from a
+ * checkpoint is bit-identical to one that never stopped. Reading validates, in order: the magic,
+ * the format version, the size, the checksum, the library version and the model (nbody, timestep
+ * and the fingerprint), the step (>= 0), the integers (each must fit its field: an int count of
+ * 2^32 would be read as 0) and the body states (finite, as a step leaves them), and names the file
+ * and the failed check in the message. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -67,8 +70,9 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #undef COUNT_SCALAR
 #undef COUNT_FIXED
 #define STATE_SIZE (8 * NSCALAR)
-_Static_assert(NSCALAR == 25 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19,
-               "the field lists changed the checkpoint layout of format 5: bump "
+_Static_assert(NSCALAR == 25 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
+                   CM_NNODE_STATE == 6,
+               "the field lists changed the checkpoint layout of format 6: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
@@ -77,6 +81,10 @@ uint64_t cm_model_fingerprint(const cmModel* m) {
   h = cm_fnv1a_u64(h, (uint64_t)m->ngeom);
   h = cm_fnv1a_u64(h, (uint64_t)m->nvert);
   h = cm_fnv1a_u64(h, (uint64_t)m->nface);
+  if (m->nnode) {
+    h = cm_fnv1a_u64(h, (uint64_t)m->nnode);
+    h = cm_fnv1a_u64(h, (uint64_t)m->ntet);
+  }
   h = cm_fnv1a_u64(h, cm_double_bits(m->opt.timestep));
   h = cm_fnv1a_u64(h, (uint64_t)m->opt.substeps);
   h = cm_fnv1a_u64(h, (uint64_t)m->opt.integrator);
@@ -144,13 +152,14 @@ static double get_double(const unsigned char* p) {
   return get_f64(p);
 }
 
-static size_t file_size(int nbody) {
-  return HEADER_SIZE + STATE_SIZE + 8 * (size_t)NTOTAL + 8 * (size_t)CM_NSTATE * (size_t)nbody + 8;
+static size_t file_size(int nbody, int nnode) {
+  return HEADER_SIZE + STATE_SIZE + 8 * (size_t)NTOTAL + 8 * (size_t)CM_NSTATE * (size_t)nbody +
+         8 * (size_t)CM_NNODE_STATE * (size_t)nnode + 8;
 }
 
 /* the checkpoint of (m, d) in a new buffer of file_size(m->nbody) bytes */
 static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
-  size_t n = file_size(m->nbody);
+  size_t n = file_size(m->nbody, m->nnode);
   unsigned char* buf = cm_calloc(1, n);
   if (!buf) return NULL;
   memcpy(buf, MAGIC, 8);
@@ -178,6 +187,9 @@ static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
   for (int k = 0; k < (cols); k++, p += 8)                                                         \
     put_##type(p, d->name[(size_t)b * (cols) + k]);
     CM_DATA_STATE(PUT_STATE)
+  }
+  for (int b = 0; b < m->nnode; b++) {
+    CM_DATA_NODES(PUT_STATE)
 #undef PUT_STATE
   }
   put_u64(p, cm_fnv1a(CM_FNV_OFFSET, buf, n - 8));
@@ -324,8 +336,12 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     "checkpoint '%s' is %s: %zu bytes, its header says %llu", path,
                     n < stored ? "truncated" : "too long", n, (unsigned long long)stored);
   uint32_t nbody = get_u32(buf + 12);
+  /* the nodes are what follows the bodies: a whole number of node states */
+  size_t base = nbody > INT32_MAX ? 0 : file_size((int)nbody, 0);
+  size_t node_bytes = 8 * (size_t)CM_NNODE_STATE;
   if (get_u32(buf + 56) != CM_WARN_COUNT || get_u32(buf + 60) != CM_TIMER_COUNT ||
-      nbody > INT32_MAX || file_size((int)nbody) != n)
+      nbody > INT32_MAX || n < base || (n - base) % node_bytes != 0 ||
+      (n - base) / node_bytes > INT32_MAX)
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is inconsistent: its size %zu does not match %u bodies", path,
                     n, (unsigned)nbody);
@@ -345,7 +361,7 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     path, lib, cm_version());
   double h = get_f64(buf + 40);
   if ((int)nbody != m->nbody || h != m->opt.timestep ||
-      get_u64(buf + 32) != cm_model_fingerprint(m))
+      (n - base) / node_bytes != (size_t)m->nnode || get_u64(buf + 32) != cm_model_fingerprint(m))
     return cm_error(err, errsz, CM_ERR_ARG,
                     "checkpoint '%s' is of another scene: it has %u bodies and timestep %.17g s, "
                     "this scene '%s' has %d bodies and timestep %.17g s%s",
@@ -368,6 +384,13 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is corrupted: body %d ('%s') has a %s that is not finite",
                     path, b, m->body_name[b], field);
+  const unsigned char* q = buf + base - 8;
+  for (int k = 0; k < CM_NNODE_STATE * m->nnode; k++, q += 8)
+    if (!isfinite(get_f64(q)))
+      return cm_error(err, errsz, CM_ERR_PARSE,
+                      "checkpoint '%s' is corrupted: node %d of the deformable bodies has a "
+                      "position or velocity that is not finite",
+                      path, k / CM_NNODE_STATE);
   return CM_OK;
 }
 
@@ -388,6 +411,9 @@ static void decode(const cmModel* m, cmData* d, const unsigned char* buf) {
   for (int k = 0; k < (cols); k++, p += 8)                                                         \
     d->name[(size_t)b * (cols) + k] = get_##type(p);
     CM_DATA_STATE(GET_STATE)
+  }
+  for (int b = 0; b < m->nnode; b++) {
+    CM_DATA_NODES(GET_STATE)
 #undef GET_STATE
   }
   /* no contacts (the next step finds them); the derived fields from the state */

@@ -54,6 +54,11 @@ cmBodyDef cm_body_def_default(void) {
   b.density = 1000.0;
   b.orientation[0] = 1.0;
   b.motion = CM_MOTION_DYNAMIC;
+  b.deformable.material = CM_MATERIAL_NEO_HOOKEAN;
+  b.deformable.young = 1e6;
+  b.deformable.poisson = 0.3;
+  b.deformable.cells[0] = b.deformable.cells[1] = b.deformable.cells[2] = 4;
+  b.deformable.scheme = CM_FEM_BACKWARD_EULER;
   return b;
 }
 
@@ -389,14 +394,68 @@ static int check_geom(cmCheck* c, const cmGeomDef* g, cmMotion motion) {
               (int)g->type);
 }
 
+/* a deformable body's elements and material (docs/deformable.md) */
+static int check_deformable(cmCheck* c, const cmBodyDef* b) {
+  const cmDeformableDef* f = &b->deformable;
+  if (b->geom.type == CM_GEOM_PLANE)
+    return fail(c, "geometry",
+                "a deformable body needs a volume: a box, a sphere or a tet mesh "
+                "file, not a plane");
+  if (b->mass != 0 || b->has_com || b->has_inertia)
+    return fail(c,
+                b->mass != 0 ? "mass"
+                : b->has_com ? "com"
+                             : "inertia",
+                "a deformable body's mass, centre and inertia come from its density and elements: "
+                "give density (kg/m^3) only");
+  if (enm(c, "deformable.material", (int)f->material, 3, "neo_hookean, corotated, linear"))
+    return 1;
+  if (enm(c, "deformable.integrator", (int)f->scheme, 2, "backward_euler, midpoint")) return 1;
+  if (num(c, "deformable.young", "deformable.young", f->young, R_POS, "Pa")) return 1;
+  if (f->young > 1e15)
+    return fail(c, "deformable.young",
+                "deformable.young must be at most 1e15 Pa (got %.10g): stiffer than any material "
+                "(diamond is 1.2e12 Pa)",
+                f->young);
+  if (!(f->poisson >= 0 && f->poisson <= 0.49))
+    return fail(c, "deformable.poisson",
+                "deformable.poisson must be in 0..0.49 (got %.10g): linear tetrahedra lock as "
+                "nu approaches 0.5 (docs/deformable.md)",
+                f->poisson);
+  if (b->geom.type == CM_GEOM_SPHERE) {
+    if (intr(c, "deformable.cells", f->cells[0], 2, CM_FEM_MAX_CELLS)) return 1;
+  } else if (b->geom.type == CM_GEOM_BOX) {
+    for (int i = 0; i < 3; i++)
+      if (intr(c, "deformable.cells", f->cells[i], 1, CM_FEM_MAX_CELLS)) return 1;
+    if ((double)f->cells[0] * f->cells[1] * f->cells[2] > 2e6)
+      return fail(c, "deformable.cells",
+                  "deformable.cells %d x %d x %d is %.0f cells (6 tets each), more than the "
+                  "limit of 2e6 cells",
+                  f->cells[0], f->cells[1], f->cells[2],
+                  (double)f->cells[0] * f->cells[1] * f->cells[2]);
+  }
+  if (f->has_fixed) {
+    if (vec(c, "deformable.fixed.min", f->fixed_min, 3)) return 1;
+    if (vec(c, "deformable.fixed.max", f->fixed_max, 3)) return 1;
+    for (int i = 0; i < 3; i++)
+      if (!(f->fixed_min[i] <= f->fixed_max[i]))
+        return fail(c, "deformable.fixed",
+                    "deformable.fixed.min[%d] = %.10g m is above max[%d] = %.10g m", i,
+                    f->fixed_min[i], i, f->fixed_max[i]);
+  }
+  return 0;
+}
+
 /* body values, except the uniqueness of the name */
 static int check_body(cmCheck* c, const cmBodyDef* b) {
   if (nonempty(c, "name", b->name, "string")) return 1;
   if (strcmp(b->name, "world") == 0)
     return fail(c, "name", "name 'world' is reserved for the fixed world frame");
   if (b->alias && nonempty(c, "alias", b->alias, "string")) return 1;
-  if (enm(c, "motion", (int)b->motion, 4, "dynamic, fixed, prescribed, ignored")) return 1;
+  if (enm(c, "motion", (int)b->motion, 5, "dynamic, fixed, prescribed, ignored, deformable"))
+    return 1;
   if (check_geom(c, &b->geom, b->motion)) return 1;
+  if (b->motion == CM_MOTION_DEFORMABLE && check_deformable(c, b)) return 1;
   if (num(c, "density", "density", b->density, R_POS, "kg/m^3")) return 1;
   if (b->density < CM_MASS_MIN || b->density > CM_MASS_MAX)
     return fail(c, "density", "density must be in %g..%g kg/m^3 (got %.10g)", CM_MASS_MIN,
@@ -619,8 +678,10 @@ int cm_scene_add_body_checked(cmScene* s, const cmBodyDef* def, cmCheck* c) {
   }
   /* normalise without overflow or underflow of the squares */
   double qmax = 0;
-  for (int k = 0; k < 4; k++) qmax = fmax(qmax, fabs(b.orientation[k]));
-  for (int k = 0; k < 4; k++) b.orientation[k] /= qmax;
+  for (int k = 0; k < 4; k++)
+    qmax = fmax(qmax, fabs(b.orientation[k]));
+  for (int k = 0; k < 4; k++)
+    b.orientation[k] /= qmax;
   cm_quat_normalize(b.orientation);
   int i = s->nbody;
   s->body[i] = b;

@@ -486,7 +486,10 @@ static int get_inertia(Parser* p, const yaml_node_t* n, double I[9]) {
 /* ---- sections ---- */
 
 static const char* const integrator_names[] = {"implicit", "explicit"};
-static const char* const motion_names[] = {"dynamic", "fixed", "prescribed", "ignored"};
+static const char* const motion_names[] = {"dynamic", "fixed", "prescribed", "ignored",
+                                           "deformable"};
+static const char* const material_names[] = {"neo_hookean", "corotated", "linear"};
+static const char* const fem_scheme_names[] = {"backward_euler", "midpoint"};
 static const char* const law_names[] = {"contact_time", "area_compliant", "linear", "none"};
 static const char* const method_names[] = {"vertex", "two_way", "vertex_edge", "contour"};
 static const char* const direction_names[] = {"auto", "first"};
@@ -518,10 +521,9 @@ enum {
   S_ALLOW_OVERLAP,
   S_N
 };
-static const char* const scene_keys[] = {"name",       "timestep",  "duration",
-                                         "steps",      "gravity",   "integrator",
-                                         "substeps",   "max_speed", "max_contacts",
-                                         "allow_initial_overlap"};
+static const char* const scene_keys[] = {
+    "name",       "timestep", "duration",  "steps",        "gravity",
+    "integrator", "substeps", "max_speed", "max_contacts", "allow_initial_overlap"};
 
 static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   const yaml_node_t* v[S_N];
@@ -569,11 +571,10 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   }
   if (v[S_MAX_SPEED] && get_num(p, v[S_MAX_SPEED], "scene.max_speed", "m/s", &o->max_speed))
     return -1;
-  if (v[S_MAX_CONTACTS] &&
-      get_long(p, v[S_MAX_CONTACTS], "scene.max_contacts", &o->max_contacts))
+  if (v[S_MAX_CONTACTS] && get_long(p, v[S_MAX_CONTACTS], "scene.max_contacts", &o->max_contacts))
     return -1;
-  if (v[S_ALLOW_OVERLAP] && get_bool(p, v[S_ALLOW_OVERLAP], "scene.allow_initial_overlap",
-                                     &o->allow_initial_overlap))
+  if (v[S_ALLOW_OVERLAP] &&
+      get_bool(p, v[S_ALLOW_OVERLAP], "scene.allow_initial_overlap", &o->allow_initial_overlap))
     return -1;
   return 0;
 }
@@ -673,12 +674,64 @@ enum {
   B_MOTION,
   B_FORCE,
   B_MOMENT,
+  B_DEFORMABLE,
   B_N
 };
 static const char* const body_keys[] = {"name",        "alias",     "geometry", "density",
                                         "mass",        "com",       "inertia",  "position",
                                         "orientation", "euler_deg", "velocity", "angular_velocity",
-                                        "motion",      "force",     "moment"};
+                                        "motion",      "force",     "moment",   "deformable"};
+
+/* the deformable section of a body (docs/deformable.md) */
+static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
+  static const char* const keys[] = {"material", "young", "poisson",
+                                     "cells",    "fixed", "integrator"};
+  static const char* const fixed_keys[] = {"min", "max"};
+  const yaml_node_t *v[6], *w[2];
+  char fb[128];
+  cmDeformableDef* f = &b->deformable;
+  record(p, "deformable", n);
+  if (get_map(p, n, "deformable", keys, 6, v)) return -1;
+  f->loc = node_loc(n);
+  int e = 0;
+  if (v[0]) {
+    if (get_enum(p, v[0], "deformable.material", material_names, 3, &e)) return -1;
+    f->material = (cmMaterial)e;
+  }
+  if (v[1] && get_num(p, v[1], "deformable.young", "Pa", &f->young)) return -1;
+  if (v[2] && get_num(p, v[2], "deformable.poisson", "", &f->poisson)) return -1;
+  if (v[3]) {
+    if (v[3]->type == YAML_SEQUENCE_NODE) {
+      double c[3];
+      if (get_vec(p, v[3], "deformable.cells", 3, "cells", c)) return -1;
+      for (int i = 0; i < 3; i++) {
+        if (!(c[i] >= 1 && c[i] <= CM_FEM_MAX_CELLS && c[i] == floor(c[i])))
+          return ERR(p, v[3], CM_ERR_PARSE, "%s: expected integers in 1..%d, got %.10g",
+                     fpath(p, "deformable.cells", fb, sizeof fb), CM_FEM_MAX_CELLS, c[i]);
+        f->cells[i] = (int)c[i];
+      }
+    } else {
+      if (get_int(p, v[3], "deformable.cells", &f->cells[0])) return -1;
+      f->cells[1] = f->cells[2] = f->cells[0];
+    }
+  } else if (b->geom.type == CM_GEOM_SPHERE) {
+    f->cells[0] = f->cells[1] = f->cells[2] = 8;
+  }
+  if (v[4]) {
+    record(p, "deformable.fixed", v[4]);
+    if (get_map(p, v[4], "deformable.fixed", fixed_keys, 2, w)) return -1;
+    if (!w[0]) return missing(p, v[4], "deformable.fixed", "min", "the box's low corner, m");
+    if (!w[1]) return missing(p, v[4], "deformable.fixed", "max", "the box's high corner, m");
+    if (get_vec(p, w[0], "deformable.fixed.min", 3, "m", f->fixed_min)) return -1;
+    if (get_vec(p, w[1], "deformable.fixed.max", 3, "m", f->fixed_max)) return -1;
+    f->has_fixed = 1;
+  }
+  if (v[5]) {
+    if (get_enum(p, v[5], "deformable.integrator", fem_scheme_names, 2, &e)) return -1;
+    f->scheme = (cmFemScheme)e;
+  }
+  return 0;
+}
 
 static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   const yaml_node_t* v[B_N];
@@ -726,11 +779,18 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
     return -1;
   if (v[B_MOTION]) {
     int e = 0;
-    if (get_enum(p, v[B_MOTION], "motion", motion_names, 4, &e)) return -1;
+    if (get_enum(p, v[B_MOTION], "motion", motion_names, 5, &e)) return -1;
     b.motion = (cmMotion)e;
   }
   if (v[B_FORCE] && get_vec(p, v[B_FORCE], "force", 3, "N", b.force)) return -1;
   if (v[B_MOMENT] && get_vec(p, v[B_MOMENT], "moment", 3, "N m", b.moment)) return -1;
+  if (v[B_DEFORMABLE]) {
+    if (b.motion != CM_MOTION_DEFORMABLE)
+      return ERR(p, v[B_DEFORMABLE], CM_ERR_PARSE,
+                 "%s: a body with a deformable section needs motion: deformable",
+                 fpath(p, "deformable", fb, sizeof fb));
+    if (parse_deformable(p, v[B_DEFORMABLE], &b)) return -1;
+  }
 
   cmCheck c;
   if (cm_scene_add_body_checked(s, &b, &c) < 0) return check_failed(p, &c, b.name);
@@ -833,8 +893,8 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
               {R_ELASTIC_REPULSION, ""}, {R_PLAY, "m"},        {R_CONTACT_TIME, "s"},
               {R_STIFFNESS, "N/m"},      {R_DAMPING, "N s/m"}, {R_FRICTION, ""},
               {R_STICK_VELOCITY, "m/s"}};
-  double* dst[] = {&r.ka,      &r.step_damping, &r.stiffness_damping, &r.elastic_repulsion,
-                   &r.play,    &r.contact_time, &r.stiffness,         &r.damping,
+  double* dst[] = {&r.ka,       &r.step_damping,  &r.stiffness_damping, &r.elastic_repulsion,
+                   &r.play,     &r.contact_time,  &r.stiffness,         &r.damping,
                    &r.friction, &r.stick_velocity};
   for (int i = 0; i < (int)(sizeof nums / sizeof nums[0]); i++) {
     int k = nums[i].key;

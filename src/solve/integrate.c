@@ -10,8 +10,8 @@
  * angular velocity is what the gyroscopic update produced. Prescribed bodies are placed exactly
  * at t_end. Frame-origin values and boxes are refreshed for outputs after the step. */
 #include "core/cm_math.h"
-#include "model/state.h"
 #include "model/data_internal.h"
+#include "model/state.h"
 #include "solve/solve.h"
 
 void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end) {
@@ -19,6 +19,13 @@ void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end) {
   for (int b = 0; b < m->nbody; b++) {
     int motion = m->body_motion[b];
     if (motion == CM_MOTION_FIXED) continue;
+    if (motion == CM_MOTION_DEFORMABLE) {
+      /* the nodes, by the velocity the solve gave them for this (node_vx) */
+      for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++)
+        cm_v3_madd(d->node_pos + 3 * (size_t)n, d->node_pos + 3 * (size_t)n,
+                   p->node_vx + 3 * (size_t)n, h);
+      continue;
+    }
     if (motion == CM_MOTION_PRESCRIBED) {
       cm_body_prescribed(m, d, b, t_end);
       continue;
@@ -29,12 +36,14 @@ void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end) {
     double wr[3], dq[4], q[4], wn[3];
     cm_v3_add(wr, w, p->spin + 3 * b);
     dq[0] = 1;
-    for (int k = 0; k < 3; k++) dq[k + 1] = 0.5 * h * wr[k];
+    for (int k = 0; k < 3; k++)
+      dq[k + 1] = 0.5 * h * wr[k];
     cm_quat_normalize(dq);
     double* q1 = d->body_xquat + 4 * b;
     cm_quat_mul(q, dq, q1);
     cm_quat_normalize(q);
-    for (int k = 0; k < 4; k++) q1[k] = q[k];
+    for (int k = 0; k < 4; k++)
+      q1[k] = q[k];
     cm_quat_rotate(wn, dq, w);
     cm_v3_copy(w, wn);
   }

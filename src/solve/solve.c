@@ -25,7 +25,8 @@ void cm_stage_solve(const cmModel* m, cmData* d, double h) {
       cm_v3_copy(v0 + 6 * b + 3, d->body_angvel + 3 * b);
     }
   for (int b = 0; b < m->nbody; b++) {
-    if (m->body_invmass[b] == 0) continue;
+    /* a deformable body's nodes get their free velocities in the implicit solve */
+    if (m->body_invmass[b] == 0 || m->body_motion[b] == CM_MOTION_DEFORMABLE) continue;
     double* v = d->body_cvel + 3 * b;
     cm_v3_madd(v, v, p->force + 3 * b, h * m->body_invmass[b]);
     /* rotation in body axes */

@@ -87,6 +87,7 @@
 #include "core/sort.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
+#include "solve/island.h"
 #include "solve/solve.h"
 
 #define TOL 1e-10
@@ -102,35 +103,6 @@
 #define STICK_FRAC 0.1
 /* islands and rows below which the islands are solved on one thread */
 #define PARALLEL_MIN_ROWS 64
-
-typedef struct Island {
-  int nb;          /* bodies */
-  const int* body; /* global body indices (nb) */
-  int nr;          /* rows */
-  cmRow** row;     /* (nr) */
-  double h;
-  int* lb;             /* per row: local index of body A and B, -1 if not a variable (nr x 2) */
-  double* R;           /* per row: R of the normal law (nr) */
-  double* b;           /* per row: b of the normal law (nr) */
-  double* limit;       /* per row: Coulomb limit impulse (nr) */
-  double* vs;          /* per row: stick velocity of this step (nr) */
-  unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
-  double* aa;          /* Anderson history of the outer loop: G, f and AA_DEPTH differences of
-                          each ((2 + 2 AA_DEPTH) x nr) */
-  int aa_n;            /* differences held (<= AA_DEPTH); -1: no pass yet */
-  int aa_next;         /* the slot the next difference goes to */
-  double* y;           /* per row: rates along n, t1, t2 at u (nr x 3) */
-  double* dy;          /* per row: the same along the direction (nr x 3) */
-  double* Mb;          /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
-  double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
-  double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
-  cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
-  int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
-  /* results */
-  int iter;   /* Newton iterations */
-  double res; /* final relative residual */
-  int failed; /* 1 if not converged (or not positive definite) */
-} Island;
 
 static int find(int* parent, int i) {
   while (parent[i] != i) {
@@ -332,6 +304,8 @@ static double rows_eval(Island* is) {
 /* slope of E(u + t du): a + t c from the mass term, then the rows at y + t dy */
 static double line_slope(const Island* is, double a, double c, double t) {
   double s = a + t * c;
+  if (is->ntet) s += cm_island_fem_slope(is, t);
+  if (!isfinite(s)) return INFINITY; /* an element would invert: past the minimum */
   for (int k = 0; k < is->nr; k++) {
     const double* y = is->y + 3 * k;
     const double* dy = is->dy + 3 * k;
@@ -370,7 +344,8 @@ static double line_search(const Island* is) {
   if (!(shi > 0 && slo < 0)) return t;
   int side = 0;
   for (int ls = 0; ls < 60; ls++) {
-    t = (lo * shi - hi * slo) / (shi - slo);
+    /* regula falsi; bisection while the upper end is where an element inverts */
+    t = isfinite(shi) ? (lo * shi - hi * slo) / (shi - slo) : 0.5 * (lo + hi);
     double st = line_slope(is, a, c, t);
     if (fabs(st) <= LINE_TOL * s0 || hi - lo <= 1e-15 * hi) break;
     if (st < 0) {
@@ -502,7 +477,7 @@ static void flag_crossings(Island* is) {
 
 /* the gradient (is->g) and Hessian at u (rates is->y) for the current limits, and the relative
  * residual is->res */
-static void gradient_hessian(Island* is, double pscale) {
+static int gradient_hessian(Island* is, double pscale) {
   int n = 6 * is->nb;
   for (int i = 0; i < n; i++)
     is->du[i] = is->u[i] - is->us[i];
@@ -512,10 +487,13 @@ static void gradient_hessian(Island* is, double pscale) {
   else
     cm_bchol_zero(is->bc);
   double imp = sqrt(rows_eval(is)), gn = 0;
+  if (is->ntet && !cm_island_fem_grad_hess(is)) return 0;
   for (int i = 0; i < n; i++)
     gn += is->g[i] * is->g[i];
   double scale = pscale > imp ? pscale : imp;
+  if (is->ntet && is->fscale > scale) scale = is->fscale;
   is->res = sqrt(gn) / (scale > 1e-300 ? scale : 1e-300);
+  return 1;
 }
 
 /* Newton on one island with the limits inside; sets is->iter, is->res, is->failed. Allocates
@@ -534,6 +512,11 @@ static void solve_island(Island* is) {
   }
   memcpy(is->u, is->u0, (size_t)n * sizeof *is->u);
   is->failed = 1;
+  if (is->ntet) {
+    /* a start where no element is inverted */
+    rates(is, is->u, is->y);
+    if (!gradient_hessian(is, pscale)) cm_island_fem_start_at_rest(is);
+  }
   int outer = MERGED_ITER == 0; /* 0: limits every iteration; 1: only once converged for them */
   is->aa_n = -1;
   is->aa_next = 0;
@@ -541,7 +524,9 @@ static void solve_island(Island* is) {
     is->iter = it;
     rates(is, is->u, is->y);
     int moved = any_friction && !outer && update_limits(is, pscale);
-    gradient_hessian(is, pscale);
+    if (!gradient_hessian(is, pscale))
+      return; /* an inverted element: cannot happen after the
+                 feasible start (the line search keeps it) */
     if (outer && is->res <= TOL && (moved = anderson_limits(is, pscale)))
       gradient_hessian(is, pscale); /* an outer pass ends: again with the new limits */
     if (is->res <= TOL && !moved) {
@@ -588,11 +573,13 @@ static void solve_island(Island* is) {
  * a row (whether active or not), so one analysis serves all Newton iterations of the step;
  * returns nonzero when out of memory */
 static int block_sparse(Island* is, cmArena* arena) {
-  int* edge = cm_arena_alloc(arena, (size_t)(2 * is->nr + 1) * sizeof *edge);
+  int* edge =
+      cm_arena_alloc(arena, (size_t)(2 * is->nr + 12 * (size_t)is->ntet + 1) * sizeof *edge);
   is->slot = cm_arena_alloc(arena, (size_t)(is->nr + 1) * sizeof *is->slot);
   is->bc = cm_arena_alloc(arena, sizeof *is->bc);
-  if (!edge || !is->slot || !is->bc) return 1;
-  int ne = 0;
+  if (is->ntet) is->tslot = cm_arena_alloc(arena, 6 * (size_t)is->ntet * sizeof *is->tslot);
+  if (!edge || !is->slot || !is->bc || (is->ntet && !is->tslot)) return 1;
+  int ne = cm_island_fem_edges(is, edge);
   for (int k = 0; k < is->nr; k++) {
     int a = is->lb[2 * k], b = is->lb[2 * k + 1];
     if (a >= 0 && b >= 0 && a != b) {
@@ -602,6 +589,7 @@ static int block_sparse(Island* is, cmArena* arena) {
     }
   }
   if (cm_bchol_analyse(is->bc, arena, is->nb, ne, edge)) return 1;
+  if (is->ntet) cm_island_fem_slots(is);
   for (int k = 0; k < is->nr; k++) {
     int a = is->lb[2 * k], b = is->lb[2 * k + 1];
     is->slot[k] = a >= 0 && b >= 0 ? cm_bchol_slot(is->bc, a, b) : -1;
@@ -612,7 +600,7 @@ static int block_sparse(Island* is, cmArena* arena) {
 /* everything an island needs, from the arena, and its per-step data: mass blocks, free
  * velocities, the rows' bodies, laws and stick velocities; returns nonzero when out of memory */
 static int island_setup(const cmModel* m, const cmData* d, Island* is, const int* loc,
-                        int dense_max, const double* v0, cmArena* arena) {
+                        const int* nloc, int dense_max, const double* v0, cmArena* arena) {
   int n = 6 * is->nb, nr = is->nr;
   is->lb = cm_arena_alloc(arena, (size_t)nr * 2 * sizeof *is->lb);
   is->R = cm_arena_alloc(arena, (size_t)nr * sizeof *is->R);
@@ -633,9 +621,24 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   }
   if (bad) return 1;
   /* bodies: mass blocks (world inertia at the start of the step) and free velocities */
+  const cmDataPriv* p = cm_priv(d);
   for (int l = 0; l < is->nb; l++) {
     int b = is->body[l];
     double* M = is->Mb + 36 * l;
+    int node = is->node[l];
+    if (node >= 0) {
+      /* a node: its lumped mass, velocity plus the step's applied acceleration (gravity, the
+       * body's outer force per unit mass); the 3 unused numbers have unit mass and stay 0 */
+      for (int i = 0; i < 3; i++) {
+        M[6 * i + i] = m->node_mass[node];
+        M[6 * (3 + i) + 3 + i] = 1;
+        is->us[6 * l + i] =
+            d->node_vel[3 * (size_t)node + i] + is->h * p->force[3 * b + i] * m->body_invmass[b];
+        is->us[6 * l + 3 + i] = 0;
+      }
+      memcpy(is->u0 + 6 * l, is->us + 6 * l, 6 * sizeof(double));
+      continue;
+    }
     double R[9], Iw[9];
     for (int i = 0; i < 3; i++)
       M[6 * i + i] = m->body_mass[b];
@@ -653,19 +656,34 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   for (int k = 0; k < nr; k++) {
     const cmRow* r = is->row[k];
     for (int s = 0; s < 2; s++)
-      is->lb[2 * k + s] = r->body[s] < 0 ? -1 : loc[r->body[s]];
+      is->lb[2 * k + s] = r->node[s] >= 0  ? nloc[r->node[s]]
+                          : r->body[s] < 0 ? -1
+                                           : loc[r->body[s]];
     double alpha = 1.0 / (0.5 * is->h / r->c + r->D);
     is->R[k] = alpha / is->h;
     is->b[k] = -alpha * r->f;
     /* the stick velocity: the rule's, or STICK_FRAC of the slip at the start of the step */
     double w0[3] = {0, 0, 0};
     if (v0) {
-      int ba = r->body[0], bb = r->body[1];
-      row_rates(r, ba >= 0 && loc[ba] >= 0 ? v0 + 6 * ba : NULL,
-                bb >= 0 && loc[bb] >= 0 ? v0 + 6 * bb : NULL, w0);
+      const double* side[2] = {NULL, NULL};
+      double nv[2][6] = {{0}};
+      for (int s = 0; s < 2; s++) {
+        int b = r->body[s];
+        if (r->node[s] >= 0) {
+          cm_v3_copy(nv[s], d->node_vel + 3 * (size_t)r->node[s]);
+          side[s] = nv[s];
+        } else if (b >= 0 && loc[b] >= 0) {
+          side[s] = v0 + 6 * b;
+        }
+      }
+      row_rates(r, side[0], side[1], w0);
     }
     is->vs[k] = fmax(r->vs, STICK_FRAC * sqrt(w0[1] * w0[1] + w0[2] * w0[2]));
   }
+  /* the elements of its deformable bodies */
+  is->m = m;
+  is->d = d;
+  if (cm_island_fem_setup(is, nloc, is->h, arena)) return 1;
   /* the Hessian store */
   is->H = NULL;
   is->bc = NULL;
@@ -693,16 +711,39 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
   d->solver_iter = 0;
   d->solver_residual = 0;
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
-  if (!nimp) return;
+  if (!nimp && !m->nnode) return; /* deformable bodies are solved even without contacts */
+  for (int n = 0; n < m->nnode; n++)
+    for (int c = 0; c < 3; c++)
+      p->node_vx[3 * (size_t)n + c] = d->node_vel[3 * (size_t)n + c];
   int dense_max = cm_bchol_dense_max;
+  /* variable blocks per body: 1 for a rigid body, its free nodes for a deformable one */
+  long nblk_total = 0;
+  int* nblk = cm_arena_alloc(arena, (size_t)nb * sizeof *nblk);
+  if (!nblk) {
+    d->warning[CM_WARN_SOLVER]++;
+    return;
+  }
+  for (int b = 0; b < nb; b++) {
+    nblk[b] = m->body_invmass[b] > 0;
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+      nblk[b] = 0;
+      for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++)
+        nblk[b] += !m->node_fixed[n];
+    }
+    nblk_total += nblk[b];
+  }
   int* parent = cm_arena_alloc(arena, (size_t)nb * sizeof *parent);
   int* loc = cm_arena_alloc(arena, (size_t)nb * sizeof *loc);
+  int* nloc = cm_arena_alloc(arena, ((size_t)m->nnode + 1) * sizeof *nloc);
   int* start = cm_arena_calloc(arena, (size_t)nb + 1, sizeof *start);
-  int* bodies = cm_arena_alloc(arena, (size_t)nb * sizeof *bodies);
-  cmRow** rows = cm_arena_alloc(arena, (size_t)nimp * sizeof *rows);
+  int* blk_body = cm_arena_alloc(arena, ((size_t)nblk_total + 1) * sizeof *blk_body);
+  int* blk_node = cm_arena_alloc(arena, ((size_t)nblk_total + 1) * sizeof *blk_node);
+  cmRow** rows = cm_arena_alloc(arena, ((size_t)nimp + 1) * sizeof *rows);
   int* rstart = cm_arena_calloc(arena, (size_t)nb + 1, sizeof *rstart);
   int* fill = cm_arena_alloc(arena, (size_t)nb * sizeof *fill);
-  if (!parent || !loc || !start || !bodies || !rows || !rstart || !fill) {
+  unsigned char* has_def = cm_arena_calloc(arena, (size_t)nb + 1, 1);
+  if (!parent || !loc || !nloc || !start || !blk_body || !blk_node || !rows || !rstart || !fill ||
+      !has_def) {
     d->warning[CM_WARN_SOLVER]++;
     return;
   }
@@ -716,20 +757,34 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     int ra = find(parent, r->body[0]), rb = find(parent, r->body[1]);
     if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
   }
-  /* bodies and rows grouped by island root (counting sort: deterministic order) */
+  /* blocks and rows grouped by island root (counting sort: deterministic order); a body's
+   * blocks are consecutive, its nodes in node order */
+  for (int n = 0; n < m->nnode; n++)
+    nloc[n] = -1;
   for (int b = 0; b < nb; b++) {
     loc[b] = -1;
-    if (DYN(b)) start[find(parent, b) + 1]++;
+    if (DYN(b)) start[find(parent, b) + 1] += nblk[b];
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) has_def[find(parent, b)] = 1;
   }
   for (int b = 0; b < nb; b++)
     start[b + 1] += start[b];
   memcpy(fill, start, (size_t)nb * sizeof *fill);
-  for (int b = 0; b < nb; b++)
-    if (DYN(b)) {
-      int r = find(parent, b);
+  for (int b = 0; b < nb; b++) {
+    if (!DYN(b)) continue;
+    int r = find(parent, b);
+    if (m->body_motion[b] != CM_MOTION_DEFORMABLE) {
       loc[b] = fill[r] - start[r];
-      bodies[fill[r]++] = b;
+      blk_body[fill[r]] = b;
+      blk_node[fill[r]++] = -1;
+      continue;
     }
+    for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+      if (m->node_fixed[n]) continue;
+      nloc[n] = fill[r] - start[r];
+      blk_body[fill[r]] = b;
+      blk_node[fill[r]++] = n;
+    }
+  }
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
     int b = DYN(r->body[0]) ? r->body[0] : r->body[1];
@@ -744,10 +799,11 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     if (r->implicit && DYN(b)) rows[fill[find(parent, b)]++] = r;
   }
 #undef DYN
-  /* every island with rows, set up serially (the arena is not thread-safe) */
+  /* every island with rows or a deformable body, set up serially (the arena is not
+   * thread-safe) */
   int nisl = 0;
   for (int root = 0; root < nb; root++)
-    nisl += rstart[root + 1] > rstart[root];
+    nisl += (rstart[root + 1] > rstart[root] || has_def[root]) && start[root + 1] > start[root];
   Island* isl = cm_arena_calloc(arena, (size_t)nisl + 1, sizeof *isl);
   Island** order = cm_arena_alloc(arena, ((size_t)nisl + 1) * sizeof *order);
   if (!isl || !order) {
@@ -757,19 +813,20 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
   int ni = 0, rows_total = 0;
   for (int root = 0; root < nb; root++) {
     int nr = rstart[root + 1] - rstart[root];
-    if (!nr) continue;
+    if ((!nr && !has_def[root]) || start[root + 1] == start[root]) continue;
     Island* is = &isl[ni];
     is->nb = start[root + 1] - start[root];
-    is->body = bodies + start[root];
+    is->body = blk_body + start[root];
+    is->node = blk_node + start[root];
     is->nr = nr;
     is->row = rows + rstart[root];
     is->h = h;
-    if (island_setup(m, d, is, loc, dense_max, v0, arena)) {
+    if (island_setup(m, d, is, loc, nloc, dense_max, v0, arena)) {
       d->warning[CM_WARN_SOLVER]++;
       continue; /* out of memory: this island keeps its free velocities */
     }
     order[ni] = is;
-    rows_total += nr;
+    rows_total += nr + is->ntet;
     ni++;
   }
   cm_sort(order, (size_t)ni, sizeof *order, island_cmp);
@@ -789,7 +846,18 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     if (is->res > d->solver_residual) d->solver_residual = is->res;
     /* end velocities and the rows' forces (impulse / h) */
     for (int l = 0; l < is->nb; l++) {
-      int b = is->body[l];
+      int b = is->body[l], n = is->node[l];
+      if (n >= 0) {
+        /* a node: its end velocity, and the velocity that moves it over the step (the
+         * integrate stage): u (backward Euler) or (v_n + u) / 2 (midpoint) */
+        int mid = m->body_fem_scheme[b] == CM_FEM_MIDPOINT;
+        for (int c = 0; c < 3; c++) {
+          double u = is->u[6 * l + c];
+          p->node_vx[3 * (size_t)n + c] = mid ? 0.5 * (d->node_vel[3 * (size_t)n + c] + u) : u;
+          d->node_vel[3 * (size_t)n + c] = u;
+        }
+        continue;
+      }
       for (int c = 0; c < 6; c++)
         d->body_dv[6 * b + c] = is->u[6 * l + c] - is->us[6 * l + c];
       memcpy(d->body_cvel + 3 * b, is->u + 6 * l, 3 * sizeof(double));

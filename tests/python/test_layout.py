@@ -51,6 +51,9 @@ def test_array_shapes_match_field_lists():
         if name.startswith("body_") and name in _core._BODY_COLS:  # cmData.body_*
             assert (rows, int(cols)) == ("nbody", _core._BODY_COLS[name]), name
             continue
+        if name in ("node_pos", "node_vel"):  # cmData's nodes: Data views (nnode, 3)
+            assert (rows, int(cols)) == ("nnode", 3), name
+            continue
         if ctype not in ctypes_of:  # void* rows: user law pointers, not numbers
             continue
         listed.add(name)

@@ -63,6 +63,18 @@ static cmScene* scene_def(void) {
   bob.position[2] = 0.5;
   bob.velocity[0] = 0.1;
   CHECK(cm_scene_add_body(s, &bob, err, sizeof err) >= 0);
+  /* a deformable cube on the ground, away from the others: the nodes' state */
+  cmBodyDef jelly = cm_body_def_default();
+  jelly.name = "jelly";
+  jelly.motion = CM_MOTION_DEFORMABLE;
+  jelly.geom.type = CM_GEOM_BOX;
+  jelly.geom.size[0] = jelly.geom.size[1] = jelly.geom.size[2] = 0.05;
+  jelly.deformable.cells[0] = jelly.deformable.cells[1] = jelly.deformable.cells[2] = 1;
+  jelly.deformable.young = 1e5;
+  jelly.position[0] = -0.5;
+  jelly.position[2] = 0.03;
+  jelly.velocity[0] = 0.01;
+  CHECK(cm_scene_add_body(s, &jelly, err, sizeof err) >= 0);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
   r.friction = 0.3;
@@ -454,7 +466,8 @@ static uint64_t le64(const unsigned char* p) {
   return x;
 }
 
-/* docs/outputs.md: FNV-1a 64 over the step, then per body cpos, xquat, cvel, angvel, dv */
+/* docs/outputs.md: FNV-1a 64 over the step, then per body cpos, xquat, cvel, angvel, dv, then
+ * per node of the deformable bodies its position and velocity */
 static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   uint64_t h = fnv8(0xcbf29ce484222325ULL, (uint64_t)(int64_t)d->step);
   for (int b = 0; b < m->nbody; b++) {
@@ -469,10 +482,16 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
     for (int k = 0; k < 6; k++)
       h = fnv8(h, bits(d->body_dv[6 * b + k]));
   }
+  for (int n = 0; n < m->nnode; n++) {
+    for (int k = 0; k < 3; k++)
+      h = fnv8(h, bits(d->node_pos[3 * n + k]));
+    for (int k = 0; k < 3; k++)
+      h = fnv8(h, bits(d->node_vel[3 * n + k]));
+  }
   return h;
 }
 
-/* the checkpoint of format 5 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 6 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -480,17 +499,18 @@ static void test_documented_hash_and_file(void) {
   steps(m, d, 120);
   d->warning[CM_WARN_SOLVER] = 11;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 5);
+  CHECK(CM_CHECKPOINT_VERSION == 6);
+  CHECK(m->nnode == 8);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
   FILE* f = fopen(PATH, "rb");
   size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
   if (f) fclose(f);
-  size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody;
-  CHECK(n == 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8);
-  if (n != 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8) goto done;
+  size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody, nn = (size_t)m->nnode;
+  CHECK(n == 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn + 8);
+  if (n != 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 5 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 6 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK((int64_t)le64(buf + 64) == d->step);
@@ -536,6 +556,12 @@ static void test_documented_hash_and_file(void) {
     for (int k = 0; k < 6; k++)
       ok = ok && le64(s + 104 + 8 * k) == bits(d->body_dv[6 * b + k]);
   }
+  for (size_t k = 0; k < nn; k++) {
+    const unsigned char* s = buf + 264 + 8 * (W + T) + 8 * 19 * nb + 8 * 6 * k;
+    for (int c = 0; c < 3; c++)
+      ok = ok && le64(s + 8 * c) == bits(d->node_pos[3 * k + c]) &&
+           le64(s + 24 + 8 * c) == bits(d->node_vel[3 * k + c]);
+  }
   CHECK(ok);
   uint64_t sum = 0xcbf29ce484222325ULL;
   for (size_t i = 0; i < n - 8; i++)
@@ -555,7 +581,7 @@ static void test_free_all(void) {
   a_live = 0;
   cmModel* m = scene();
   if (m) {
-    CHECK(m->njoint == 1 && m->nnote >= 1 && m->nalias == 4 && m->nclass >= 2);
+    CHECK(m->njoint == 1 && m->nnote >= 1 && m->nalias == 5 && m->nclass >= 2);
     cmData* d = cm_data_new(m);
     cmData* e = cm_data_new(m);
     steps(m, d, 100);

@@ -368,7 +368,7 @@ static void test_unknown_keys_and_enums(void) {
   t = BALL "    motion: dynamc\n";
   EXPECT_ERR(t, CM_ERR_PARSE, 4,
              "bodies[0].motion: expected one of dynamic, fixed, prescribed, "
-             "ignored, got the string 'dynamc'",
+             "ignored, deformable, got the string 'dynamc'",
              "did you mean 'dynamic'?");
   t = "interactions:\n  - pair: [a, b]\n    law: area\n";
   EXPECT_ERR(t, CM_ERR_PARSE, 3, "contact_time, area_compliant, linear, none",

@@ -1,0 +1,77 @@
+/* The island of the implicit solve (solve_implicit.c): its variables, rows and work arrays,
+ * shared with the finite-element terms of deformable bodies (solve_fem.c). Internal to solve/. */
+#ifndef CM_SOLVE_ISLAND_H
+#define CM_SOLVE_ISLAND_H
+
+#include "comply/model.h"
+#include "core/arena.h"
+#include "model/rows.h"
+#include "solve/block_cholesky.h"
+
+typedef struct Island {
+  int nb;          /* variable blocks of 6: the rigid bodies, then the free nodes of the
+                      deformable bodies (v, then 3 unused numbers that stay 0) */
+  const int* body; /* global body index of each block (nb) */
+  const int* node; /* global node index of each block, -1 for a rigid body (nb) */
+  int nr;          /* rows */
+  cmRow** row;     /* (nr) */
+  double h;
+  int* lb;             /* per row: local index of body A and B, -1 if not a variable (nr x 2) */
+  double* R;           /* per row: R of the normal law (nr) */
+  double* b;           /* per row: b of the normal law (nr) */
+  double* limit;       /* per row: Coulomb limit impulse (nr) */
+  double* vs;          /* per row: stick velocity of this step (nr) */
+  unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
+  double* aa;          /* Anderson history of the outer loop: G, f and AA_DEPTH differences of
+                          each ((2 + 2 AA_DEPTH) x nr) */
+  int aa_n;            /* differences held (<= AA_DEPTH); -1: no pass yet */
+  int aa_next;         /* the slot the next difference goes to */
+  double* y;           /* per row: rates along n, t1, t2 at u (nr x 3) */
+  double* dy;          /* per row: the same along the direction (nr x 3) */
+  double* Mb;          /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
+  double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
+  double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
+  cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
+  int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
+  /* results */
+  int iter;   /* Newton iterations */
+  double res; /* final relative residual */
+  int failed; /* 1 if not converged (or not positive definite) */
+  /* deformable bodies (solve_fem.c): their elements in the island */
+  const cmModel* m;
+  const cmData* d;
+  int ntet;      /* tetrahedra with a free node */
+  int* tet;      /* their global indices (ntet) */
+  int* tblk;     /* the local block of each of their nodes, -1 for a fixed node (ntet x 4) */
+  int* tslot;    /* block-sparse path: the slot of each node pair (0,1) (0,2) (0,3) (1,2)
+                    (1,3) (2,3), -1 if a node is fixed (ntet x 6) */
+  double* xc;    /* per block: the node's position at u = 0, x = xc + a u (3 nb) */
+  double* fa;    /* per block: a, h for backward Euler, h/4 for the midpoint rule (nb) */
+  double fscale; /* the size of the elements' terms of the gradient at the last iterate: the
+                    root sum of squares of each element's (N s); the scale of the convergence
+                    test with the momentum and the contact impulses (a body at rest has no
+                    momentum, its elements' forces balance its weight) */
+} Island;
+
+/* The elastic energy of the island's deformable bodies, W(u) = sum over tets of w Psi(x(u)),
+ * x = xc + a u (backward Euler: a = h, w = 1, xc = x_n; midpoint: a = h/4, w = 4, xc = x_n +
+ * a v_n, so that the gradient is h times the elastic force at the end or middle of the step).
+ * Setup: the island's tets, node blocks, positions at u = 0 and (block-sparse path) slots;
+ * nloc[n] is the local block of node n or -1; nonzero when out of memory. */
+int cm_island_fem_setup(Island* is, const int* nloc, double h, cmArena* arena);
+/* the pairs of blocks the elements couple, appended to edge (returns the count; at most 6
+ * ntet pairs) */
+int cm_island_fem_edges(const Island* is, int* edge);
+/* the slots of the element pairs in the block-sparse store (after its analysis) */
+void cm_island_fem_slots(Island* is);
+/* add the gradient of W at is->u into is->g and its Hessian (positive semi-definite per
+ * element) into the Hessian store, set is->fscale; 0 if some element is inverted (Neo-Hookean:
+ * W infinite) */
+int cm_island_fem_grad_hess(Island* is);
+/* the slope of W along du at u + t du; +INFINITY where an element is inverted */
+double cm_island_fem_slope(const Island* is, double t);
+/* the node blocks of is->u at the velocities that leave the nodes where they are (x = x_n):
+ * a start where no element is inverted */
+void cm_island_fem_start_at_rest(Island* is);
+
+#endif
