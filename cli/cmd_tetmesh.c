@@ -3,8 +3,9 @@
  *
  * The surface is loaded and checked as a body's mesh is (cm_mesh_load, cm_mesh_check: a surface
  * that fails is refused before gmsh sees it, with the same message), written into a private
- * folder as a gmsh 2.2 mesh of its triangles (coordinates with 17 digits, so that the volume
- * mesh's boundary nodes are the surface's vertices bit for bit) and meshed by
+ * folder as a gmsh 2.2 mesh of its triangles (coordinates with 17 digits; gmsh writes 16, so the
+ * volume mesh's boundary nodes are the surface's vertices to a unit of the 16th digit) and
+ * meshed by
  *   gmsh -3 mesh.geo -clmax S -format msh41|vtk -o OUT
  * with mesh.geo: Merge the surface; [ClassifySurfaces; CreateGeometry;] Surface Loop; Volume;
  * Physical Volume (so that only the tets are saved). gmsh (Debian's package `gmsh`, GPL) runs as
@@ -140,7 +141,11 @@ static int write_geo(const char* path, const char* surface, int remesh) {
   FILE* f = fopen(path, "w");
   if (!f) return -1;
   fprintf(f, "// written by comply tetmesh\nMerge \"%s\";\n", surface);
-  if (remesh) fprintf(f, "ClassifySurfaces{40 * Pi / 180, 1, 1, Pi};\nCreateGeometry;\n");
+  /* remeshed: the new surfaces' corner points carry gmsh's default size, which would bound the
+   * size from above; S alone sets it */
+  if (remesh)
+    fprintf(f, "ClassifySurfaces{40 * Pi / 180, 1, 1, Pi};\nCreateGeometry;\n"
+               "Mesh.MeshSizeFromPoints = 0;\n");
   fprintf(f, "Surface Loop(1) = Surface{:};\nVolume(1) = {1};\nPhysical Volume(1) = {1};\n");
   int bad = ferror(f);
   if (fclose(f) != 0) bad = 1;
