@@ -16,38 +16,14 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "data", "tet"))
 from clitest import Suite, check, expect_exit  # noqa: E402
+from make_tet_meshes import icosphere  # noqa: E402
 
 REL = 1e-12  # the tets against the surface's volume, relative
-
-
-def icosphere(level, r):
-    t = (1 + 5 ** 0.5) / 2
-    v = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t),
-         (0, 1, -t), (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
-    f = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4),
-         (11, 10, 2), (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9),
-         (4, 9, 5), (2, 4, 11), (6, 2, 10), (8, 6, 7), (9, 8, 1)]
-
-    def unit(p):
-        n = sum(c * c for c in p) ** 0.5
-        return tuple(c / n for c in p)
-    v = [unit(p) for p in v]
-    for _ in range(level):
-        cache, nf = {}, []
-
-        def mid(a, b):
-            k = (min(a, b), max(a, b))
-            if k not in cache:
-                v.append(unit(tuple(x + y for x, y in zip(v[a], v[b]))))
-                cache[k] = len(v) - 1
-            return cache[k]
-        for a, b, c in f:
-            ab, bc, ca = mid(a, b), mid(b, c), mid(c, a)
-            nf += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
-        f = nf
-    return [tuple(r * c for c in p) for p in v], f
 
 
 def obj(v, f):

@@ -17,6 +17,7 @@
 
 #include "comply/comply.h"
 #include "test.h"
+#include "test_alloc.h"
 
 #define TET_DIR CM_SOURCE_DIR "/tests/data/tet/"
 #define BAD_DIR CM_SOURCE_DIR "/tests/data/bad/tet/"
@@ -221,22 +222,6 @@ static void test_bad_files(void) {
   CHECK(m == NULL);
 }
 
-/* an allocator that fails the allocation number fail_at (0: none) */
-static long a_calls = 0, a_fail_at = 0;
-static void* a_malloc(size_t n, void* ctx) {
-  (void)ctx;
-  return ++a_calls == a_fail_at ? NULL : malloc(n);
-}
-static void* a_realloc(void* p, size_t n, void* ctx) {
-  (void)ctx;
-  return ++a_calls == a_fail_at ? NULL : realloc(p, n);
-}
-static void a_free(void* p, void* ctx) {
-  (void)ctx;
-  free(p);
-}
-static const cmAllocator FAILING = {a_malloc, a_realloc, a_free, NULL};
-
 static void test_no_memory(void) {
   /* every allocation of a load fails in turn: CM_ERR_NOMEM naming the file, no mesh, no leak
    * (the sanitizer build checks leaks) */
@@ -250,14 +235,9 @@ static void test_no_memory(void) {
     for (long k = 1;; k++) {
       char err[1024] = "";
       cmTetMesh* m = NULL;
-      cm_set_allocator(&FAILING);
-      a_calls = 0;
-      a_fail_at = k;
+      t_fail_start(k);
       cmStatus st = cm_tetmesh_load(path, 1.0, &m, err, sizeof err);
-      int reached = a_calls >= k;
-      a_fail_at = 0;
-      cm_set_allocator(NULL);
-      if (!reached) {
+      if (t_fail_stop() < k) {
         CHECK(st == CM_OK && m != NULL);
         cm_tetmesh_free(m);
         break;
