@@ -16,7 +16,9 @@
  *    internal force at an interior node is the integral of div P = 0 over its patch: zero;
  *  - uniaxial stress: a cube on three symmetry rollers (u_x = 0 on x = 0, u_y = 0 on y = 0,
  *    u_z = 0 on z = 0) under a traction s on x = L: the exact solution u = (s/E x, -nu s/E y,
- *    -nu s/E z) is linear, so linear tets reproduce it exactly;
+ *    -nu s/E z) is linear, so linear tets reproduce it exactly; at large strain (stretch 1.3 and
+ *    0.75) the homogeneous solution of the hyperelastic models, again exact for linear tets
+ *    (test_uniaxial_large);
  *  - cantilever: Euler-Bernoulli tip deflection P L^3 / (3 E I), I = b^4 / 12, approached as the
  *    mesh is refined (nu = 0; the shear deflection of Timoshenko's theory adds
  *    P L / (kappa G A) = 0.6 % at b / L = 0.1, kappa = 5/6, G = E/2). */
@@ -710,20 +712,33 @@ static void traction(const cmTetMesh* m, int axis, double at, const double t[3],
   free(sn);
 }
 
-/* Newton on E(x) - f.(x - X) with the fixed dofs (fixed[k] != 0) held at X: dense Cholesky.
+/* the potential E(x) - f.(x - X) (+infinity where E is) */
+static double potential(const Body* b, const double* f, const double* x, double* g) {
+  double E = assemble(b, x, g, NULL);
+  for (int k = 0; k < 3 * b->mesh->nnode; k++)
+    E -= f[k] * (x[k] - b->mesh->node[k]);
+  return E;
+}
+
+/* Newton on E(x) - f.(x - X) with the fixed dofs (fixed[k] != 0) held at X: dense Cholesky of
+ * the projected stiffness, the step halved until the potential or the residual decreases.
  * Returns the number of iterations, -1 if it did not converge. */
 static int solve_static(const Body* b, const double* f, const unsigned char* fixed, double* x) {
   int n = 3 * b->mesh->nnode;
   double* g = malloc(sizeof(double) * n);
   double* K = malloc(sizeof(double) * n * n);
+  double* xt = malloc(sizeof(double) * n);
+  double* gt = malloc(sizeof(double) * n);
   memcpy(x, b->mesh->node, sizeof(double) * n);
   int it, ok = -1;
   double fnorm = max_abs(f, n);
-  for (it = 0; it < 30; it++) {
+  for (it = 0; it < 50; it++) {
     assemble(b, x, g, K);
+    double pot = potential(b, f, x, gt);
     for (int k = 0; k < n; k++)
       g[k] = fixed[k] ? 0 : f[k] - g[k]; /* the residual, minus the gradient */
-    if (max_abs(g, n) <= 1e-11 * fnorm) {
+    double res = max_abs(g, n);
+    if (res <= 1e-11 * fnorm) {
       ok = it;
       break;
     }
@@ -733,11 +748,23 @@ static int solve_static(const Body* b, const double* f, const unsigned char* fix
           K[(size_t)k * n + j] = K[(size_t)j * n + k] = (j == k);
     if (!cm_chol_factor(K, K, n)) break;
     cm_chol_solve(K, n, g);
-    for (int k = 0; k < n; k++)
-      x[k] += g[k];
+    double alpha = 1;
+    for (int half = 0; half < 40; half++, alpha *= 0.5) {
+      for (int k = 0; k < n; k++)
+        xt[k] = x[k] + alpha * g[k];
+      double pt = potential(b, f, xt, gt), rt = 0;
+      for (int k = 0; k < n; k++)
+        if (!fixed[k]) rt = fmax(rt, fabs(f[k] - gt[k]));
+      /* a lower potential, or (near the solution, where the potential's rounding hides its
+       * decrease) a smaller residual */
+      if (pt <= pot || (pt < INFINITY && rt < res)) break;
+    }
+    memcpy(x, xt, sizeof(double) * n);
   }
   free(g);
   free(K);
+  free(xt);
+  free(gt);
   return ok;
 }
 
@@ -782,6 +809,78 @@ static void test_uniaxial(void) {
         printf("  %-10s uniaxial stress: %d Newton iterations, displacement error %.2e of "
                "sigma L / E\n",
                MODEL_NAME[model], it, worst);
+    }
+    body_free(&b);
+  }
+  free(fixed);
+  free(f);
+  free(x);
+  cm_tetmesh_free(m);
+}
+
+/* Uniaxial stress at large strain: a homogeneous deformation F = diag(a, c, c) is an exact
+ * solution for linear tets whatever the material, so the static solve must reproduce it to
+ * round-off. Its lateral stretch c makes sigma_yy = 0 and its traction is the nominal stress
+ * P_xx (dead load on the rest area):
+ *   Neo-Hookean: P = mu F + (lambda ln J - mu) F^-T, J = a c^2:
+ *     P_yy = mu c + (lambda ln J - mu) / c = 0,   P_xx = mu a + (lambda ln J - mu) / a;
+ *   corotated (R = I for a, c > 0): P = 2 mu (F - I) + lambda (a + 2 c - 3) I:
+ *     c = 1 - lambda (a - 1) / (2 mu + 2 lambda),   P_xx = 2 mu (a - 1) + lambda (a + 2 c - 3).
+ * c of Neo-Hookean from its equation by bisection (P_yy grows with c). */
+static void test_uniaxial_large(void) {
+  const double L = 1, E = 1e6, nu = 0.35;
+  const double size[3] = {L, L, L};
+  const int div[3] = {2, 2, 2};
+  cmTetMesh* m = NULL;
+  CHECK(cm_tetmesh_box(size, div, &m) == CM_OK);
+  if (!m) return;
+  int n = 3 * m->nnode;
+  unsigned char* fixed = calloc(n, 1);
+  double* f = malloc(sizeof(double) * n);
+  double* x = malloc(sizeof(double) * n);
+  for (int v = 0; v < m->nnode; v++)
+    for (int i = 0; i < 3; i++)
+      fixed[3 * v + i] = m->node[3 * v + i] == -L / 2;
+  const double stretch[2] = {1.3, 0.75};
+  for (int model = 1; model < 3; model++) {
+    Body b;
+    CHECK(body_init(&b, m, material(model, E, nu)));
+    double mu = b.mat.mu, la = b.mat.lambda;
+    for (int k = 0; k < 2; k++) {
+      double a = stretch[k], c, Pxx;
+      if (model == CM_FEM_COROTATED) {
+        c = 1 - la * (a - 1) / (2 * mu + 2 * la);
+        Pxx = 2 * mu * (a - 1) + la * (a + 2 * c - 3);
+      } else {
+        double lo = 0.1, hi = 3;
+        for (int it = 0; it < 200; it++) {
+          c = 0.5 * (lo + hi);
+          double Pyy = mu * c + (la * log(a * c * c) - mu) / c;
+          if (Pyy > 0)
+            hi = c;
+          else
+            lo = c;
+        }
+        c = 0.5 * (lo + hi);
+        Pxx = mu * a + (la * log(a * c * c) - mu) / a;
+      }
+      double t[3] = {Pxx, 0, 0};
+      memset(f, 0, sizeof(double) * n);
+      traction(m, 0, L / 2, t, f);
+      int it = solve_static(&b, f, fixed, x);
+      CHECK(it >= 1);
+      double worst = 0;
+      for (int v = 0; v < m->nnode; v++) {
+        const double* X = m->node + 3 * v;
+        for (int i = 0; i < 3; i++) {
+          double want = ((i == 0 ? a : c) - 1) * (X[i] + L / 2);
+          CHECK_NEAR(x[3 * v + i] - X[i], want, 1e-9 * L);
+          worst = fmax(worst, fabs(x[3 * v + i] - X[i] - want));
+        }
+      }
+      printf("  %-10s stretch %.2f: lateral %.6f, traction %.4e Pa, %d Newton iterations, "
+             "displacement error %.1e m\n",
+             MODEL_NAME[model], a, c, Pxx, it, worst);
     }
     body_free(&b);
   }
@@ -955,6 +1054,7 @@ int main(void) {
   RUN(test_inverted);
   RUN(test_patch);
   RUN(test_uniaxial);
+  RUN(test_uniaxial_large);
   RUN(test_cantilever);
   return test_report();
 }
