@@ -252,10 +252,10 @@ cmStatus cm_tetmesh_ball(double radius, int n, cmTetMesh** out) {
   return CM_OK;
 }
 
-/* a face of a tet keyed by its sorted nodes; tet * 4 + local face breaks ties */
+/* a face of a tet keyed by its sorted nodes; the tet and the local face break ties */
 typedef struct FaceKey {
   int v[3];
-  int id;
+  int tet, f;
 } FaceKey;
 
 static int face_key_cmp(const void* pa, const void* pb) {
@@ -263,7 +263,8 @@ static int face_key_cmp(const void* pa, const void* pb) {
   const FaceKey* y = pb;
   for (int k = 0; k < 3; k++)
     if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
+  if (x->tet != y->tet) return x->tet < y->tet ? -1 : 1;
+  return x->f < y->f ? -1 : x->f > y->f;
 }
 
 /* the outward faces (opposite node 0, 1, 2, 3) as local indices */
@@ -304,7 +305,8 @@ cmMesh* cm_tetmesh_surface(const cmTetMesh* mesh, int* surf_node) {
       k->v[0] = a;
       k->v[1] = b;
       k->v[2] = c;
-      k->id = (int)(4 * t) + f;
+      k->tet = (int)t;
+      k->f = f;
     }
   cm_sort(key, nf, sizeof(FaceKey), face_key_cmp);
   /* keep the keys that occur once (compacted to the front), mark their nodes */
@@ -339,8 +341,8 @@ cmMesh* cm_tetmesh_surface(const cmTetMesh* mesh, int* surf_node) {
       if (surf_node) surf_node[vid[v]] = v;
     }
   for (size_t i = 0; i < nb; i++) {
-    size_t t = (size_t)key[i].id / 4;
-    int f = key[i].id % 4;
+    size_t t = (size_t)key[i].tet;
+    int f = key[i].f;
     for (int k = 0; k < 3; k++)
       face[3 * i + (size_t)k] = vid[mesh->tet[4 * t + (size_t)TET_FACE[f][k]]];
   }
