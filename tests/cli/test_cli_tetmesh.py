@@ -10,7 +10,8 @@ volume 1 again, with more nodes, and more tets for a smaller size. --scale 2 mul
 volume by 8. Failures: gmsh missing from the PATH (exit 1, naming the Debian package), gmsh
 failing (a fake gmsh printing an error: its message shown; the real gmsh on a surface that
 crosses itself: its segment-facet error), and bad options or an open surface (exit 2, before any
-mesher runs)."""
+mesher runs). The derived files of tests/data/tet and the malformed ones of tests/data/bad/tet are
+what make_tet_meshes.py and make_bad_tet.py write."""
 import os
 import shutil
 import subprocess
@@ -208,8 +209,26 @@ def test_bad_args(s):
     check("comply tetmesh SURFACE" in r.stdout, r.stdout)
 
 
+def test_generators_match(s):
+    # the derived test meshes and the malformed ones are what their generators write
+    for folder, script in (("tet", "make_tet_meshes.py"), (os.path.join("bad", "tet"),
+                                                           "make_bad_tet.py")):
+        src = os.path.join(s.src, "tests", "data", folder)
+        out = s.path("regen", folder)
+        os.makedirs(out)
+        r = subprocess.run([sys.executable, "-B", os.path.join(src, script), out],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "%s failed: %s" % (script, r.stderr[-2000:]))
+        names = sorted(os.listdir(out))
+        check(len(names) >= 8, "%s wrote %d files" % (script, len(names)))
+        for name in names:
+            with open(os.path.join(out, name), "rb") as a, open(os.path.join(src, name), "rb") as b:
+                check(a.read() == b.read(), "%s differs from what %s writes" % (name, script))
+
+
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_cube, test_icosphere, test_missing_program, test_mesher_fails, test_bad_args):
+    for t in (test_cube, test_icosphere, test_missing_program, test_mesher_fails, test_bad_args,
+              test_generators_match):
         s.test(t)
     s.finish()
