@@ -53,7 +53,10 @@ double cm_fem_psi(const cmFemMaterial* mat, const double F[9], double* P, double
  * exact Hessian projected onto PSD through the analytic eigensystem of dP/dF (the eigenvalues
  * of dP/dF clamped at 0; equal to the exact Hessian wherever dP/dF is PSD; always exact for
  * the linear model). Neo-Hookean with det F <= 0 returns +INFINITY and leaves grad and hess
- * untouched. About 0.1 us (linear), 1 us (corotated, Neo-Hookean) with the Hessian. */
+ * untouched. The energy and grad are the same bit for bit whether or not grad and hess are
+ * asked for. Cost per tet (-O2, one core): 0.04 / 0.06 / 0.25 us (linear: energy / with grad /
+ * with grad and Hessian), 0.6 / 0.6-0.7 / 1.1-1.5 us (corotated: an SVD for each), 0.04 / 0.06 /
+ * 1.5-1.9 us (Neo-Hookean: the SVD for the Hessian only). */
 double cm_fem_tet_energy(const cmFemMaterial* mat, const double Dminv[9], double vol,
                          const double x[12], double* grad, double* hess);
 
