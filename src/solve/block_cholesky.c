@@ -67,14 +67,11 @@ static void sort_int(int* a, int n) {
     if (!(p)) return -1;                                                                           \
   } while (0)
 
-int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
-  memset(c, 0, sizeof *c);
-  c->n = n;
-  int *xadj, *adj, *mark, *fillp, *deg;
-  ALLOC(xadj, n + 1);
-  ALLOC(mark, n);
-  ALLOC(fillp, n);
-  ALLOC(deg, n);
+/* the adjacency of the pattern, deduplicated and sorted: neighbours of i in adj[xadj[i] ..
+ * xadj[i+1]), deg[i] of them; mark and fillp are work arrays of n; -1 without memory */
+static int adjacency(cmArena* arena, int n, int nedge, const int* edge, int* xadj, int** adj_out,
+                     int* mark, int* fillp, int* deg) {
+  int* adj;
   /* raw adjacency (with duplicates), then deduplicated and sorted in place */
   memset(xadj, 0, ((size_t)n + 1) * sizeof *xadj);
   int nraw = 0;
@@ -111,6 +108,20 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
     deg[i] = nadj - start;
   }
   xadj[n] = nadj;
+  *adj_out = adj;
+  return 0;
+}
+
+int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  int *xadj, *adj, *mark, *fillp, *deg;
+  ALLOC(xadj, n + 1);
+  ALLOC(mark, n);
+  ALLOC(fillp, n);
+  ALLOC(deg, n);
+  if (adjacency(arena, n, nedge, edge, xadj, &adj, mark, fillp, deg)) return -1;
+  int nadj = xadj[n];
 
   /* approximate minimum degree order (SuiteSparse AMD's amd_2, on arena memory: it needs the
    * adjacency without duplicates or diagonal, elbow room of at least n in Iw, and destroys Iw) */
@@ -221,6 +232,33 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
       c->lrow[c->lnext[c->rcol[t]]++] = p;
     c->rp[p + 1] = k;
   }
+  return 0;
+}
+
+int cm_bchol_pattern(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  int *xadj, *adj, *mark, *fillp, *deg;
+  ALLOC(xadj, n + 1);
+  ALLOC(mark, n);
+  ALLOC(fillp, n);
+  ALLOC(deg, n);
+  if (adjacency(arena, n, nedge, edge, xadj, &adj, mark, fillp, deg)) return -1;
+  ALLOC(c->perm, n);
+  ALLOC(c->iperm, n);
+  ALLOC(c->ap, n + 1);
+  ALLOC(c->acol, xadj[n] / 2);
+  c->ap[0] = 0;
+  for (int i = 0; i < n; i++) {
+    c->perm[i] = c->iperm[i] = i;
+    int k = c->ap[i];
+    for (int t = xadj[i]; t < xadj[i + 1]; t++) /* sorted: the lower ones come first */
+      if (adj[t] < i) c->acol[k++] = adj[t];
+    c->ap[i + 1] = k;
+  }
+  c->ad = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  c->ax = cm_arena_alloc(arena, ((size_t)c->ap[n] + 1) * 36 * sizeof(double));
+  if (!c->ad || !c->ax) return -1;
   return 0;
 }
 

@@ -45,6 +45,21 @@ extern int cm_bchol_dense_max;
  * Returns 0 on success, -1 if the arena is out of memory. */
 int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge);
 
+/* The matrix store alone, for the conjugate gradients of block_pcg.c: the pattern of the edges
+ * in the original order (perm and iperm the identity), ap/acol/ax/ad, no factor (lp, lx, ...
+ * NULL: cm_bchol_factor must not be called). Cheap: no ordering, no symbolic factorisation.
+ * Returns 0, or -1 if the arena is out of memory. */
+int cm_bchol_pattern(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge);
+/* y = A x (x, y: 6 n, original order) for the stored symmetric matrix (diagonal blocks and the
+ * lower blocks with their implied transposes) */
+void cm_bchol_matvec(const cmBlockChol* c, const double* x, double* y);
+/* Conjugate gradients on A x = b, preconditioned by the inverse diagonal blocks (block Jacobi),
+ * from x = 0 until |r| <= rtol |b| or maxit iterations (x: 6 n). work: 3 * 6 n + 36 n doubles.
+ * Returns the iterations taken, or -1 if a diagonal block is not positive definite. Every
+ * iterate is a descent direction of the quadratic model when A is positive definite. */
+int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
+                 double* work);
+
 /* the storage slot of the off-diagonal block (i, j) in original indices, -1 if i == j or not in
  * the pattern. The block stored is the lower one, (i, j) if iperm[i] > iperm[j], else (j, i). */
 int cm_bchol_slot(const cmBlockChol* c, int i, int j);

@@ -32,7 +32,10 @@ typedef struct Island {
   double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
   double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
   cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
-  int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
+  int pcg;         /* 1: the Newton systems are solved by conjugate gradients on bc (an island
+                      with deformable bodies' nodes, block_pcg.c), not factorised */
+  double* pcg_work;
+  int* slot; /* per row: its off-diagonal block in bc (-1: none) */
   /* results */
   int iter;   /* Newton iterations */
   double res; /* final relative residual */

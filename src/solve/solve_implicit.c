@@ -101,6 +101,11 @@
 #define KEEP_FRAC 0.2
 #define AA_DEPTH 4
 #define STICK_FRAC 0.1
+/* conjugate gradients (islands with deformable bodies' nodes, block_pcg.c): the relative
+ * residual of each Newton system (an inexact Newton step; the Newton iteration's own test on
+ * the gradient decides convergence) and the iterations allowed */
+#define PCG_TOL 1e-6
+#define PCG_MAX_ITER 2000
 /* islands and rows below which the islands are solved on one thread */
 #define PARALLEL_MIN_ROWS 64
 
@@ -555,8 +560,15 @@ static void solve_island(Island* is) {
         for (int i = 0; i < 36; i++)
           B[i] += is->Mb[36 * l + i];
       }
-      if (!cm_bchol_factor(is->bc)) return;
-      cm_bchol_solve(is->bc, is->du);
+      if (is->pcg) {
+        /* -g into Mdu (free until the mass product below), the direction into du */
+        for (int i = 0; i < n; i++)
+          is->Mdu[i] = -is->g[i];
+        if (cm_bchol_pcg(is->bc, is->Mdu, is->du, PCG_TOL, PCG_MAX_ITER, is->pcg_work) < 0) return;
+      } else {
+        if (!cm_bchol_factor(is->bc)) return;
+        cm_bchol_solve(is->bc, is->du);
+      }
     }
     rates(is, is->du, is->dy);
     if (any_friction) flag_crossings(is);
@@ -588,7 +600,13 @@ static int block_sparse(Island* is, cmArena* arena) {
       ne++;
     }
   }
-  if (cm_bchol_analyse(is->bc, arena, is->nb, ne, edge)) return 1;
+  if (is->pcg) {
+    /* the matrix alone, for conjugate gradients */
+    is->pcg_work = cm_arena_alloc(arena, ((size_t)is->nb * 54 + 1) * sizeof *is->pcg_work);
+    if (!is->pcg_work || cm_bchol_pattern(is->bc, arena, is->nb, ne, edge)) return 1;
+  } else if (cm_bchol_analyse(is->bc, arena, is->nb, ne, edge)) {
+    return 1;
+  }
   if (is->ntet) cm_island_fem_slots(is);
   for (int k = 0; k < is->nr; k++) {
     int a = is->lb[2 * k], b = is->lb[2 * k + 1];
@@ -688,6 +706,9 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   is->H = NULL;
   is->bc = NULL;
   is->slot = NULL;
+  is->pcg = 0;
+  for (int l = 0; l < is->nb && is->nb > dense_max; l++)
+    if (is->node[l] >= 0) is->pcg = 1;
   if (is->nb > dense_max) return block_sparse(is, arena);
   is->H = cm_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *is->H);
   return !is->H;

@@ -23,7 +23,9 @@
 #include "test.h"
 
 static unsigned long long rng = 0x2545F4914F6CDD1Dull;
-static double rnd(void) { return 2 * test_urand(&rng) - 1; } /* uniform in [-1, 1) */
+static double rnd(void) {
+  return 2 * test_urand(&rng) - 1;
+} /* uniform in [-1, 1) */
 
 static double norm(const double* x, int n) {
   double s = 0;
@@ -38,7 +40,6 @@ static int in_l(const cmBlockChol* c, int p, int q) {
     if (c->lrow[e] == p) return 1;
   return 0;
 }
-
 
 /* The factorisation in its plainest form (the first version of cm_bchol_factor: up-looking,
  * row by row, on untransposed blocks, every entry a dot product summed k = 0..5 and subtracted
@@ -219,6 +220,44 @@ static void check_graph(const char* name, int nb, int ne, const int* edge) {
       lerr = fmax(lerr, fabs(F[(6 * p + a / 6) * n + 6 * p + a % 6] - bc.ld[36 * p + a]));
   CHECK(outside == 0);
   CHECK(lerr <= 1e-12 * (lmax > 1 ? lmax : 1));
+  /* the matrix alone (cm_bchol_pattern, identity order) assembled through its slots: its
+   * product is the dense A x, and conjugate gradients find the dense solution */
+  cmBlockChol pc;
+  CHECK(cm_bchol_pattern(&pc, &arena, nb, ne, edge) == 0);
+  cm_bchol_zero(&pc);
+  for (int i = 0; i < nb; i++) {
+    CHECK(pc.perm[i] == i && pc.iperm[i] == i);
+    for (int k = 0; k < 36; k++)
+      cm_bchol_diag(&pc, i)[k] = A[(6 * i + k / 6) * n + 6 * i + k % 6];
+    for (int j = 0; j < i; j++) {
+      int sl = cm_bchol_slot(&pc, i, j);
+      CHECK((sl >= 0) == (cm_bchol_slot(&bc, i, j) >= 0));
+      if (sl < 0) continue;
+      for (int k = 0; k < 36; k++)
+        cm_bchol_block(&pc, sl)[k] = A[(6 * i + k / 6) * n + 6 * j + k % 6];
+    }
+  }
+  double* y = calloc((size_t)n, sizeof *y);
+  double* w = calloc((size_t)nb * 54 + 1, sizeof *w);
+  cm_bchol_matvec(&pc, b, y);
+  double merr = 0;
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int k = 0; k < n; k++)
+      s += A[i * n + k] * b[k];
+    merr = fmax(merr, fabs(y[i] - s));
+  }
+  CHECK(merr <= 1e-12 * norm(b, n) * n);
+  int it = cm_bchol_pcg(&pc, b, y, 1e-13, 10 * n, w);
+  CHECK(it > 0 && it < 10 * n);
+  for (int i = 0; i < n; i++)
+    r[i] = y[i] - xd[i];
+  CHECK(norm(r, n) <= 1e-11 * norm(xd, n));
+  /* a diagonal block that is not positive definite is reported */
+  cm_bchol_diag(&pc, nb - 1)[0] = -1;
+  CHECK(cm_bchol_pcg(&pc, b, y, 1e-13, 10, w) == -1);
+  free(y);
+  free(w);
   printf("  %-12s %4d bodies, %4d lower blocks of A, %5ld of L, %.3g Mflop: residual %.2g, "
          "vs dense %.2g\n",
          name, nb, nblocks, bc.nnz_l, bc.flops * 2e-6, res, dx);
