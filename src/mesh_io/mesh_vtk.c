@@ -334,6 +334,13 @@ static cmStatus cells(Vtk* L, const char* kw, long long npts, Cells* C) {
   snprintf(what, sizeof what, "%s", kw);
   st = values(L, (size_t)c, 4, 1, 1, what, &raw, &C->raw_at);
   size_t ncell = (size_t)a, i = 0, cell = 0;
+  /* each cell takes one value at least (its count): more cells than values is an error before
+   * the cell ends are allocated (a count of 2^31 cells would take 16 GiB) */
+  if (st == CM_OK && a > c)
+    st = cm_error(L->err, L->errsz, CM_ERR_PARSE,
+                  "%s:%d: %s: %lld cells announced, but the size is %lld values (a count each at "
+                  "least)",
+                  L->path, L->kwline, kw, a, c);
   if (st == CM_OK) {
     C->end = cm_malloc((ncell ? ncell : 1) * sizeof(double));
     C->conn = cm_malloc((c ? (size_t)c : 1) * sizeof(double));

@@ -195,6 +195,7 @@ static void test_bad_files(void) {
       {"vtk_points_inf.vtk", CM_ERR_PARSE, ":13:"},
       {"vtk_51_offsets_decreasing.vtk", CM_ERR_PARSE, ":16:"},
       {"vtk_bin_index_out_of_range.vtk", CM_ERR_PARSE, "byte offset 332"}, /* value 21 of CELLS */
+      {"vtk_cells_count_huge.vtk", CM_ERR_PARSE, ":14:"},                  /* the CELLS line */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char path[4096], err[1024] = "", want[512];

@@ -171,6 +171,7 @@ def main():
                                              "0 4 8 6 16 20\nCONNECTIVITY vtktypeint64\n" +
                                              " ".join(str(v) for t in TETS for v in t) + "\n"))
     put("vtk_bin_index_out_of_range.vtk", vtk_bin(bad_index=True))
+    put("vtk_cells_count_huge.vtk", vtk(cells="CELLS 2000000000 5\n4 0 1 2 3\n"))
     out = sys.argv[1] if len(sys.argv) > 1 else HERE
     for name, data in FILES.items():
         with open(os.path.join(out, name), "wb") as f:
