@@ -15,6 +15,7 @@
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "test.h"
+#include "test_alloc.h"
 
 static double tet_volume(const cmTetMesh* m, int t) {
   const int* n = m->tet + 4 * t;
@@ -314,22 +315,6 @@ static void test_bad_args(void) {
   cm_tetmesh_free(m);
 }
 
-/* an allocator that fails the allocation number fail_at (0: none) */
-static long a_calls = 0, a_fail_at = 0;
-static void* a_malloc(size_t n, void* ctx) {
-  (void)ctx;
-  return ++a_calls == a_fail_at ? NULL : malloc(n);
-}
-static void* a_realloc(void* p, size_t n, void* ctx) {
-  (void)ctx;
-  return ++a_calls == a_fail_at ? NULL : realloc(p, n);
-}
-static void a_free(void* p, void* ctx) {
-  (void)ctx;
-  free(p);
-}
-static const cmAllocator FAILING = {a_malloc, a_realloc, a_free, NULL};
-
 /* every allocation of new, box, ball, check and surface fails in turn: each failure is reported
  * (NULL or CM_ERR_NOMEM, nothing returned), leaks nothing (ASan), and a run with no failure
  * succeeds; the number of allocations each makes is bounded (the loop ends) */
@@ -340,13 +325,11 @@ static void test_every_allocation(void) {
   cmTetMesh* base = NULL;
   CHECK(cm_tetmesh_box(size, div, &base) == CM_OK);
   if (!base) return;
-  cm_set_allocator(&FAILING);
   int kinds_ok = 0;
   for (int kind = 0; kind < 5; kind++) {
     int failures = 0, done = 0;
     for (long k = 1; k < 100 && !done; k++) {
-      a_calls = 0;
-      a_fail_at = k;
+      t_fail_start(k);
       cmTetMesh* m = NULL;
       cmMesh* s = NULL;
       cmStatus st = CM_OK;
@@ -369,7 +352,7 @@ static void test_every_allocation(void) {
         st = s ? CM_OK : CM_ERR_NOMEM;
         break;
       }
-      if (a_calls < k) { /* nothing failed: every allocation succeeded */
+      if (t_fail_stop() < k) { /* nothing failed: every allocation succeeded */
         CHECK(st == CM_OK);
         done = 1;
       } else {
@@ -386,7 +369,6 @@ static void test_every_allocation(void) {
     kinds_ok += done && failures >= 1;
   }
   CHECK(kinds_ok == 5);
-  cm_set_allocator(NULL);
   cm_tetmesh_free(base);
 }
 
