@@ -3,7 +3,8 @@
  *
  * A .vtu file is a VTK XML UnstructuredGrid (version 1.0, byte_order LittleEndian, header_type
  * UInt64) with one Piece:
- *   Points     Float64 x 3   the body's mesh vertices in world coordinates, x + R(q) v, in the
+ *   Points     Float64 x 3   the body's mesh vertices in world coordinates, x + R(q) v (a
+ *                            deformable body: its surface nodes), in the
  *                            order of the geometry's input (by mesh_vert_source: the file's
  *                            vertex order, or the primitive's; the model keeps them in Morton
  *                            order)
@@ -11,7 +12,9 @@
  *              Int64 (3, 6, ...), types UInt8 (5 = VTK_TRIANGLE)
  *   PointData  pressure Float64 (Pa) and penetration Float64 (m) of cm_data_vertex_pressure,
  *              input_index Int64 (each point's index in the mesh file: after repair: true, some
- *              indices are missing, welded or unused vertices)
+ *              indices are missing, welded or unused vertices); a deformable body's surface
+ *              also displacement Float64 x 3 (m, from t = 0) and von_mises Float64 (Pa, the
+ *              volume-weighted mean over the tets around the node)
  *   FieldData  TimeValue Float64 (s, ascii)
  * Every binary array is inline base64 (format="binary"): the base64 of one UInt64 byte count
  * followed by the array's bytes, all little-endian, so the file is plain XML that any XML parser
@@ -36,6 +39,8 @@
 #include "core/hash.h"
 #include "core/internal.h"
 #include "core/sort.h"
+#include "fem/fem.h"
+#include "model/model_fem.h"
 #include "output/output.h"
 
 static int has_mesh(const cmModel* m, int body) {
@@ -114,6 +119,36 @@ static void file_order(const int* src, int nv, int* pos, int* work) {
     pos[work[2 * k + 1]] = k;
 }
 
+/* the von Mises stress (Pa) of deformable body b at its nv surface vertices (out), the
+ * volume-weighted mean over the tets around each vertex's node; 0 if out of memory */
+static int von_mises_nodes(const cmModel* m, const cmData* d, int b, const int* vnode, int nv,
+                           double* out_surface) {
+  int n0 = m->body_nodeadr[b], nn = m->body_nnode[b];
+  double* vol = cm_calloc(2 * (size_t)nn + 1, sizeof *vol);
+  if (!vol) return 0;
+  double* out = vol + nn;
+  cmFemMaterial mat;
+  cm_body_fem_material(m, b, &mat);
+  for (int t = m->body_tetadr[b]; t < m->body_tetadr[b] + m->body_ntet[b]; t++) {
+    double x[12];
+    for (int a = 0; a < 4; a++)
+      cm_v3_copy(x + 3 * a, d->node_pos + 3 * (size_t)m->tet_node[4 * (size_t)t + a]);
+    double vm = cm_fem_tet_von_mises(&mat, m->tet_dminv + 9 * (size_t)t, x, NULL);
+    if (!isfinite(vm)) vm = 0; /* an inverted Neo-Hookean tet: the solve never leaves one */
+    for (int a = 0; a < 4; a++) {
+      int k = m->tet_node[4 * (size_t)t + a] - n0;
+      out[k] += m->tet_vol[t] * vm;
+      vol[k] += m->tet_vol[t];
+    }
+  }
+  for (int i = 0; i < nv; i++) {
+    int k = vnode[i] - n0;
+    out_surface[i] = vol[k] > 0 ? out[k] / vol[k] : 0;
+  }
+  cm_free(vol);
+  return 1;
+}
+
 /* the .vtu of one mesh body; scalar has room for 3 x nvert doubles, bytes for
  * 8 + 24 x max(nvert, nface) */
 static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, double* scalar,
@@ -155,12 +190,34 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   for (int i = 0; i < nv; i++)
     put_u64(bytes + 8 + 8 * (size_t)src[i], (uint64_t)(int64_t)src0[i]);
   put_array(f, "type=\"Int64\" Name=\"input_index\"", bytes, 8 * (size_t)nv);
+  const int* vnode = m->mesh_vert_node + m->geom_vertadr[g];
+  int deformable = m->body_motion[body] == CM_MOTION_DEFORMABLE;
+  if (deformable) {
+    /* the nodes' displacement from t = 0 and the von Mises stress averaged over the tets
+     * around each node, weighted by volume */
+    for (int i = 0; i < nv; i++)
+      for (int k = 0; k < 3; k++)
+        put_u64(bytes + 8 + 24 * (size_t)src[i] + 8 * k,
+                cm_double_bits(d->node_pos[3 * (size_t)vnode[i] + k] -
+                               m->node_pos0[3 * (size_t)vnode[i] + k]));
+    put_array(f, "type=\"Float64\" Name=\"displacement\" NumberOfComponents=\"3\"", bytes,
+              24 * (size_t)nv);
+    if (von_mises_nodes(m, d, body, vnode, nv, pressure)) { /* pressure is written: reused */
+      for (int i = 0; i < nv; i++)
+        put_u64(bytes + 8 + 8 * (size_t)src[i], cm_double_bits(pressure[i]));
+      put_array(f, "type=\"Float64\" Name=\"von_mises\"", bytes, 8 * (size_t)nv);
+    }
+  }
   fputs("      </PointData>\n", f);
 
-  /* points: x + R v */
+  /* points: x + R v (a deformable body: its nodes) */
   for (int i = 0; i < nv; i++) {
     double w[3];
-    cm_quat_rotate(w, q, vert + 3 * i);
+    if (deformable) {
+      cm_v3_sub(w, d->node_pos + 3 * (size_t)vnode[i], x);
+    } else {
+      cm_quat_rotate(w, q, vert + 3 * i);
+    }
     for (int k = 0; k < 3; k++)
       put_u64(bytes + 8 + 24 * (size_t)src[i] + 8 * k, cm_double_bits(x[k] + w[k]));
   }
