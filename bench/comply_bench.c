@@ -29,6 +29,9 @@
  *   spheres_1000     the S4 box of 10^3 spheres, ka 1e7, a fixed number of steps from t = 0
  *                    (--steps), one thread; CPU seconds per step, Newton iterations per step
  *                    (mean, max), steps with a solver warning, contacts
+ *   fem_10k          a deformable Neo-Hookean slab of 10k, 50k, 100k tets settling on a plane
+ *   fem_50k          (bench_fem below): CPU s per step, per tet, Newton iterations
+ *   fem_100k
  *
  * The target mesh of vertex_query is a "bumpy sphere": cm_mesh_box(2, 2, 2; divisions 91) has
  * 6 * 2 * 91^2 = 99,372 faces; every vertex is projected radially to the radius
@@ -62,13 +65,13 @@
 #include <omp.h>
 #endif
 
+#include "collide/collide.h"
 #include "comply/comply.h"
 #include "core/arena.h"
+#include "dynamics/dynamics.h"
 #include "geom/bvh.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
-#include "collide/collide.h"
-#include "dynamics/dynamics.h"
 
 #ifndef CM_SOURCE_DIR
 #define CM_SOURCE_DIR "."
@@ -1362,12 +1365,104 @@ static int check_peer_scenes(const char* dir) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * fem_10k, fem_50k, fem_100k: a deformable body resting on a plane (docs/deformable.md)
+ *
+ * A 0.2 x 0.2 x 0.05 m Neo-Hookean slab (E = 1e5 Pa, nu = 0.3, density 1000: soft tissue) cut
+ * into cells of 6 tets (16 x 16 x 7, 28 x 28 x 11, 40 x 40 x 11: 10,752, 51,744 and 105,600
+ * tets), its bottom face on a fixed plane (area_compliant, ka 1e10), settling under gravity from
+ * rest at h = 1 ms: every step solves all its nodes with the contacts (block-Jacobi conjugate
+ * gradients). Per step (--steps, default 20 from t = 0; --quick: half the cells, 5 steps): CPU
+ * and wall seconds, Newton iterations (mean, max), contacts, and the CPU time per tet. */
+static int bench_fem(const Options* o, const char* bench, int cx, int cy, int cz) {
+  char err[512] = "";
+  if (o->quick) {
+    cx /= 2;
+    cy /= 2;
+    cz = cz / 2 > 0 ? cz / 2 : 1;
+  }
+  cmScene* s = cm_scene_new(bench);
+  s->opt.timestep = 1e-3;
+  cmBodyDef g = cm_body_def_default();
+  g.name = "ground";
+  g.motion = CM_MOTION_FIXED;
+  g.geom.type = CM_GEOM_PLANE;
+  cmBodyDef b = cm_body_def_default();
+  b.name = "slab";
+  b.motion = CM_MOTION_DEFORMABLE;
+  b.geom.type = CM_GEOM_BOX;
+  b.geom.size[0] = b.geom.size[1] = 0.2;
+  b.geom.size[2] = 0.05;
+  b.position[2] = 0.025;
+  b.deformable.young = 1e5;
+  b.deformable.poisson = 0.3;
+  b.deformable.cells[0] = cx;
+  b.deformable.cells[1] = cy;
+  b.deformable.cells[2] = cz;
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = 1e10;
+  cmModel* m = NULL;
+  double t0 = now();
+  if (cm_scene_add_body(s, &g, err, sizeof err) < 0 ||
+      cm_scene_add_body(s, &b, err, sizeof err) < 0 ||
+      cm_scene_add_rule(s, &r, err, sizeof err) < 0 ||
+      cm_model_compile(s, &m, err, sizeof err) != CM_OK)
+    m = NULL;
+  double t_compile = now() - t0;
+  cm_scene_free(s);
+  cmData* d = m ? cm_data_new(m) : NULL;
+  if (!d) {
+    fprintf(stderr, "comply_bench: %s: setup failed: %s\n", bench, err[0] ? err : "no memory");
+    cm_model_free(m);
+    return 0;
+  }
+  long steps = o->steps > 0 ? o->steps : o->quick ? 5 : 20;
+  long done = 0, iters = 0;
+  int iter_max = 0, ok = 1;
+  double cpu = 0, wall = 0;
+  set_threads(1);
+  for (; done < steps; done++) {
+    double w0 = now(), c0 = cpu_now();
+    cmStatus st = cm_step(m, d);
+    cpu += cpu_now() - c0;
+    wall += now() - w0;
+    if (st != CM_OK) {
+      fprintf(stderr, "comply_bench: %s: step %ld failed: %s\n", bench, done, d->message);
+      ok = 0;
+      break;
+    }
+    iters += d->solver_iter;
+    if (d->solver_iter > iter_max) iter_max = d->solver_iter;
+  }
+  set_threads(o->threads);
+  if (done > 0) {
+    double per = 1.0 / (double)done;
+    printf("%s: %d tets, %d nodes, %ld steps (compiled in %.2f s); per step: %.4g CPU s (%.4g s "
+           "wall), %.3g CPU us per tet, Newton iterations mean %.1f max %d, %d contacts, %d "
+           "solver warnings\n",
+           bench, m->ntet, m->nnode, done, t_compile, cpu * per, wall * per,
+           1e6 * cpu * per / m->ntet, (double)iters * per, iter_max, d->ncontact,
+           d->warning[CM_WARN_SOLVER]);
+    result(bench, 1, m->ntet, cpu * per, "cpu_s/step");
+    result(bench, 1, m->ntet, wall * per, "s/step");
+    result(bench, 1, m->ntet, 1e6 * cpu * per / m->ntet, "cpu_us/tet/step");
+    result(bench, 1, m->ntet, (double)iters * per, "newton_it/step");
+    result(bench, 1, m->ntet, iter_max, "newton_it_max");
+    result(bench, 1, m->ntet, d->warning[CM_WARN_SOLVER], "solver_warn_steps");
+  }
+  cm_data_free(d);
+  cm_model_free(m);
+  return ok;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * the CLI */
 
 static const char* const scenes[] = {
-    "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
-    "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile",
-    "pile_125",      "pile_1000",      "spheres_1000"};
+    "vertex_query",   "vertex_collide", "broadphase_1e3", "broadphase_1e4",
+    "broadphase_1e5", "method_vertex",  "method_two_way", "method_vertex_edge",
+    "method_contour", "pile",           "pile_125",       "pile_1000",
+    "spheres_1000",   "fem_10k",        "fem_50k",        "fem_100k"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -1389,6 +1484,12 @@ static int run_scene(const Options* o, int k) {
     return bench_peer(o, scenes[k], 0, 10, PILE_1000_STEPS);
   case 12:
     return bench_peer(o, scenes[k], 1, 10, SPHERES_1000_STEPS);
+  case 13:
+    return bench_fem(o, scenes[k], 16, 16, 7);
+  case 14:
+    return bench_fem(o, scenes[k], 28, 28, 11);
+  case 15:
+    return bench_fem(o, scenes[k], 40, 40, 11);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;

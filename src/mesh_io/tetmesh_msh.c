@@ -244,7 +244,7 @@ static cmStatus section(Msh* M, char* name, size_t nsz, size_t* at, int* found) 
 
 /* the "$EndName" of the section being read */
 static cmStatus section_end(Msh* M, const char* name) {
-  char tok[72], want[72];
+  char tok[72], want[80]; /* "$End" and a name of up to 71 bytes */
   size_t at;
   snprintf(want, sizeof want, "$End%s", name);
   int r = token(M, tok, sizeof tok, &at);
