@@ -36,6 +36,12 @@ char* cm_io_line(char** pos, char* end);
 /* the next whitespace-separated token of a NUL-terminated line, NUL-terminated in place and
  * *p advanced; NULL if none */
 char* cm_io_token(char** p);
+/* the next token of buf[*pos, len) separated by whitespace (space, tab, CR, LF, VT, FF): at most
+ * tsz - 1 of its characters copied into tok, its offset into *at, *pos advanced past it, the
+ * newlines skipped before it added to *lines (may be NULL). 1, 0 at the end of the buffer, -1 if
+ * the token is longer (tok then holds its start) */
+int cm_io_next_token(const char* buf, size_t len, size_t* pos, char* tok, size_t tsz, size_t* at,
+                     int* lines);
 /* 3 if the text starts with a UTF-8 byte order mark (EF BB BF), which the text readers skip as
  * the scene reader does; else 0 */
 size_t cm_io_bom(const char* buf, size_t len);

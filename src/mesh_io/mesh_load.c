@@ -131,6 +131,26 @@ char* cm_io_token(char** p) {
   return s;
 }
 
+int cm_io_next_token(const char* buf, size_t len, size_t* pos, char* tok, size_t tsz, size_t* at,
+                     int* lines) {
+  size_t p = *pos;
+  int nl = 0;
+  while (p < len && (is_space(buf[p]) || buf[p] == '\n'))
+    nl += buf[p++] == '\n';
+  if (lines) *lines += nl;
+  *at = p;
+  size_t s = p;
+  while (p < len && !is_space(buf[p]) && buf[p] != '\n')
+    p++;
+  *pos = p;
+  size_t n = p - s;
+  if (!n) return 0;
+  size_t c = n < tsz - 1 ? n : tsz - 1;
+  memcpy(tok, buf + s, c);
+  tok[c] = 0;
+  return n < tsz ? 1 : -1;
+}
+
 size_t cm_io_bom(const char* buf, size_t len) {
   return len >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb &&
                  (unsigned char)buf[2] == 0xbf

@@ -57,18 +57,7 @@ static int is_ws(char c) {
 /* the next whitespace-separated token (at most tsz - 1 characters); 0 at the end of the file,
  * -1 if longer. *at: its offset. Lines are counted. */
 static int token(Vtk* L, char* tok, size_t tsz, size_t* at) {
-  while (L->pos < L->len && is_ws(L->buf[L->pos]))
-    L->line += L->buf[L->pos++] == '\n';
-  *at = L->pos;
-  size_t s = L->pos;
-  while (L->pos < L->len && !is_ws(L->buf[L->pos]))
-    L->pos++;
-  size_t n = L->pos - s;
-  if (!n) return 0;
-  size_t c = n < tsz - 1 ? n : tsz - 1;
-  memcpy(tok, L->buf + s, c);
-  tok[c] = 0;
-  return n < tsz ? 1 : -1;
+  return cm_io_next_token(L->buf, L->len, &L->pos, tok, tsz, at, &L->line);
 }
 
 /* the rest of the current line, which must be blank, and its newline: binary data follow */

@@ -888,21 +888,30 @@ static cmStatus read_cells(const Vtp* V, int k, long long ncell, cmMeshBuilder* 
   return st;
 }
 
+/* the file's structure and arrays (ugrid: UnstructuredGrid, else PolyData), with Points */
+static cmStatus open_file(Vtp* V, const char* path, const char* buf, size_t len, int ugrid,
+                          char* err, size_t errsz) {
+  memset(V, 0, sizeof *V);
+  V->path = path;
+  V->buf = buf;
+  V->len = len;
+  V->err = err;
+  V->errsz = errsz;
+  V->hsize = 4;
+  V->ugrid = ugrid;
+  cmStatus st = scan(V);
+  if (st == CM_OK && !V->pts.found)
+    st = cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Points DataArray", path,
+                  V->piece_line);
+  return st;
+}
+
 cmStatus cm_mesh_read_vtp(const char* path, char* buf, size_t len, double scale, cmMesh** out,
                           char* err, size_t errsz) {
   *out = NULL;
-  Vtp V = {0};
-  V.path = path;
-  V.buf = buf;
-  V.len = len;
-  V.err = err;
-  V.errsz = errsz;
-  V.hsize = 4;
-  cmStatus st = scan(&V);
+  Vtp V;
+  cmStatus st = open_file(&V, path, buf, len, 0, err, errsz);
   if (st != CM_OK) return st;
-  if (!V.pts.found)
-    return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Points DataArray", path,
-                    V.piece_line);
   if (!V.npolys && !V.nstrips)
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "%s:%d: the Piece has no polygons (NumberOfPolys and NumberOfStrips are 0): "
@@ -942,19 +951,9 @@ cmStatus cm_mesh_read_vtp(const char* path, char* buf, size_t len, double scale,
 cmStatus cm_tetmesh_read_vtu(const char* path, char* buf, size_t len, double scale, cmTetMesh** out,
                              char* err, size_t errsz) {
   *out = NULL;
-  Vtp V = {0};
-  V.path = path;
-  V.buf = buf;
-  V.len = len;
-  V.err = err;
-  V.errsz = errsz;
-  V.hsize = 4;
-  V.ugrid = 1;
-  cmStatus st = scan(&V);
+  Vtp V;
+  cmStatus st = open_file(&V, path, buf, len, 1, err, errsz);
   if (st != CM_OK) return st;
-  if (!V.pts.found)
-    return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Points DataArray", path,
-                    V.piece_line);
   const Arr *c = &V.conn[0], *o = &V.offs[0], *ty = &V.types;
   if (!c->found || !o->found || !ty->found)
     return cm_error(err, errsz, CM_ERR_PARSE, "%s:%d: the Piece has no Cells DataArray Name=\"%s\"",

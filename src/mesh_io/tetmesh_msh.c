@@ -124,18 +124,7 @@ static int is_ws(char c) {
 /* the next whitespace-separated token (at most tsz - 1 characters) and its offset; 0 at the end
  * of the file, -1 if longer */
 static int token(Msh* M, char* tok, size_t tsz, size_t* at) {
-  while (M->pos < M->len && is_ws(M->buf[M->pos]))
-    M->pos++;
-  *at = M->pos;
-  size_t s = M->pos;
-  while (M->pos < M->len && !is_ws(M->buf[M->pos]))
-    M->pos++;
-  size_t n = M->pos - s;
-  if (!n) return 0;
-  size_t c = n < tsz - 1 ? n : tsz - 1;
-  memcpy(tok, M->buf + s, c);
-  tok[c] = 0;
-  return n < tsz ? 1 : -1;
+  return cm_io_next_token(M->buf, M->len, &M->pos, tok, tsz, at, NULL);
 }
 
 /* the rest of the line, blank, and its newline: binary data follow */
