@@ -313,7 +313,7 @@ static void test_refused(void) {
 
 int main(void) {
   RUN(test_free_fall);
-  RUN(test_column_self_weight);
+  RUN_LONG(test_column_self_weight); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_energy_linear);
   RUN(test_energy_spin);
   RUN(test_fixed_nodes);
