@@ -15,7 +15,8 @@
  * which approximates curved parts (docs/meshes.md, "Volume meshes").
  *
  * The result is read with cm_tetmesh_load and checked with cm_tetmesh_check; the command prints
- * nodes, tets, the volume against the surface's, and the smallest and largest tet volume. Exit
+ * nodes, tets, the volume against the surface's, the smallest and largest tet volume and the
+ * smallest dihedral angle (the quality measure of docs/meshes.md). Exit
  * status: 0 done; 1 gmsh is missing, failed (its error lines are printed) or wrote a mesh that
  * does not load or check; 2 bad options or a bad surface. */
 #define _POSIX_C_SOURCE 200809L
@@ -164,6 +165,43 @@ static double tet_vol6(const cmTetMesh* m, int t) {
   }
   return a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
          a[2] * (b[0] * c[1] - b[1] * c[0]);
+}
+
+/* the smallest dihedral angle of tet t, degrees: at edge (a, b) the faces meet at
+ * pi - angle(n_c, n_d), n_c and n_d the outward normals of the faces opposite c and d */
+static double tet_min_dihedral(const cmTetMesh* m, int t) {
+  const int* v = m->tet + 4 * (size_t)t;
+  double n[4][3];
+  for (int f = 0; f < 4; f++) {
+    /* face f opposite node f, its normal pointing away from node f */
+    const double* p[3];
+    for (int k = 0, j = 0; k < 4; k++)
+      if (k != f) p[j++] = m->node + 3 * (size_t)v[k];
+    const double* q = m->node + 3 * (size_t)v[f];
+    double a[3], b[3], len = 0, side = 0;
+    for (int k = 0; k < 3; k++) {
+      a[k] = p[1][k] - p[0][k];
+      b[k] = p[2][k] - p[0][k];
+    }
+    n[f][0] = a[1] * b[2] - a[2] * b[1];
+    n[f][1] = a[2] * b[0] - a[0] * b[2];
+    n[f][2] = a[0] * b[1] - a[1] * b[0];
+    for (int k = 0; k < 3; k++) {
+      len += n[f][k] * n[f][k];
+      side += n[f][k] * (p[0][k] - q[k]);
+    }
+    len = sqrt(len) * (side < 0 ? -1 : 1);
+    for (int k = 0; k < 3; k++)
+      n[f][k] = len > 0 || len < 0 ? n[f][k] / len : 0;
+  }
+  double amin = 180;
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++) {
+      double c = n[i][0] * n[j][0] + n[i][1] * n[j][1] + n[i][2] * n[j][2];
+      c = c > 1 ? 1 : c < -1 ? -1 : c;
+      amin = fmin(amin, 180 - acos(c) * (180 / 3.14159265358979323846));
+    }
+  return amin;
 }
 
 /* the private folder's files */
@@ -319,17 +357,19 @@ int cmd_tetmesh(int argc, char** argv) {
     cm_tetmesh_free(tm);
     return cli_error(CLI_FAILED, "%s: the mesher's output fails the check: %s", out, err);
   }
-  double vol = 0, vmin = INFINITY, vmax = 0;
+  double vol = 0, vmin = INFINITY, vmax = 0, dmin = 180;
   for (int t = 0; t < tm->ntet; t++) {
     double v = tet_vol6(tm, t) / 6;
     vol += v;
     vmin = fmin(vmin, v);
     vmax = fmax(vmax, v);
+    dmin = fmin(dmin, tet_min_dihedral(tm, t));
   }
   printf("wrote: %s (%d nodes, %d tets)\n", out, tm->nnode, tm->ntet);
   printf("volume: %.17g m^3 (surface %.17g m^3, relative difference %.3g)\n", vol, vsurf,
          (vol - vsurf) / vsurf);
   printf("tet volume: min %.6g m^3, max %.6g m^3\n", vmin, vmax);
+  printf("smallest dihedral angle: %.2f degrees (70.53 for the regular tet)\n", dmin);
   printf("ok\n");
   cm_tetmesh_free(tm);
   return CLI_OK;

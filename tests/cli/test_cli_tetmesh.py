@@ -82,6 +82,24 @@ def tet_volumes(nodes, tets):
     return out
 
 
+def min_dihedral(nodes, t):
+    """the smallest dihedral angle of a tet, degrees, from its face normals"""
+    import math
+    p = [nodes[k] for k in t]
+    normals = []
+    for f in range(4):
+        a, b, c = [p[k] for k in range(4) if k != f]
+        u = [b[i] - a[i] for i in range(3)]
+        w = [c[i] - a[i] for i in range(3)]
+        n = [u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]]
+        if sum(n[i] * (a[i] - p[f][i]) for i in range(3)) < 0:
+            n = [-x for x in n]
+        ln = math.sqrt(sum(x * x for x in n))
+        normals.append([x / ln for x in n])
+    return min(180 - math.degrees(math.acos(max(-1, min(1, sum(x * y for x, y in zip(m, n))))))
+               for i, m in enumerate(normals) for n in normals[i + 1:])
+
+
 def printed(out, key):
     for line in out.splitlines():
         if line.startswith(key + ":"):
@@ -144,6 +162,10 @@ def test_icosphere(s):
     check(abs(float(line.split()[1]) - vs) <= REL * vs, line)
     line = printed(r.stdout, "tet volume")
     check("min" in line and "max" in line, line)
+    dmin = min(min_dihedral(nodes, t) for t in tets)
+    line = printed(r.stdout, "smallest dihedral angle")
+    check(abs(float(line.split()[3]) - dmin) <= 0.006 and 5 < dmin < 70.6,
+          "%s, computed here %.4f" % (line, dmin))
 
 
 def env_run(s, env, *args):
