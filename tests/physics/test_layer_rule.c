@@ -206,13 +206,14 @@ static void sweep(void) {
   for (int j = 0; j < 3; j++) {
     double scale = j == 2 ? confined(nus[j]) : 1;
     printf("  %s (M/E %.3f):\n", name[j], confined(nus[j]));
-    printf("    rho | plane: dB/d  M/E   | sphere: dB/d  E_app/E noise   spread  nodes steps\n");
+    printf("    rho | plane: dB/d  M/E   | sphere: dB/d  E_app/E noise   spread  nodes patch(m) "
+           "steps\n");
     for (int i = 0; i < 7; i++) {
       LayerRun a = layer_run(PLANE, nus[j], rhos[i] * scale);
       LayerRun b = layer_run(SPHERE, nus[j], rhos[i] * scale);
-      printf("    %3.0f |      %6.3f  %6.4f |       %6.3f  %6.4f  %.4f  %.4f  %4d  %d/%d\n",
-             rhos[i], a.ratio, a.factor, b.ratio, b.factor, b.noise, b.spread, b.npatch, a.steps,
-             b.steps);
+      printf("    %3.0f |      %6.3f  %6.4f |       %6.3f  %6.4f  %.4f  %.4f  %4d  %.2e %d/%d\n",
+             rhos[i], a.ratio, a.factor, b.ratio, b.factor, b.noise, b.spread, b.npatch, b.patch,
+             a.steps, b.steps);
     }
   }
 }
