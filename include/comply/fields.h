@@ -104,6 +104,8 @@
   X(int, mesh_vert_node, nvert, 1)                                                                 \
   X(int, node_body, nnode, 1)                                                                      \
   X(int, node_fixed, nnode, 1)                                                                     \
+  X(int, node_attach, nnode, 1)                                                                    \
+  X(double, node_anchor, nnode, 3)                                                                 \
   X(double, node_pos0, nnode, 3)                                                                   \
   X(double, node_vel0, nnode, 3)                                                                   \
   X(double, node_mass, nnode, 1)                                                                   \

@@ -100,6 +100,8 @@ typedef struct cmModel {
   double* body_lame;    /* Lame parameters mu, lambda, Pa                        (nbody x 2) */
   int* mesh_vert_node;  /* node of each vertex of a deformable geometry, else -1 (nvert) */
   int* node_body;       /* body of the node                                      (nnode) */
+  int* node_attach;     /* the rigid body it moves with, -1 none (fixed wins)    (nnode) */
+  double* node_anchor;  /* its position from that body's com in the body's axes  (nnode x 3) */
   int* node_fixed;      /* 1: held at its initial position                       (nnode) */
   double* node_pos0;    /* initial position, world, m                            (nnode x 3) */
   double* node_vel0;    /* initial velocity, world, m/s                          (nnode x 3) */

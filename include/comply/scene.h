@@ -112,6 +112,10 @@ typedef struct cmDeformableDef {
   int has_fixed;       /* 1: nodes in the box fixed_min..fixed_max are held */
   double fixed_min[3]; /* world box at t = 0 (after position and orientation), m */
   double fixed_max[3];
+  const char* attach; /* a rigid body's name: the nodes in the box attach_min..attach_max (world,
+                         t = 0, m) move with it (NULL: none; a fixed node stays fixed) */
+  double attach_min[3];
+  double attach_max[3];
   cmFemScheme scheme;
   cmSourceLoc loc;
 } cmDeformableDef;

@@ -56,11 +56,16 @@ def _set_deformable(f, spec, what):
             f.fixed_min[:] = [float(x) for x in lo]
             f.fixed_max[:] = [float(x) for x in hi]
             f.has_fixed = 1
+        elif k == "attach":
+            body, (lo, hi) = v
+            f.attach = os.fsencode(body)
+            f.attach_min[:] = [float(x) for x in lo]
+            f.attach_max[:] = [float(x) for x in hi]
         elif k in ("young", "poisson"):
             setattr(f, k, float(v))
         else:
             raise ArgumentError("%s: unknown key %r (material, young, poisson, cells, fixed, "
-                                "integrator)" % (what, k))
+                                "attach, integrator)" % (what, k))
 
 
 def _check(status, err):
@@ -383,6 +388,7 @@ MODEL_ARRAYS = {
     "body_material": (_I, "nbody", 1), "body_fem_scheme": (_I, "nbody", 1),
     "body_lame": (_F, "nbody", 2), "mesh_vert_node": (_I, "nvert", 1),
     "node_body": (_I, "nnode", 1), "node_fixed": (_I, "nnode", 1),
+    "node_attach": (_I, "nnode", 1), "node_anchor": (_F, "nnode", 3),
     "node_pos0": (_F, "nnode", 3), "node_vel0": (_F, "nnode", 3), "node_mass": (_F, "nnode", 1),
     "tet_node": (_I, "ntet", 4), "tet_dminv": (_F, "ntet", (3, 3)), "tet_vol": (_F, "ntet", 1),
 }

@@ -64,8 +64,8 @@ class cmMesh(ctypes.Structure):
 class cmDeformableDef(ctypes.Structure):
     _fields_ = [
         ("material", c_int), ("young", c_double), ("poisson", c_double), ("cells", c_int * 3),
-        ("has_fixed", c_int), ("fixed_min", _d(3)), ("fixed_max", _d(3)), ("scheme", c_int),
-        ("loc", cmSourceLoc),
+        ("has_fixed", c_int), ("fixed_min", _d(3)), ("fixed_max", _d(3)), ("attach", c_char_p),
+        ("attach_min", _d(3)), ("attach_max", _d(3)), ("scheme", c_int), ("loc", cmSourceLoc),
     ]
 
 
@@ -130,7 +130,8 @@ class cmModel(ctypes.Structure):
         ("body_nodeadr", _P(c_int)), ("body_nnode", _P(c_int)), ("body_tetadr", _P(c_int)),
         ("body_ntet", _P(c_int)), ("body_material", _P(c_int)), ("body_fem_scheme", _P(c_int)),
         ("body_lame", _P(c_double)), ("mesh_vert_node", _P(c_int)), ("node_body", _P(c_int)),
-        ("node_fixed", _P(c_int)), ("node_pos0", _P(c_double)), ("node_vel0", _P(c_double)),
+        ("node_attach", _P(c_int)), ("node_anchor", _P(c_double)), ("node_fixed", _P(c_int)),
+        ("node_pos0", _P(c_double)), ("node_vel0", _P(c_double)),
         ("node_mass", _P(c_double)), ("tet_node", _P(c_int)), ("tet_dminv", _P(c_double)),
         ("tet_vol", _P(c_double)),
         ("nnote", c_int), ("note", _P(c_char_p)),

@@ -139,13 +139,15 @@ void cm_data_energy(const cmModel* m, const cmData* d, double* kinetic, double* 
     double mass = m->body_mass[b];
     const double* v = d->body_cvel + 3 * b;
     if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
-      /* the nodes' kinetic energy; the elastic energy is potential */
+      /* the nodes' kinetic and potential energy (not the attached ones': their mass is not
+       * simulated, docs/deformable.md); the elastic energy is potential */
       for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+        if (m->node_attach[n] >= 0 && !m->node_fixed[n]) continue;
         const double* vn = d->node_vel + 3 * (size_t)n;
         ke += 0.5 * m->node_mass[n] * cm_v3_dot(vn, vn);
+        pe -= m->node_mass[n] * cm_v3_dot(m->opt.gravity, d->node_pos + 3 * (size_t)n);
       }
       pe += cm_body_elastic_energy(m, b, d->node_pos);
-      pe -= mass * cm_v3_dot(m->opt.gravity, d->body_cpos + 3 * b);
       continue;
     }
     ke += 0.5 * mass * cm_v3_dot(v, v) + rot_energy(m, d, b, NULL);
@@ -163,6 +165,7 @@ void cm_data_momentum(const cmModel* m, const cmData* d, double p[3], double L[3
     double mv[3], rxmv[3], Lw[3];
     if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
       for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+        if (m->node_attach[n] >= 0 && !m->node_fixed[n]) continue; /* not simulated */
         cm_v3_scale(mv, d->node_vel + 3 * (size_t)n, m->node_mass[n]);
         cm_v3_add(p, p, mv);
         cm_v3_cross(rxmv, d->node_pos + 3 * (size_t)n, mv);

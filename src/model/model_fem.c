@@ -127,8 +127,31 @@ cmStatus cm_compile_fem(const cmScene* s, cmModel* m, const cmTetMesh* const* te
     m->body_material[b] = material_of[f->material];
     m->body_fem_scheme[b] = f->scheme;
     cm_fem_lame(f->young, f->poisson, &m->body_lame[2 * b], &m->body_lame[2 * b + 1]);
-    /* nodes: position, initial velocity (the body's rigid motion about its position), held */
-    int nfixed = 0;
+    /* the rigid body the attached nodes move with: its com and orientation at t = 0 */
+    char at[256];
+    where(at, sizeof at, s, def->loc);
+    int ab = -1;
+    double Ra[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, ca[3] = {0, 0, 0}, va[3] = {0, 0, 0};
+    if (f->attach) {
+      ab = cm_model_body_index(m, f->attach);
+      const char* why = ab < 0 ? "there is no such body"
+                        : m->body_motion[ab] == CM_MOTION_DEFORMABLE
+                            ? "it is deformable (attach to a rigid body)"
+                        : m->body_motion[ab] == CM_MOTION_IGNORED ? "its motion is ignored"
+                                                                  : NULL;
+      if (why)
+        return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': deformable.attach.body '%s': %s", at,
+                        def->name, f->attach, why);
+      double rc[3], wr[3];
+      cm_quat_to_mat(Ra, m->body_quat0 + 4 * ab);
+      cm_m3_mulv(rc, Ra, m->body_com + 3 * ab);
+      cm_v3_add(ca, m->body_pos0 + 3 * ab, rc);
+      cm_v3_cross(wr, m->body_angvel0 + 3 * ab, rc);
+      cm_v3_add(va, m->body_vel0 + 3 * ab, wr);
+    }
+    /* nodes: position, initial velocity (the body's rigid motion about its position), held,
+     * attached */
+    int nfixed = 0, nattached = 0;
     for (int i = 0; i < tm->nnode; i++) {
       int n = na + i;
       const double* x = tm->node + 3 * (size_t)i;
@@ -144,9 +167,27 @@ cmStatus cm_compile_fem(const cmScene* s, cmModel* m, const cmTetMesh* const* te
       m->node_fixed[n] = in;
       if (in) memset(m->node_vel0 + 3 * (size_t)n, 0, 3 * sizeof(double));
       nfixed += in;
+      m->node_attach[n] = -1;
+      int att = ab >= 0 && !in;
+      for (int k = 0; att && k < 3; k++)
+        att = x[k] >= f->attach_min[k] && x[k] <= f->attach_max[k];
+      if (att) {
+        /* its place in the rigid body (from the com, body axes) and the body's velocity there */
+        double d[3];
+        cm_v3_sub(d, x, ca);
+        cm_m3_mulvt(m->node_anchor + 3 * (size_t)n, Ra, d);
+        cm_v3_cross(wr, m->body_angvel0 + 3 * ab, d);
+        cm_v3_add(m->node_vel0 + 3 * (size_t)n, va, wr);
+        m->node_attach[n] = ab;
+        nattached++;
+      }
     }
-    char at[256];
-    where(at, sizeof at, s, def->loc);
+    if (ab >= 0 && nattached == 0)
+      return cm_error(err, errsz, CM_ERR_ARG,
+                      "%sbody '%s': deformable.attach holds no node: the box (%g, %g, %g) .. (%g, "
+                      "%g, %g) m contains none of its %d free nodes at t = 0",
+                      at, def->name, f->attach_min[0], f->attach_min[1], f->attach_min[2],
+                      f->attach_max[0], f->attach_max[1], f->attach_max[2], tm->nnode - nfixed);
     if (f->has_fixed && nfixed == 0)
       return cm_error(err, errsz, CM_ERR_ARG,
                       "%sbody '%s': deformable.fixed holds no node: the box (%g, %g, %g) .. (%g, "

@@ -434,6 +434,18 @@ static int check_deformable(cmCheck* c, const cmBodyDef* b) {
                   f->cells[0], f->cells[1], f->cells[2],
                   (double)f->cells[0] * f->cells[1] * f->cells[2]);
   }
+  if (f->attach) {
+    if (nonempty(c, "deformable.attach.body", f->attach, "body name")) return 1;
+    if (!strcmp(f->attach, b->name))
+      return fail(c, "deformable.attach.body", "a body cannot be attached to itself");
+    if (vec(c, "deformable.attach.min", f->attach_min, 3)) return 1;
+    if (vec(c, "deformable.attach.max", f->attach_max, 3)) return 1;
+    for (int i = 0; i < 3; i++)
+      if (!(f->attach_min[i] <= f->attach_max[i]))
+        return fail(c, "deformable.attach",
+                    "deformable.attach.min[%d] = %.10g m is above max[%d] = %.10g m", i,
+                    f->attach_min[i], i, f->attach_max[i]);
+  }
   if (f->has_fixed) {
     if (vec(c, "deformable.fixed.min", f->fixed_min, 3)) return 1;
     if (vec(c, "deformable.fixed.max", f->fixed_max, 3)) return 1;
@@ -605,6 +617,7 @@ static void free_body(cmBodyDef* b) {
   cm_free((void*)b->name);
   cm_free((void*)b->alias);
   cm_free((void*)b->geom.file);
+  cm_free((void*)b->deformable.attach);
   if (b->geom.mesh) cm_mesh_free((cmMesh*)b->geom.mesh);
 }
 
@@ -670,9 +683,10 @@ int cm_scene_add_body_checked(cmScene* s, const cmBodyDef* def, cmCheck* c) {
   b.name = cm_strdup(def->name);
   b.alias = cm_strdup(def->alias);
   b.geom.file = cm_strdup(def->geom.file);
+  b.deformable.attach = cm_strdup(def->deformable.attach);
   b.geom.mesh = def->geom.mesh ? cm_mesh_copy(def->geom.mesh) : NULL;
   if (!b.name || (def->alias && !b.alias) || (def->geom.file && !b.geom.file) ||
-      (def->geom.mesh && !b.geom.mesh)) {
+      (def->geom.mesh && !b.geom.mesh) || (def->deformable.attach && !b.deformable.attach)) {
     free_body(&b);
     return nomem(c), -1;
   }

@@ -684,14 +684,15 @@ static const char* const body_keys[] = {"name",        "alias",     "geometry", 
 
 /* the deformable section of a body (docs/deformable.md) */
 static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
-  static const char* const keys[] = {"material", "young", "poisson",
-                                     "cells",    "fixed", "integrator"};
+  static const char* const keys[] = {"material", "young",      "poisson", "cells",
+                                     "fixed",    "integrator", "attach"};
   static const char* const fixed_keys[] = {"min", "max"};
-  const yaml_node_t *v[6], *w[2];
+  static const char* const attach_keys[] = {"body", "min", "max"};
+  const yaml_node_t *v[7], *w[3];
   char fb[128];
   cmDeformableDef* f = &b->deformable;
   record(p, "deformable", n);
-  if (get_map(p, n, "deformable", keys, 6, v)) return -1;
+  if (get_map(p, n, "deformable", keys, 7, v)) return -1;
   f->loc = node_loc(n);
   int e = 0;
   if (v[0]) {
@@ -714,8 +715,6 @@ static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
       if (get_int(p, v[3], "deformable.cells", &f->cells[0])) return -1;
       f->cells[1] = f->cells[2] = f->cells[0];
     }
-  } else if (b->geom.type == CM_GEOM_SPHERE) {
-    f->cells[0] = f->cells[1] = f->cells[2] = 8;
   }
   if (v[4]) {
     record(p, "deformable.fixed", v[4]);
@@ -729,6 +728,16 @@ static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
   if (v[5]) {
     if (get_enum(p, v[5], "deformable.integrator", fem_scheme_names, 2, &e)) return -1;
     f->scheme = (cmFemScheme)e;
+  }
+  if (v[6]) {
+    record(p, "deformable.attach", v[6]);
+    if (get_map(p, v[6], "deformable.attach", attach_keys, 3, w)) return -1;
+    if (!w[0]) return missing(p, v[6], "deformable.attach", "body", "a rigid body's name");
+    if (!w[1]) return missing(p, v[6], "deformable.attach", "min", "the box's low corner, m");
+    if (!w[2]) return missing(p, v[6], "deformable.attach", "max", "the box's high corner, m");
+    if (get_str(p, w[0], "deformable.attach.body", &f->attach)) return -1;
+    if (get_vec(p, w[1], "deformable.attach.min", 3, "m", f->attach_min)) return -1;
+    if (get_vec(p, w[2], "deformable.attach.max", 3, "m", f->attach_max)) return -1;
   }
   return 0;
 }
@@ -784,6 +793,8 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   }
   if (v[B_FORCE] && get_vec(p, v[B_FORCE], "force", 3, "N", b.force)) return -1;
   if (v[B_MOMENT] && get_vec(p, v[B_MOMENT], "moment", 3, "N m", b.moment)) return -1;
+  if (b.geom.type == CM_GEOM_SPHERE) /* a ball: 8 cells across unless told */
+    b.deformable.cells[0] = b.deformable.cells[1] = b.deformable.cells[2] = 8;
   if (v[B_DEFORMABLE]) {
     if (b.motion != CM_MOTION_DEFORMABLE)
       return ERR(p, v[B_DEFORMABLE], CM_ERR_PARSE,

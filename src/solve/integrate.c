@@ -20,10 +20,12 @@ void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end) {
     int motion = m->body_motion[b];
     if (motion == CM_MOTION_FIXED) continue;
     if (motion == CM_MOTION_DEFORMABLE) {
-      /* the nodes, by the velocity the solve gave them for this (node_vx) */
+      /* the nodes, by the velocity the solve gave them for this (node_vx); the attached ones
+       * below, once their rigid bodies have moved */
       for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++)
-        cm_v3_madd(d->node_pos + 3 * (size_t)n, d->node_pos + 3 * (size_t)n,
-                   p->node_vx + 3 * (size_t)n, h);
+        if (m->node_attach[n] < 0 || m->node_fixed[n])
+          cm_v3_madd(d->node_pos + 3 * (size_t)n, d->node_pos + 3 * (size_t)n,
+                     p->node_vx + 3 * (size_t)n, h);
       continue;
     }
     if (motion == CM_MOTION_PRESCRIBED) {
@@ -46,6 +48,16 @@ void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end) {
       q1[k] = q[k];
     cm_quat_rotate(wn, dq, w);
     cm_v3_copy(w, wn);
+  }
+  /* attached nodes: exactly where their rigid body carries them, at its velocity there */
+  for (int n = 0; n < m->nnode; n++) {
+    int ab = m->node_attach[n];
+    if (ab < 0 || m->node_fixed[n]) continue;
+    double r[3], wr[3];
+    cm_quat_rotate(r, d->body_xquat + 4 * ab, m->node_anchor + 3 * (size_t)n);
+    cm_v3_add(d->node_pos + 3 * (size_t)n, d->body_cpos + 3 * ab, r);
+    cm_v3_cross(wr, d->body_angvel + 3 * ab, r);
+    cm_v3_add(d->node_vel + 3 * (size_t)n, d->body_cvel + 3 * ab, wr);
   }
   cm_body_derive(m, d);
 }

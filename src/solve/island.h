@@ -45,7 +45,12 @@ typedef struct Island {
   const cmData* d;
   int ntet;      /* tetrahedra with a free node */
   int* tet;      /* their global indices (ntet) */
-  int* tblk;     /* the local block of each of their nodes, -1 for a fixed node (ntet x 4) */
+  int* tblk;     /* the block that moves each of their nodes: its own (a free node), its rigid
+                    body's (a node attached to a dynamic body), -1 (fixed, or moved by a fixed
+                    or prescribed body)                                          (ntet x 4) */
+  double* tr;    /* per tet node: its lever arm from its rigid body's com (0 for a free node):
+                    the node moves at v + w x r of its block                    (ntet x 12) */
+  double* txc;   /* per tet node: its position at u = 0, x = txc + a (v + w x r) (ntet x 12) */
   int* tslot;    /* block-sparse path: the slot of each node pair (0,1) (0,2) (0,3) (1,2)
                     (1,3) (2,3), -1 if a node is fixed (ntet x 6) */
   double* xc;    /* per block: the node's position at u = 0, x = xc + a u (3 nb) */
@@ -60,8 +65,9 @@ typedef struct Island {
  * x = xc + a u (backward Euler: a = h, w = 1, xc = x_n; midpoint: a = h/4, w = 4, xc = x_n +
  * a v_n, so that the gradient is h times the elastic force at the end or middle of the step).
  * Setup: the island's tets, node blocks, positions at u = 0 and (block-sparse path) slots;
- * nloc[n] is the local block of node n or -1; nonzero when out of memory. */
-int cm_island_fem_setup(Island* is, const int* nloc, double h, cmArena* arena);
+ * loc[b] is the local block of rigid body b or -1, nloc[n] that of node n or -1; nonzero when
+ * out of memory. */
+int cm_island_fem_setup(Island* is, const int* loc, const int* nloc, double h, cmArena* arena);
 /* the pairs of blocks the elements couple, appended to edge (returns the count; at most 6
  * ntet pairs) */
 int cm_island_fem_edges(const Island* is, int* edge);

@@ -25,15 +25,24 @@
 #include "comply/data.h"
 #include "core/cm_math.h"
 #include "fem/fem.h"
+#include "model/data_internal.h"
 #include "model/model_fem.h"
 #include "solve/island.h"
 
 /* the six node pairs of a tet, in the order of tslot */
 static const int PAIR[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
 
-int cm_island_fem_setup(Island* is, const int* nloc, double h, cmArena* arena) {
+/* a, h for backward Euler or h/4 for the midpoint rule, and the weight w (1 or 4) of body b */
+static double scheme_a(const cmModel* m, int b, double h, double* w) {
+  int mid = m->body_fem_scheme[b] == CM_FEM_MIDPOINT;
+  if (w) *w = mid ? 4 : 1;
+  return mid ? 0.25 * h : h;
+}
+
+int cm_island_fem_setup(Island* is, const int* loc, const int* nloc, double h, cmArena* arena) {
   const cmModel* m = is->m;
   const cmData* d = is->d;
+  const cmDataPriv* p = cm_priv(d);
   is->ntet = 0;
   is->tet = NULL;
   is->tblk = NULL;
@@ -41,34 +50,61 @@ int cm_island_fem_setup(Island* is, const int* nloc, double h, cmArena* arena) {
   is->xc = cm_arena_calloc(arena, 3 * (size_t)is->nb + 1, sizeof *is->xc);
   is->fa = cm_arena_calloc(arena, (size_t)is->nb + 1, sizeof *is->fa);
   if (!is->xc || !is->fa) return 1;
-  /* the deformable bodies of the island: those of its node blocks (blocks of a body are
-   * consecutive) */
-  int ntet = 0;
+  /* the free nodes' blocks: x = xc + a u */
   for (int l = 0; l < is->nb; l++) {
     int n = is->node[l];
     if (n < 0) continue;
     int b = is->body[l];
-    double a = m->body_fem_scheme[b] == CM_FEM_MIDPOINT ? 0.25 * h : h;
+    double a = scheme_a(m, b, h, NULL);
+    int mid = m->body_fem_scheme[b] == CM_FEM_MIDPOINT;
     is->fa[l] = a;
     for (int k = 0; k < 3; k++)
       is->xc[3 * l + k] =
-          d->node_pos[3 * (size_t)n + k] +
-          (m->body_fem_scheme[b] == CM_FEM_MIDPOINT ? a * d->node_vel[3 * (size_t)n + k] : 0);
-    if (l == 0 || is->body[l - 1] != b) ntet += m->body_ntet[b];
+          d->node_pos[3 * (size_t)n + k] + (mid ? a * d->node_vel[3 * (size_t)n + k] : 0);
   }
+  /* the deformable bodies of the island: those of its free nodes (a body's blocks are
+   * consecutive) */
+  int ntet = 0;
+  for (int l = 0; l < is->nb; l++)
+    if (is->node[l] >= 0 && (l == 0 || is->body[l - 1] != is->body[l]))
+      ntet += m->body_ntet[is->body[l]];
   if (!ntet) return 0;
   is->tet = cm_arena_alloc(arena, (size_t)ntet * sizeof *is->tet);
   is->tblk = cm_arena_alloc(arena, (size_t)ntet * 4 * sizeof *is->tblk);
-  if (!is->tet || !is->tblk) return 1;
+  is->tr = cm_arena_alloc(arena, (size_t)ntet * 12 * sizeof *is->tr);
+  is->txc = cm_arena_alloc(arena, (size_t)ntet * 12 * sizeof *is->txc);
+  if (!is->tet || !is->tblk || !is->tr || !is->txc) return 1;
   for (int l = 0; l < is->nb; l++) {
     if (is->node[l] < 0 || (l > 0 && is->body[l - 1] == is->body[l])) continue;
-    int b = is->body[l];
+    int b = is->body[l], mid = m->body_fem_scheme[b] == CM_FEM_MIDPOINT;
+    double a = scheme_a(m, b, h, NULL);
     for (int t = m->body_tetadr[b]; t < m->body_tetadr[b] + m->body_ntet[b]; t++) {
-      int* tb = is->tblk + 4 * (size_t)is->ntet;
+      size_t e = (size_t)is->ntet;
+      int* tb = is->tblk + 4 * e;
+      double* tr = is->tr + 12 * e;
+      double* txc = is->txc + 12 * e;
       int any = 0;
       for (int k = 0; k < 4; k++) {
-        tb[k] = nloc[m->tet_node[4 * (size_t)t + k]];
-        any |= tb[k] >= 0;
+        int n = m->tet_node[4 * (size_t)t + k], ab = m->node_attach[n];
+        const double* xn = d->node_pos + 3 * (size_t)n;
+        cm_v3_set(tr + 3 * k, 0, 0, 0);
+        if (!m->node_fixed[n] && ab >= 0 && loc[ab] >= 0) {
+          /* attached to a dynamic body: its velocity is v + w x r of that body's block */
+          tb[k] = loc[ab];
+          cm_v3_sub(tr + 3 * k, xn, d->body_cpos + 3 * ab);
+        } else {
+          tb[k] = nloc[n];
+        }
+        if (tb[k] >= 0) {
+          for (int c = 0; c < 3; c++)
+            txc[3 * k + c] = xn[c] + (mid ? a * d->node_vel[3 * (size_t)n + c] : 0);
+        } else {
+          /* fixed, or moved by a fixed or prescribed body: where it is at the end (backward
+           * Euler) or the middle (midpoint rule) of the step, from its velocity over the step */
+          for (int c = 0; c < 3; c++)
+            txc[3 * k + c] = xn[c] + (mid ? 0.5 : 1) * h * p->node_vx[3 * (size_t)n + c];
+        }
+        any |= nloc[n] >= 0;
       }
       if (any) is->tet[is->ntet++] = t;
     }
@@ -82,7 +118,7 @@ int cm_island_fem_edges(const Island* is, int* edge) {
     const int* tb = is->tblk + 4 * (size_t)e;
     for (int p = 0; p < 6; p++) {
       int a = tb[PAIR[p][0]], b = tb[PAIR[p][1]];
-      if (a >= 0 && b >= 0) {
+      if (a >= 0 && b >= 0 && a != b) {
         edge[2 * ne] = a;
         edge[2 * ne + 1] = b;
         ne++;
@@ -97,30 +133,72 @@ void cm_island_fem_slots(Island* is) {
     const int* tb = is->tblk + 4 * (size_t)e;
     for (int p = 0; p < 6; p++) {
       int a = tb[PAIR[p][0]], b = tb[PAIR[p][1]];
-      is->tslot[6 * (size_t)e + p] = a >= 0 && b >= 0 ? cm_bchol_slot(is->bc, a, b) : -1;
+      is->tslot[6 * (size_t)e + p] = a >= 0 && b >= 0 && a != b ? cm_bchol_slot(is->bc, a, b) : -1;
     }
   }
 }
 
-/* the positions of tet e's nodes at u (x = xc + a u for free nodes, the node's position for a
- * fixed one); returns the weight w of its body's scheme and sets *a */
+/* the velocity of a tet node whose side is block l with lever r: v + w x r of x (6 per block) */
+static void side_velocity(const double* x, int l, const double r[3], double out[3]) {
+  cm_v3_cross(out, x + 6 * l + 3, r);
+  for (int k = 0; k < 3; k++)
+    out[k] += x[6 * l + k];
+}
+
+/* the positions of tet e's nodes at u + t du (x = xc + a (v + w x r) on a variable side, else
+ * xc); returns the weight w of its body's scheme and sets *a */
 static double tet_positions(const Island* is, int e, const double* u, const double* du, double t,
                             double x[12], double* a) {
   const cmModel* m = is->m;
-  int t0 = is->tet[e];
+  int b = m->node_body[m->tet_node[4 * (size_t)is->tet[e]]];
+  double w;
+  *a = scheme_a(m, b, is->h, &w);
   const int* tb = is->tblk + 4 * (size_t)e;
-  int b = m->node_body[m->tet_node[4 * (size_t)t0]];
-  *a = m->body_fem_scheme[b] == CM_FEM_MIDPOINT ? 0.25 * is->h : is->h;
+  const double* tr = is->tr + 12 * (size_t)e;
+  const double* txc = is->txc + 12 * (size_t)e;
   for (int k = 0; k < 4; k++) {
-    int l = tb[k];
-    if (l < 0) {
-      cm_v3_copy(x + 3 * k, is->d->node_pos + 3 * (size_t)m->tet_node[4 * (size_t)t0 + k]);
+    if (tb[k] < 0) {
+      cm_v3_copy(x + 3 * k, txc + 3 * k);
       continue;
     }
+    double v[3], dv[3] = {0, 0, 0};
+    side_velocity(u, tb[k], tr + 3 * k, v);
+    if (du) side_velocity(du, tb[k], tr + 3 * k, dv);
     for (int i = 0; i < 3; i++)
-      x[3 * k + i] = is->xc[3 * l + i] + *a * (u[6 * l + i] + (du ? t * du[6 * l + i] : 0));
+      x[3 * k + i] = txc[3 * k + i] + *a * (v[i] + t * dv[i]);
   }
-  return m->body_fem_scheme[b] == CM_FEM_MIDPOINT ? 4 : 1;
+  return w;
+}
+
+/* B (6x6 at stride) += J_i^T K J_j, J = [I, -[r]x]: [[K, -K [rj]x], [[ri]x K, -[ri]x K [rj]x]] */
+static void add_sides(double* B, size_t stride, const double K[9], const double ri[3],
+                      const double rj[3]) {
+  double RK[9], KR[9], RKR[9];
+  for (int c = 0; c < 3; c++) { /* column c of [ri]x K: ri x (column c of K) */
+    double col[3] = {K[c], K[3 + c], K[6 + c]}, o[3];
+    cm_v3_cross(o, ri, col);
+    RK[c] = o[0], RK[3 + c] = o[1], RK[6 + c] = o[2];
+  }
+  for (int r = 0; r < 3; r++) { /* row r of -K [rj]x: rj x (row r of K) */
+    double row[3] = {K[3 * r], K[3 * r + 1], K[3 * r + 2]}, o[3];
+    cm_v3_cross(o, rj, row);
+    KR[3 * r] = o[0], KR[3 * r + 1] = o[1], KR[3 * r + 2] = o[2];
+  }
+  for (int r = 0; r < 3; r++) { /* -[ri]x K [rj]x: row r of [ri]x K crossed likewise */
+    double row[3] = {RK[3 * r], RK[3 * r + 1], RK[3 * r + 2]}, o[3];
+    cm_v3_cross(o, rj, row);
+    RKR[3 * r] = o[0], RKR[3 * r + 1] = o[1], RKR[3 * r + 2] = o[2];
+  }
+  for (int r = 0; r < 3; r++) {
+    double* top = B + (size_t)r * stride;
+    double* bot = B + (size_t)(r + 3) * stride;
+    for (int c = 0; c < 3; c++) {
+      top[c] += K[3 * r + c];
+      top[3 + c] += KR[3 * r + c];
+      bot[c] += RK[3 * r + c];
+      bot[3 + c] += RKR[3 * r + c];
+    }
+  }
 }
 
 int cm_island_fem_grad_hess(Island* is) {
@@ -137,39 +215,36 @@ int cm_island_fem_grad_hess(Island* is) {
     if (!isfinite(E)) return 0;
     double gs = w * a, hs = w * a * a;
     const int* tb = is->tblk + 4 * (size_t)e;
+    const double* tr = is->tr + 12 * (size_t)e;
     for (int i = 0; i < 4; i++) {
       int li = tb[i];
       if (li < 0) continue;
+      /* the force on the side: (f, r x f) */
+      double f[3] = {gs * g[3 * i], gs * g[3 * i + 1], gs * g[3 * i + 2]}, rf[3];
+      cm_v3_cross(rf, tr + 3 * i, f);
       for (int k = 0; k < 3; k++) {
-        is->g[6 * li + k] += gs * g[3 * i + k];
-        f2 += gs * g[3 * i + k] * gs * g[3 * i + k];
+        is->g[6 * li + k] += f[k];
+        is->g[6 * li + 3 + k] += rf[k];
+        f2 += f[k] * f[k];
       }
       for (int j = 0; j < 4; j++) {
         int lj = tb[j];
         if (lj < 0) continue;
-        /* the 3x3 block of nodes (i, j), rows i */
+        double K[9];
+        for (int r = 0; r < 3; r++)
+          for (int c = 0; c < 3; c++)
+            K[3 * r + c] = hs * H[(3 * i + r) * 12 + 3 * j + c];
         if (is->H) {
-          for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++)
-              is->H[(6 * (size_t)li + r) * n + 6 * (size_t)lj + c] +=
-                  hs * H[(3 * i + r) * 12 + 3 * j + c];
-        } else if (i == j) {
-          double* B = cm_bchol_diag(is->bc, li);
-          for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++)
-              B[6 * r + c] += hs * H[(3 * i + r) * 12 + 3 * i + c];
-        } else if (i < j) {
-          /* the pair's stored block is the lower one: (li, lj) if li comes later in the
-           * elimination order, else (lj, li), the transpose */
+          add_sides(is->H + (6 * (size_t)li) * n + 6 * (size_t)lj, n, K, tr + 3 * i, tr + 3 * j);
+        } else if (li == lj) {
+          add_sides(cm_bchol_diag(is->bc, li), 6, K, tr + 3 * i, tr + 3 * j);
+        } else if (is->bc->iperm[li] > is->bc->iperm[lj]) {
+          /* the stored block of the pair (li, lj) is this one (the other order is implied) */
           int p = 0;
-          while (!(PAIR[p][0] == i && PAIR[p][1] == j))
+          while (!((PAIR[p][0] == i && PAIR[p][1] == j) || (PAIR[p][0] == j && PAIR[p][1] == i)))
             p++;
-          double* B = cm_bchol_block(is->bc, is->tslot[6 * (size_t)e + p]);
-          int lower = is->bc->iperm[li] > is->bc->iperm[lj];
-          for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++)
-              B[6 * r + c] +=
-                  hs * (lower ? H[(3 * i + r) * 12 + 3 * j + c] : H[(3 * j + r) * 12 + 3 * i + c]);
+          add_sides(cm_bchol_block(is->bc, is->tslot[6 * (size_t)e + p]), 6, K, tr + 3 * i,
+                    tr + 3 * j);
         }
       }
     }
@@ -180,8 +255,7 @@ int cm_island_fem_grad_hess(Island* is) {
   double floor2 = 0;
   for (int e = 0; e < is->ntet; e++) {
     int t0 = is->tet[e], b = m->node_body[m->tet_node[4 * (size_t)t0]];
-    double a = m->body_fem_scheme[b] == CM_FEM_MIDPOINT ? 0.25 * is->h : is->h;
-    double w = m->body_fem_scheme[b] == CM_FEM_MIDPOINT ? 4 : 1;
+    double w, a = scheme_a(m, b, is->h, &w);
     double k = 1e-5 * w * a * (2 * m->body_lame[2 * b] + m->body_lame[2 * b + 1]) *
                cbrt(m->tet_vol[t0] * m->tet_vol[t0]);
     floor2 += k * k;
@@ -202,11 +276,12 @@ double cm_island_fem_slope(const Island* is, double t) {
     double E = cm_fem_tet_energy(&mat, m->tet_dminv + 9 * (size_t)t0, m->tet_vol[t0], x, g, NULL);
     if (!isfinite(E)) return INFINITY;
     const int* tb = is->tblk + 4 * (size_t)e;
+    const double* tr = is->tr + 12 * (size_t)e;
     for (int i = 0; i < 4; i++) {
-      int l = tb[i];
-      if (l < 0) continue;
-      for (int k = 0; k < 3; k++)
-        s += w * a * g[3 * i + k] * is->du[6 * l + k];
+      if (tb[i] < 0) continue;
+      double dv[3];
+      side_velocity(is->du, tb[i], tr + 3 * i, dv);
+      s += w * a * (g[3 * i] * dv[0] + g[3 * i + 1] * dv[1] + g[3 * i + 2] * dv[2]);
     }
   }
   return s;

@@ -701,7 +701,7 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   /* the elements of its deformable bodies */
   is->m = m;
   is->d = d;
-  if (cm_island_fem_setup(is, nloc, is->h, arena)) return 1;
+  if (cm_island_fem_setup(is, loc, nloc, is->h, arena)) return 1;
   /* the Hessian store */
   is->H = NULL;
   is->bc = NULL;
@@ -733,9 +733,23 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
   d->solver_residual = 0;
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   if (!nimp && !m->nnode) return; /* deformable bodies are solved even without contacts */
-  for (int n = 0; n < m->nnode; n++)
-    for (int c = 0; c < 3; c++)
-      p->node_vx[3 * (size_t)n + c] = d->node_vel[3 * (size_t)n + c];
+  /* the velocity over the step of every node, until the solve gives the free ones theirs: the
+   * free velocity; 0 for a fixed node; v + w x r of the body for an attached one (the islands
+   * use it for the nodes moved by a fixed or prescribed body) */
+  for (int n = 0; n < m->nnode; n++) {
+    double* vx = p->node_vx + 3 * (size_t)n;
+    int ab = m->node_attach[n];
+    if (m->node_fixed[n]) {
+      cm_v3_set(vx, 0, 0, 0);
+    } else if (ab >= 0) {
+      double r[3], wr[3];
+      cm_v3_sub(r, d->node_pos + 3 * (size_t)n, d->body_cpos + 3 * ab);
+      cm_v3_cross(wr, d->body_angvel + 3 * ab, r);
+      cm_v3_add(vx, d->body_cvel + 3 * ab, wr);
+    } else {
+      cm_v3_copy(vx, d->node_vel + 3 * (size_t)n);
+    }
+  }
   int dense_max = cm_bchol_dense_max;
   /* variable blocks per body: 1 for a rigid body, its free nodes for a deformable one */
   long nblk_total = 0;
@@ -749,7 +763,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
       nblk[b] = 0;
       for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++)
-        nblk[b] += !m->node_fixed[n];
+        nblk[b] += !m->node_fixed[n] && m->node_attach[n] < 0;
     }
     nblk_total += nblk[b];
   }
@@ -778,6 +792,13 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     int ra = find(parent, r->body[0]), rb = find(parent, r->body[1]);
     if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
   }
+  /* a deformable body and the dynamic rigid body its attached nodes move with */
+  for (int n = 0; n < m->nnode; n++) {
+    int ab = m->node_attach[n], b = m->node_body[n];
+    if (ab < 0 || m->node_fixed[n] || !DYN(ab)) continue;
+    int ra = find(parent, b), rb = find(parent, ab);
+    if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+  }
   /* blocks and rows grouped by island root (counting sort: deterministic order); a body's
    * blocks are consecutive, its nodes in node order */
   for (int n = 0; n < m->nnode; n++)
@@ -800,7 +821,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
       continue;
     }
     for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
-      if (m->node_fixed[n]) continue;
+      if (m->node_fixed[n] || m->node_attach[n] >= 0) continue; /* not variables */
       nloc[n] = fill[r] - start[r];
       blk_body[fill[r]] = b;
       blk_node[fill[r]++] = n;

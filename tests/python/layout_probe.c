@@ -51,7 +51,8 @@ int main(void) {
                               cmDeformableDef, young) FIELD(cmDeformableDef, poisson)
                               FIELD(cmDeformableDef, cells) FIELD(cmDeformableDef, has_fixed) FIELD(
                                   cmDeformableDef, fixed_min) FIELD(cmDeformableDef, fixed_max)
-                                  FIELD(cmDeformableDef, scheme) FIELD(cmDeformableDef, loc)
+                                  FIELD(cmDeformableDef, attach) FIELD(cmDeformableDef, attach_min)
+  FIELD(cmDeformableDef, attach_max) FIELD(cmDeformableDef, scheme) FIELD(cmDeformableDef, loc)
 
                                       SIZE(
                                           cmBodyDef) FIELD(cmBodyDef,

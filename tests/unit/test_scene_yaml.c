@@ -736,6 +736,64 @@ static void test_robustness(void) {
   free(deep);
 }
 
+/* the deformable section (docs/deformable.md): every key read, and its faults located */
+static void test_deformable(void) {
+  const char* t = "bodies:\n"
+                  "  - name: plate\n"
+                  "    geometry: {box: {size: 1}}\n"
+                  "    motion: fixed\n"
+                  "  - name: pad\n"
+                  "    geometry: {box: {size: [0.2, 0.1, 0.02]}}\n"
+                  "    motion: deformable\n"
+                  "    deformable:\n"
+                  "      material: corotated\n"
+                  "      young: 2e6\n"
+                  "      poisson: 0.45\n"
+                  "      cells: [10, 5, 2]\n"
+                  "      fixed: {min: [-1, -1, -1], max: [1, 1, -0.009]}\n"
+                  "      attach: {body: plate, min: [-1, -1, 0.009], max: [1, 1, 1]}\n"
+                  "      integrator: midpoint\n"
+                  "  - name: ball\n"
+                  "    geometry: {sphere: {radius: 0.1}}\n"
+                  "    motion: deformable\n";
+  cmScene* s = NULL;
+  CHECK(parse(t, &s) == CM_OK);
+  if (s) {
+    const cmDeformableDef* f = &s->body[1].deformable;
+    CHECK(s->body[1].motion == CM_MOTION_DEFORMABLE && f->material == CM_MATERIAL_COROTATED);
+    CHECK(f->young == 2e6 && f->poisson == 0.45 && f->scheme == CM_FEM_MIDPOINT);
+    CHECK(f->cells[0] == 10 && f->cells[1] == 5 && f->cells[2] == 2);
+    CHECK(f->has_fixed && f->fixed_max[2] == -0.009 && f->fixed_min[0] == -1);
+    CHECK(f->attach && !strcmp(f->attach, "plate") && f->attach_min[2] == 0.009);
+    /* defaults: Neo-Hookean, backward Euler, a sphere of 8 cells across */
+    const cmDeformableDef* g = &s->body[2].deformable;
+    CHECK(g->material == CM_MATERIAL_NEO_HOOKEAN && g->scheme == CM_FEM_BACKWARD_EULER);
+    CHECK(g->cells[0] == 8 && !g->has_fixed && !g->attach);
+    cm_scene_free(s);
+  }
+  const char* head = "bodies:\n  - name: pad\n    geometry: {box: {size: 1}}\n";
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s    deformable: {young: 1e6}\n", head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 4, "bodies[0].deformable", "motion: deformable");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {youngs: 1e6}\n", head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "youngs", "young");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {material: rubber}\n", head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.material", "neo_hookean");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {poisson: 0.5}\n", head);
+  EXPECT_ERR(buf, CM_ERR_ARG, 5, "deformable.poisson", "0..0.49");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 0, 2]}\n", head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.cells", "1..200");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {fixed: {min: [0, 0, 0]}}\n",
+           head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.fixed", "max");
+  snprintf(buf, sizeof buf,
+           "%s    motion: deformable\n    deformable: {attach: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
+           head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.attach", "body");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    mass: 2\n", head);
+  EXPECT_ERR(buf, CM_ERR_ARG, 5, "mass", "density");
+}
+
 static void test_examples(void) {
   const char* files[] = {"examples/falling_boxes.yaml", "examples/spinning_top.yaml",
                          "examples/scene_reference.yaml"};
@@ -775,6 +833,7 @@ int main(void) {
   RUN(test_tags);
   RUN(test_key_faults);
   RUN(test_robustness);
+  RUN(test_deformable);
   RUN(test_examples);
   return test_report();
 }
