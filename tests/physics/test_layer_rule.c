@@ -44,6 +44,7 @@
  * few of its rows. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
@@ -60,7 +61,9 @@ typedef struct {
   double noise;  /* rms deviation from the smooth fit over the mean pressure */
   double spread; /* std / mean of the pressure over the same nodes */
   double pmean, patch;
+  double cpu; /* CPU seconds of the steps */
   int npatch, steps;
+  long newton; /* Newton iterations over the steps */
 } LayerRun;
 
 /* least squares p = c0 + c1 r^2 + c2 r^4 (normal equations, Cramer) */
@@ -129,6 +132,7 @@ static LayerRun layer_run(int indenter, double nu, double rho) {
   if (!m) return out;
   cmData* d = cm_data_new(m);
   double F = 0, Fprev = -1;
+  clock_t t0 = clock();
   int k;
   for (k = 0; k < 40 && (k < 3 || fabs(F - Fprev) > 1e-7 * F); k++) {
     CHECK(cm_step(m, d) == CM_OK);
@@ -138,6 +142,8 @@ static LayerRun layer_run(int indenter, double nu, double rho) {
       F += d->contact[c].force;
   }
   out.steps = k;
+  out.cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  out.newton = d->solver_total_iter;
   CHECK(d->warning[CM_WARN_SOLVER] == 0);
   /* each contact's node, at its rest place: the centre is the node at x = y = 0 on the top */
   int nc = d->ncontact, centre = -1, vadr = m->geom_vertadr[m->body_geom[0]];
@@ -207,13 +213,14 @@ static void sweep(void) {
     double scale = j == 2 ? confined(nus[j]) : 1;
     printf("  %s (M/E %.3f):\n", name[j], confined(nus[j]));
     printf("    rho | plane: dB/d  M/E   | sphere: dB/d  E_app/E noise   spread  nodes patch(m) "
-           "steps\n");
+           "| steps, Newton it., CPU s: plane; sphere\n");
     for (int i = 0; i < 7; i++) {
       LayerRun a = layer_run(PLANE, nus[j], rhos[i] * scale);
       LayerRun b = layer_run(SPHERE, nus[j], rhos[i] * scale);
-      printf("    %3.0f |      %6.3f  %6.4f |       %6.3f  %6.4f  %.4f  %.4f  %4d  %.2e %d/%d\n",
+      printf("    %3.0f |      %6.3f  %6.4f |       %6.3f  %6.4f  %.4f  %.4f  %4d  %.2e | %d %ld "
+             "%.2f; %d %ld %.2f\n",
              rhos[i], a.ratio, a.factor, b.ratio, b.factor, b.noise, b.spread, b.npatch, b.patch,
-             a.steps, b.steps);
+             a.steps, a.newton, a.cpu, b.steps, b.newton, b.cpu);
     }
   }
 }
