@@ -3,6 +3,7 @@
  * robustness on truncated and hostile inputs. */
 #include <string.h>
 
+#include "comply/model.h"
 #include "comply/scene.h"
 #include "core/cm_math.h"
 #include "test.h"
@@ -796,8 +797,8 @@ static void test_deformable(void) {
 
 static void test_examples(void) {
   const char* files[] = {"examples/falling_boxes.yaml", "examples/spinning_top.yaml",
-                         "examples/scene_reference.yaml"};
-  for (int i = 0; i < 3; i++) {
+                         "examples/scene_reference.yaml", "examples/cartilage_pad.yaml"};
+  for (int i = 0; i < 4; i++) {
     cmScene* s = NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", CM_SOURCE_DIR, files[i]);
@@ -815,6 +816,13 @@ static void test_examples(void) {
       CHECK(s->body[0].angular_velocity[2] != 0);
     }
     CHECK(cm_scene_validate(s, err, sizeof err) == CM_OK);
+    if (i == 3) {
+      /* the deformable example compiles: the layer attached, its rules accepted */
+      cmModel* m = NULL;
+      CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
+      if (m) CHECK(m->nnode == 13 * 13 * 3 && m->node_attach[0] == 0);
+      cm_model_free(m);
+    }
     cm_scene_free(s);
   }
 }
