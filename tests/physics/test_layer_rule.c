@@ -39,9 +39,9 @@
  * rising from n0 = s / delta_tot to n0 rho_k (the rigid contact's): the knee rho_k is 1.9 for
  * the facets here (lambda = 3.3 mm), and at most (pi / 2) Le / h for the nodes' spacing h.
  *
- * physics_test_layer_rule --sweep [refine] prints the table of docs/contact-laws.md (rho 1 to
- * 50, nu 0 and 0.45, ka = rho E / Le and rho M / Le; 11 s); the test asserts its claims on a
- * few of its rows. */
+ * physics_test_layer_rule --sweep [refine [f]] prints the tables of docs/contact-laws.md (rho
+ * 1 to 50, nu 0 and 0.45, ka = rho E / Le and rho M / Le; 11 s; refine 7 with cells Le / 4,
+ * f = 2, 2 min); the test asserts its claims on a few of its rows. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,7 +86,8 @@ static void fit_even_quartic(int n, const double* r2, const double* p, double c[
 }
 
 /* indenter PLANE or SPHERE on a layer of Poisson's ratio nu, ka = rho E / Le */
-static int sphere_refine = 5;
+static int sphere_refine = 5; /* the sphere's icosphere refinement */
+static int sphere_fine = 1;   /* the sphere's layer cells: Le / (2 sphere_fine) */
 static LayerRun layer_run(int indenter, double nu, double rho) {
   const double Le = 0.002, E = 5e6, W = (indenter == PLANE ? 24 : 12) * Le;
   LayerRun out;
@@ -99,8 +100,9 @@ static LayerRun layer_run(int indenter, double nu, double rho) {
   b.deformable.material = CM_MATERIAL_LINEAR;
   b.deformable.young = E;
   b.deformable.poisson = nu;
-  b.deformable.cells[0] = b.deformable.cells[1] = 24; /* plane: Le, sphere: Le / 2 */
-  b.deformable.cells[2] = 2;
+  int fine = indenter == SPHERE ? sphere_fine : 1;
+  b.deformable.cells[0] = b.deformable.cells[1] = 24 * fine; /* plane: Le, sphere: Le / (2 f) */
+  b.deformable.cells[2] = 2 * fine;
   b.position[2] = Le / 2;
   b.deformable.has_fixed = 1;
   cm_v3_set(b.deformable.fixed_min, -1, -1, -1);
@@ -265,11 +267,12 @@ static void test_noise(void) {
   CHECK(n45[0] < n45[1] && n45[1] < n45[2]);
 }
 
-/* physics_test_layer_rule --sweep [refine]: the table of docs/contact-laws.md (the sphere's
- * refinement 5 unless given) */
+/* physics_test_layer_rule --sweep [refine [f]]: the table of docs/contact-laws.md (the sphere's
+ * refinement 5 and the layer's cells Le / 2 under it unless given; f: cells Le / (2 f)) */
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "--sweep") == 0) {
     if (argc > 2) sphere_refine = atoi(argv[2]);
+    if (argc > 3) sphere_fine = atoi(argv[3]);
     sweep();
     return 0;
   }
