@@ -31,6 +31,10 @@ typedef struct cmBlockChol {
   int* lnext;   /* work: next free slot per column during factorisation */
   double* work; /* work: n x 36 (factorisation) / 6 n (solve) */
   long nnz_l;   /* off-diagonal blocks of L */
+  /* optional (NULL: none; cm_bchol_matvec only): per block row, 1 if only its first 3 rows and
+   * columns can be nonzero off the diagonal (a node of a deformable body: 3 unknowns padded to
+   * 6), so that the product skips the zeros of the blocks between two such rows */
+  const unsigned char* small;
   double flops; /* multiply-adds of one factorisation */
 } cmBlockChol;
 

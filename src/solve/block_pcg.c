@@ -33,14 +33,16 @@ void cm_bchol_matvec(const cmBlockChol* c, const double* x, double* y) {
   for (int i = 0; i < n; i++) {
     const double* xi = x + 6 * (size_t)i;
     double* yi = y + 6 * (size_t)i;
+    int ri = c->small && c->small[i] ? 3 : 6;
     for (int a = c->ap[i]; a < c->ap[i + 1]; a++) {
       int j = c->acol[a]; /* block (i, j), j < i; its transpose is block (j, i) */
       const double* B = c->ax + 36 * (size_t)a;
       const double* xj = x + 6 * (size_t)j;
       double* yj = y + 6 * (size_t)j;
-      for (int r = 0; r < 6; r++) {
+      int cj = c->small && c->small[j] ? 3 : 6;
+      for (int r = 0; r < ri; r++) {
         double s = 0;
-        for (int k = 0; k < 6; k++) {
+        for (int k = 0; k < cj; k++) {
           s += B[6 * r + k] * xj[k];
           yj[k] += B[6 * r + k] * xi[r];
         }

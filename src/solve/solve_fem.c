@@ -140,6 +140,10 @@ void cm_island_fem_slots(Island* is) {
 
 /* the velocity of a tet node whose side is block l with lever r: v + w x r of x (6 per block) */
 static void side_velocity(const double* x, int l, const double r[3], double out[3]) {
+  if (r[0] == 0 && r[1] == 0 && r[2] == 0) { /* a free node (w x 0 = 0 exactly) */
+    cm_v3_copy(out, x + 6 * l);
+    return;
+  }
   cm_v3_cross(out, x + 6 * l + 3, r);
   for (int k = 0; k < 3; k++)
     out[k] += x[6 * l + k];
@@ -173,6 +177,13 @@ static double tet_positions(const Island* is, int e, const double* u, const doub
 /* B (6x6 at stride) += J_i^T K J_j, J = [I, -[r]x]: [[K, -K [rj]x], [[ri]x K, -[ri]x K [rj]x]] */
 static void add_sides(double* B, size_t stride, const double K[9], const double ri[3],
                       const double rj[3]) {
+  if (ri[0] == 0 && ri[1] == 0 && ri[2] == 0 && rj[0] == 0 && rj[1] == 0 && rj[2] == 0) {
+    /* two free nodes: the other three blocks are exactly 0 */
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++)
+        B[(size_t)r * stride + c] += K[3 * r + c];
+    return;
+  }
   double RK[9], KR[9], RKR[9];
   for (int c = 0; c < 3; c++) { /* column c of [ri]x K: ri x (column c of K) */
     double col[3] = {K[c], K[3 + c], K[6 + c]}, o[3];
@@ -216,8 +227,11 @@ int cm_island_fem_grad_hess(Island* is) {
     double gs = w * a, hs = w * a * a;
     const int* tb = is->tblk + 4 * (size_t)e;
     const double* tr = is->tr + 12 * (size_t)e;
+    int free[4];
+    for (int k = 0; k < 4; k++)
+      free[k] = tr[3 * k] == 0 && tr[3 * k + 1] == 0 && tr[3 * k + 2] == 0;
     for (int i = 0; i < 4; i++) {
-      int li = tb[i];
+      int li = tb[i], free_i = free[i];
       if (li < 0) continue;
       /* the force on the side: (f, r x f) */
       double f[3] = {gs * g[3 * i], gs * g[3 * i + 1], gs * g[3 * i + 2]}, rf[3];
@@ -234,17 +248,29 @@ int cm_island_fem_grad_hess(Island* is) {
         for (int r = 0; r < 3; r++)
           for (int c = 0; c < 3; c++)
             K[3 * r + c] = hs * H[(3 * i + r) * 12 + 3 * j + c];
+        /* the destination: the dense Hessian, a diagonal block, or the stored (lower) block of
+         * the pair (li, lj) (the other order is implied) */
+        double* B = NULL;
+        size_t stride = 6;
         if (is->H) {
-          add_sides(is->H + (6 * (size_t)li) * n + 6 * (size_t)lj, n, K, tr + 3 * i, tr + 3 * j);
+          B = is->H + (6 * (size_t)li) * n + 6 * (size_t)lj;
+          stride = n;
         } else if (li == lj) {
-          add_sides(cm_bchol_diag(is->bc, li), 6, K, tr + 3 * i, tr + 3 * j);
+          B = cm_bchol_diag(is->bc, li);
         } else if (is->bc->iperm[li] > is->bc->iperm[lj]) {
-          /* the stored block of the pair (li, lj) is this one (the other order is implied) */
           int p = 0;
           while (!((PAIR[p][0] == i && PAIR[p][1] == j) || (PAIR[p][0] == j && PAIR[p][1] == i)))
             p++;
-          add_sides(cm_bchol_block(is->bc, is->tslot[6 * (size_t)e + p]), 6, K, tr + 3 * i,
-                    tr + 3 * j);
+          B = cm_bchol_block(is->bc, is->tslot[6 * (size_t)e + p]);
+        }
+        if (!B) continue;
+        if (free_i && free[j]) {
+          /* two free nodes (the common case): their 3x3 block, in place */
+          for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+              B[(size_t)r * stride + c] += K[3 * r + c];
+        } else {
+          add_sides(B, stride, K, tr + 3 * i, tr + 3 * j);
         }
       }
     }

@@ -603,7 +603,11 @@ static int block_sparse(Island* is, cmArena* arena) {
   if (is->pcg) {
     /* the matrix alone, for conjugate gradients */
     is->pcg_work = cm_arena_alloc(arena, ((size_t)is->nb * 54 + 1) * sizeof *is->pcg_work);
-    if (!is->pcg_work || cm_bchol_pattern(is->bc, arena, is->nb, ne, edge)) return 1;
+    unsigned char* small = cm_arena_alloc(arena, (size_t)is->nb + 1);
+    if (!small || !is->pcg_work || cm_bchol_pattern(is->bc, arena, is->nb, ne, edge)) return 1;
+    for (int l = 0; l < is->nb; l++)
+      small[l] = is->node[l] >= 0; /* a node: only v, its 3 padding numbers stay 0 */
+    is->bc->small = small;
   } else if (cm_bchol_analyse(is->bc, arena, is->nb, ne, edge)) {
     return 1;
   }
