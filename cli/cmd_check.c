@@ -105,6 +105,27 @@ static void print_bodies(const cmScene* s, const cmModel* m) {
            cm_motion_name((cmMotion)m->body_motion[i]), geom, m->geom_nvert[g], m->geom_nface[g],
            mass, vol);
   }
+  /* the elements of the deformable bodies (docs/deformable.md) */
+  static const char* const material[] = {"neo_hookean", "corotated", "linear"};
+  static const char* const scheme[] = {"backward_euler", "midpoint"};
+  for (int i = 0; i < m->nbody; i++) {
+    if (m->body_motion[i] != CM_MOTION_DEFORMABLE) continue;
+    int n0 = m->body_nodeadr[i], nn = m->body_nnode[i], held = 0, att = 0, to = -1;
+    for (int n = n0; n < n0 + nn; n++) {
+      held += m->node_fixed[n];
+      if (m->node_attach[n] >= 0 && !m->node_fixed[n]) {
+        att++;
+        to = m->node_attach[n];
+      }
+    }
+    /* E and nu back from the Lame parameters: E = mu (3 lambda + 2 mu) / (lambda + mu) */
+    double mu = m->body_lame[2 * i], la = m->body_lame[2 * i + 1];
+    printf("  %s: %d nodes (%d fixed, %d attached%s%s), %d tetrahedra, %s E %.6g Pa nu %.6g, "
+           "%s\n",
+           m->body_name[i], nn, held, att, to >= 0 ? " to " : "", to >= 0 ? m->body_name[to] : "",
+           m->body_ntet[i], material[m->body_material[i]], mu * (3 * la + 2 * mu) / (la + mu),
+           la / (2 * (la + mu)), scheme[m->body_fem_scheme[i]]);
+  }
 }
 
 static void print_rules(const cmModel* m) {

@@ -17,7 +17,9 @@
 #include "model/model_fem.h"
 
 void cm_body_fem_material(const cmModel* m, int b, cmFemMaterial* mat) {
-  mat->model = m->body_material[b];
+  /* cmMaterial (the public enum) to the element library's models */
+  static const int model_of[3] = {CM_FEM_NEOHOOKEAN, CM_FEM_COROTATED, CM_FEM_LINEAR};
+  mat->model = model_of[m->body_material[b]];
   mat->mu = m->body_lame[2 * b];
   mat->lambda = m->body_lame[2 * b + 1];
 }
@@ -113,7 +115,6 @@ cmStatus cm_compile_fem(const cmScene* s, cmModel* m, const cmTetMesh* const* te
     return cm_error(err, errsz, CM_ERR_NOMEM,
                     "out of memory while compiling the model (%ld nodes, %ld tetrahedra)", nn, nt);
   int na = 0, ta = 0;
-  static const int material_of[3] = {CM_FEM_NEOHOOKEAN, CM_FEM_COROTATED, CM_FEM_LINEAR};
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_motion[b] != CM_MOTION_DEFORMABLE) continue;
     const cmBodyDef* def = &s->body[b];
@@ -124,7 +125,7 @@ cmStatus cm_compile_fem(const cmScene* s, cmModel* m, const cmTetMesh* const* te
     m->body_nnode[b] = tm->nnode;
     m->body_tetadr[b] = ta;
     m->body_ntet[b] = tm->ntet;
-    m->body_material[b] = material_of[f->material];
+    m->body_material[b] = f->material;
     m->body_fem_scheme[b] = f->scheme;
     cm_fem_lame(f->young, f->poisson, &m->body_lame[2 * b], &m->body_lame[2 * b + 1]);
     /* the rigid body the attached nodes move with: its com and orientation at t = 0 */

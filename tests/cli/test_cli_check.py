@@ -227,9 +227,26 @@ def test_joint_law_none(s):
         check(needle in r.stderr, "%r not in %r" % (needle, r.stderr))
 
 
+def test_deformable(s):
+    # the deformable example: its elements, material and attachment listed; a deformable body
+    # against a contact_time rule refused with both bodies named and the rule's reason
+    r = s.run("check", os.path.join(s.src, "examples", "cartilage_pad.yaml"))
+    expect_exit(r, 0, "check cartilage_pad.yaml")
+    want = ("cartilage: 507 nodes (0 fixed, 169 attached to tibia), 1728 tetrahedra, "
+            "neo_hookean E 5e+06 Pa nu 0.45, backward_euler")
+    check(want in r.stdout, "%r not in %r" % (want, r.stdout))
+    text = ("bodies:\n  - name: ground\n    geometry: {plane: {}}\n    motion: fixed\n"
+            "  - name: jelly\n    geometry: {box: {size: 0.1}}\n    motion: deformable\n")
+    path = s.write("jelly.yaml", text)
+    r = s.run("check", path)
+    expect_exit(r, 2, "check jelly.yaml")
+    for needle in ("jelly.yaml:5:", "'jelly' and 'ground'", "area_compliant or linear"):
+        check(needle in r.stderr, "%r not in %r" % (needle, r.stderr))
+
+
 if __name__ == "__main__":
     s = Suite()
     for t in (test_good, test_bad, test_many_bodies, test_initial_overlap, test_explicit_stability,
-              test_joint_law_none):
+              test_joint_law_none, test_deformable):
         s.test(t)
     s.finish()

@@ -59,3 +59,33 @@ def test_rules_and_joints():
     assert list(m.joint_body[0]) == [1, 2]
     with pytest.raises(KeyError):
         m.body("nobody")
+
+
+def test_deformable_body():
+    """a deformable body from the builder (docs/deformable.md): its nodes and tets in the model,
+    its nodes' state as views; in free fall every node falls at -g h n (the elements' forces
+    sum to zero), and a node attached to a fixed plate never moves"""
+    h, g = 1e-3, 9.81
+    s = comply.Scene("jelly", timestep=h)
+    s.add_body("plate", geom="box", size=(0.2, 0.2, 0.01), motion="fixed", position=(0, 0, 1.1))
+    s.add_body("jelly", geom="box", size=(0.1, 0.1, 0.1), motion="deformable", position=(0, 0, 1),
+               deformable={"material": "corotated", "young": 1e6, "poisson": 0.3,
+                           "cells": (2, 2, 2), "integrator": "midpoint"})
+    s.add_body("hanging", geom="box", size=(0.05, 0.05, 0.1), motion="deformable",
+               position=(0.5, 0, 1.05),
+               deformable={"cells": 1, "attach": ("plate", ((-1, -1, 1.0999), (1, 1, 2)))})
+    s.add_rule("*", "*", law="none")
+    m = s.compile()
+    assert m.nnode == 27 + 8 and m.ntet == 48 + 6
+    assert m.body_material[1] == 1 and m.body_fem_scheme[1] == 1  # corotated, midpoint
+    assert np.count_nonzero(m.node_attach == 0) == 4
+    d = comply.Data(m)
+    assert d.node_pos.shape == (35, 3) and np.allclose(d.node_pos, m.node_pos0)
+    d.step(100)
+    free = m.node_body == 1
+    assert np.allclose(d.node_vel[free, 2], -g * h * 100, atol=1e-9)
+    held = m.node_attach == 0
+    assert np.array_equal(d.node_pos[held], m.node_pos0[held])
+    with pytest.raises(comply.ArgumentError, match="unknown key"):
+        s.add_body("x", geom="box", size=(0.1, 0.1, 0.1), motion="deformable",
+                   deformable={"youngs": 1})
