@@ -43,6 +43,8 @@
   X(int, njoint)                                                                                   \
   X(int, nnode)                                                                                    \
   X(int, ntet)                                                                                     \
+  X(int, ndvert)                                                                                   \
+  X(int, ndface)                                                                                   \
   X(int, nnote)
 
 /* the scene name (an owned string) and the options (held by value): X(type, name) */

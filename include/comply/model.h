@@ -26,6 +26,9 @@ typedef struct cmModel {
   int njoint; /* joints */
   int nnode;  /* finite-element nodes of the deformable bodies */
   int ntet;   /* their tetrahedra */
+  int ndvert; /* nvert if the model has a deformable body, else 0: the rows of the data's
+                 deformed-geometry arrays */
+  int ndface; /* nface likewise */
 
   char* name;    /* scene name */
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */

@@ -109,7 +109,8 @@ class cmModel(ctypes.Structure):
     _fields_ = [
         ("nbody", c_int), ("ngeom", c_int), ("nvert", c_int), ("nface", c_int),
         ("nrule", c_int), ("nalias", c_int), ("nclass", c_int), ("njoint", c_int),
-        ("nnode", c_int), ("ntet", c_int), ("name", c_char_p), ("opt", cmOptions),
+        ("nnode", c_int), ("ntet", c_int), ("ndvert", c_int), ("ndface", c_int),
+        ("name", c_char_p), ("opt", cmOptions),
         ("body_name", _P(c_char_p)), ("body_alias", _P(c_int)), ("body_motion", _P(c_int)),
         ("body_geom", _P(c_int)), ("body_mass", _P(c_double)), ("body_invmass", _P(c_double)),
         ("body_inertia", _P(c_double)), ("body_invinertia", _P(c_double)),
@@ -140,7 +141,7 @@ class cmModel(ctypes.Structure):
 
 class cmContact(ctypes.Structure):
     _fields_ = [
-        ("body", c_int * 2), ("pair", c_int), ("vert", c_int), ("flags", c_int),
+        ("body", c_int * 2), ("pair", c_int), ("vert", c_int), ("face", c_int), ("flags", c_int),
         ("p0", _d(3)), ("p1", _d(3)), ("n", _d(3)), ("dist", c_double), ("area", c_double),
         ("force", c_double), ("ftan", _d(3)),
     ]

@@ -37,6 +37,7 @@ typedef struct cmHit {
   double p0[3]; /* the vertex */
   double p1[3]; /* nearest point on the penetrated surface */
   double n[3];  /* normal of the nearest face (or the plane), out of the penetrated body */
+  int face;     /* that face (within the penetrated body's geometry), -1 for a plane */
 } cmHit;
 
 /* Does vertex v of body a's mesh lie inside body b (a mesh or a half-space)? Pure function of

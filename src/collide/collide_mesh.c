@@ -35,12 +35,47 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* 
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
   return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
                        m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
-                       m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p,
-                       bound, out);
+                       m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p, bound,
+                       out);
+}
+
+/* B deformable: its deformed surface (model/state.c), in the frame at its com with the world's
+ * axes; the search bounded by the distance to its world box */
+static void deformed_point(const cmModel* m, const cmData* d, int b, const double p0[3],
+                           cmHit* hit) {
+  const cmDataPriv* pv = cm_priv(d);
+  int g = m->body_geom[b], va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
+  const double* box = d->body_aabb + 6 * b;
+  double bound = INFINITY, p[3];
+  for (int k = 0; k < 3; k++) {
+    double lo = p0[k] - box[k], hi = box[3 + k] - p0[k];
+    if (lo < 0 || hi < 0) return;
+    if (lo < bound) bound = lo;
+    if (hi < bound) bound = hi;
+  }
+  cm_v3_sub(p, p0, d->body_xpos + 3 * b);
+  cmNearest near;
+  const double* fn = pv->dface_normal + 3 * (size_t)fa;
+  if (!cm_bvh_inside((const cmBvh*)pv->dbvh + g, pv->dvert + 3 * (size_t)va,
+                     m->mesh_face + 3 * (size_t)fa, fn, pv->dvert_pn + 3 * (size_t)va,
+                     pv->dedge_pn + 9 * (size_t)fa, p, bound, &near))
+    return;
+  double t[3];
+  hit->inside = 1;
+  hit->face = near.face;
+  cm_v3_copy(hit->p0, p0);
+  cm_v3_add(hit->p1, near.point, d->body_xpos + 3 * b);
+  cm_v3_copy(hit->n, fn + 3 * near.face);
+  cm_v3_sub(t, p0, hit->p1);
+  hit->dist = cm_v3_dot(t, hit->n);
 }
 
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
                            cmHit* hit) {
+  if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+    deformed_point(m, d, b, p0, hit);
+    return;
+  }
   int g = m->body_geom[b];
   const double* q = d->body_xquat + 4 * b;
   double r[3], p[3];
@@ -55,6 +90,7 @@ void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const doubl
   cm_v3_add(p1, t, d->body_xpos + 3 * b);
   cm_quat_rotate(n, q, fn + 3 * near.face);
   hit->inside = 1;
+  hit->face = near.face;
   cm_v3_copy(hit->p0, p0);
   cm_v3_copy(hit->p1, p1);
   cm_v3_copy(hit->n, n);

@@ -33,6 +33,7 @@ static void plane_query(const cmModel* m, const cmData* d, int b, const double p
 
 void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, cmHit* hit) {
   hit->inside = 0;
+  hit->face = -1;
   int ga = m->body_geom[a], gb = m->body_geom[b];
   double p0[3];
   to_world(d, a, cm_geom_vert(m, d, ga) + 3 * (size_t)v, p0);

@@ -68,6 +68,15 @@ static void job_cull(const cmModel* m, const cmData* d, Job* j) {
    * rounding of the world coordinates and the vertex; 1e-9 of their size is far above it */
   const double* box = m->geom_aabb + 6 * gb;
   const double* ba = m->geom_aabb + 6 * ga;
+  double dbox[6];
+  if (m->body_motion[j->b] == CM_MOTION_DEFORMABLE) {
+    /* B deformable: its deformed box, in its frame (the world's axes at its com) */
+    for (int k = 0; k < 3; k++) {
+      dbox[k] = d->body_aabb[6 * j->b + k] - d->body_xpos[3 * j->b + k];
+      dbox[3 + k] = d->body_aabb[6 * j->b + 3 + k] - d->body_xpos[3 * j->b + k];
+    }
+    box = dbox;
+  }
   double size = 1 + cm_v3_norm(d->body_xpos + 3 * j->a) + cm_v3_norm(d->body_xpos + 3 * j->b);
   for (int k = 0; k < 3; k++)
     size += fabs(box[k]) + fabs(box[3 + k]) + fabs(ba[k]) + fabs(ba[3 + k]);
@@ -85,8 +94,11 @@ static void job_cull(const cmModel* m, const cmData* d, Job* j) {
  * role). */
 static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rule) {
   int ga = m->body_geom[a], gb = m->body_geom[b];
-  if (m->body_motion[a] == CM_MOTION_DEFORMABLE) return a;
-  if (m->body_motion[b] == CM_MOTION_DEFORMABLE) return b;
+  /* a deformable body against a rigid one penetrates it (its vertices are nodes); two deformable
+   * bodies as any two meshes */
+  int defa = m->body_motion[a] == CM_MOTION_DEFORMABLE;
+  int defb = m->body_motion[b] == CM_MOTION_DEFORMABLE;
+  if (defa != defb) return defa ? a : b;
   if (rule->direction == CM_DIRECTION_FIRST) {
     /* the side whose alias alone matches the rule's first glob (compiled pair table) */
     int ca = m->alias_class[m->body_alias[a]], cb = m->alias_class[m->body_alias[b]];
@@ -270,6 +282,7 @@ static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job
       c->body[1] = J->b;
       c->pair = p;
       c->vert = v;
+      c->face = H->face;
       c->flags = J->flags;
       cm_v3_copy(c->p0, H->p0);
       cm_v3_copy(c->p1, H->p1);
@@ -305,6 +318,7 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
   c->body[1] = cand[3 * k + 1];
   c->pair = p;
   c->vert = -1;
+  c->face = -1;
   c->flags = flags;
   cm_v3_copy(c->p0, p0);
   cm_v3_copy(c->p1, p1);

@@ -28,6 +28,35 @@ static int row_implicit(const cmModel* m, const cmRuleDef* rule) {
   return m->opt.integrator == CM_INTEGRATOR_IMPLICIT;
 }
 
+/* the nodes of face f of deformable body b and the barycentric weights of the point p on it
+ * (the deformed face; clamped into the triangle, summing to 1) */
+static void face_point(const cmModel* m, const cmData* d, int b, int f, const double p[3],
+                       int node[3], double w[3]) {
+  int g = m->body_geom[b];
+  const int* fv = m->mesh_face + 3 * ((size_t)m->geom_faceadr[g] + (size_t)f);
+  const double* x[3];
+  for (int i = 0; i < 3; i++) {
+    node[i] = m->mesh_vert_node[m->geom_vertadr[g] + fv[i]];
+    x[i] = d->node_pos + 3 * (size_t)node[i];
+  }
+  double e1[3], e2[3], q[3];
+  cm_v3_sub(e1, x[1], x[0]);
+  cm_v3_sub(e2, x[2], x[0]);
+  cm_v3_sub(q, p, x[0]);
+  double a = cm_v3_dot(e1, e1), bb = cm_v3_dot(e1, e2), c = cm_v3_dot(e2, e2);
+  double s1 = cm_v3_dot(q, e1), s2 = cm_v3_dot(q, e2), det = a * c - bb * bb;
+  double u = det > 0 ? (c * s1 - bb * s2) / det : 0, v = det > 0 ? (a * s2 - bb * s1) / det : 0;
+  w[1] = u < 0 ? 0 : u;
+  w[2] = v < 0 ? 0 : v;
+  w[0] = 1 - w[1] - w[2];
+  if (w[0] < 0) {
+    double s = w[1] + w[2];
+    w[1] /= s;
+    w[2] /= s;
+    w[0] = 0;
+  }
+}
+
 static void set_points(const cmData* d, cmRow* r, const double pA[3], const double pB[3]) {
   static const double origin[3] = {0, 0, 0};
   cm_v3_sub(r->rA, pA, r->body[0] >= 0 ? d->body_cpos + 3 * r->body[0] : origin);
@@ -113,6 +142,7 @@ int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], 
   if (!dir && (!(x > 0) || !(stretch > 0))) return 0;
   memset(r, 0, sizeof *r);
   r->node[0] = r->node[1] = -1;
+  r->fnode[0] = -1;
   r->body[0] = sa ? b : a;
   r->body[1] = sa ? a : b;
   r->pair = -1;
@@ -160,6 +190,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       cmRow* r = &p->row[p->nrow];
       memset(r, 0, sizeof *r);
       r->node[0] = r->node[1] = -1;
+      r->fnode[0] = -1;
       r->pair = k;
       r->contact = P->first;
       r->joint = -1;
@@ -199,9 +230,14 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       /* a vertex of a deformable body moves with its node (the compiler allows deformable
        * bodies only as the vertex side of vertex contacts) */
       r->node[0] = r->node[1] = -1;
+      r->fnode[0] = -1;
       if (c->vert >= 0 && m->body_motion[c->body[0]] == CM_MOTION_DEFORMABLE) {
         r->node[0] = m->mesh_vert_node[m->geom_vertadr[m->body_geom[c->body[0]]] + c->vert];
         cm_v3_set(r->rA, 0, 0, 0);
+      }
+      if (c->face >= 0 && m->body_motion[c->body[1]] == CM_MOTION_DEFORMABLE) {
+        face_point(m, d, c->body[1], c->face, c->p1, r->fnode, r->fw);
+        cm_v3_set(r->rB, 0, 0, 0);
       }
       r->dist = c->dist;
       r->f = res.force;

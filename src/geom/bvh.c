@@ -330,6 +330,28 @@ static int build_nodes(Build* b, int nface) {
   return depth;
 }
 
+void cm_bvh_refit(cmBvh* bvh, const double* vert, const int* face) {
+  for (int i = bvh->nnode - 1; i >= 0; i--) {
+    cmBvhNode* nd = bvh->node + i;
+    double* nb = nd->box;
+    box_empty(nb);
+    if (nd->child < 0) {
+      for (int k = -1 - nd->child; k < -1 - nd->child + nd->count; k++) {
+        const int* f = face + 3 * (size_t)bvh->order[k];
+        for (int v = 0; v < 3; v++) {
+          const double* x = vert + 3 * (size_t)f[v];
+          double pb[6] = {x[0], x[1], x[2], x[0], x[1], x[2]};
+          box_grow(nb, pb);
+        }
+      }
+    } else {
+      CM_ASSERT(nd->child > i);
+      box_grow(nb, bvh->node[nd->child].box);
+      box_grow(nb, bvh->node[nd->child + 1].box);
+    }
+  }
+}
+
 size_t cm_bvh_bytes(int nnode, int nface) {
   size_t n = (size_t)nnode * sizeof(cmBvhNode) + (size_t)nface * sizeof(int);
   return (n + 7) / 8 * 8;

@@ -93,6 +93,13 @@ typedef struct cmBvh {
  * Returns CM_ERR_ARG for nface < 0 or > 2^30, CM_ERR_NOMEM. */
 cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface);
 
+/* Refit: the boxes of every node recomputed from new vertex positions (the same faces), the
+ * topology kept: leaves bound their faces' vertices, inner nodes their children (children come
+ * after their parent, so one backward pass). For a surface that deforms (a deformable body's):
+ * the queries stay exact, the pruning only gets worse as the faces move from where the tree was
+ * built. Allocates nothing. */
+void cm_bvh_refit(cmBvh* bvh, const double* vert, const int* face);
+
 /* free an owned tree's block and zero the struct (safe on a zeroed struct) */
 void cm_bvh_free(cmBvh* bvh);
 

@@ -6,6 +6,7 @@
 #include "comply/data.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "geom/bvh.h"
 #include "model/data_internal.h"
 #include "model/model_fem.h"
 #include "model/state.h"
@@ -29,6 +30,9 @@ void cm_data_free(cmData* d) {
     CM_PRIV_BODY(FREE_PRIV)
 #undef FREE_PRIV
     cm_free(p->cand);
+    for (int g = 0; p->dbvh && g < p->ngeom; g++)
+      cm_bvh_free((cmBvh*)p->dbvh + g);
+    cm_free(p->dbvh);
     cm_free(p);
   }
   cm_free(d);
@@ -51,6 +55,15 @@ cmData* cm_data_new(const cmModel* m) {
 #define ALLOC_PRIV(type, name, rows, cols) ALLOC_BODY(type, p->name, rows, cols)
   CM_PRIV_BODY(ALLOC_PRIV)
 #undef ALLOC_PRIV
+  /* the face trees of the deformable geometries, refitted every step (model/state.c) */
+  if (ok && m->nnode) {
+    p->ngeom = m->ngeom;
+    p->dbvh = cm_calloc((size_t)m->ngeom, sizeof(cmBvh));
+    ok = p->dbvh != NULL;
+    for (int g = 0; ok && g < m->ngeom; g++)
+      if (m->geom_nvert[g] && m->mesh_vert_node[m->geom_vertadr[g]] >= 0)
+        ok = cm_bvh_copy((cmBvh*)p->dbvh + g, (const cmBvh*)m->geom_bvh + g) == CM_OK;
+  }
   if (!ok) {
     cm_data_free(d);
     return NULL;

@@ -19,6 +19,15 @@ typedef struct cmDataPriv {
    * geometries are written                                         (nvert x 3 each) */
   double* dvert;
   double* dareavec;
+  /* and the inside-test structures of those geometries: vertex pseudonormals (ndvert x 3),
+   * unit face normals (ndface x 3), edge pseudonormals (ndface x 9), and a face tree per
+   * geometry (dbvh: ngeom cmBvh, copied from the model's and refitted every step; NULL
+   * without deformable bodies) */
+  double* dvert_pn;
+  double* dface_normal;
+  double* dedge_pn;
+  void* dbvh;
+  int ngeom; /* entries of dbvh */
   double*
       node_vx; /* the velocity that moves each node over the step (solve, integrate) (nnode x 3) */
   int ncand;   /* broadphase candidate pairs this step */
@@ -38,8 +47,11 @@ typedef struct cmDataPriv {
   X(double, spin, nbody, 3)                                                                        \
   X(double, save, nbody, CM_NSTATE)                                                                \
   X(double, node_save, nnode, CM_NNODE_STATE)                                                      \
-  X(double, dvert, nvert, 3)                                                                       \
-  X(double, dareavec, nvert, 3)                                                                    \
+  X(double, dvert, ndvert, 3)                                                                      \
+  X(double, dareavec, ndvert, 3)                                                                   \
+  X(double, dvert_pn, ndvert, 3)                                                                   \
+  X(double, dface_normal, ndface, 3)                                                               \
+  X(double, dedge_pn, ndface, 9)                                                                   \
   X(double, node_vx, nnode, 3)
 
 static inline cmDataPriv* cm_priv(const cmData* d) {

@@ -57,10 +57,7 @@ static cmStatus check_pairs(const cmScene* s, const cmModel* m, char* err, size_
       const cmRuleDef* rule = &m->rule[r];
       where(at, sizeof at, s, rule->loc.line ? rule->loc : s->body[a].loc);
       const char* why = NULL;
-      if (m->body_motion[b] == CM_MOTION_DEFORMABLE)
-        why = "contact between two deformable bodies is not supported yet (give the pair law: "
-              "none, or make one of them rigid)";
-      else if (rule->law != CM_LAW_AREA_COMPLIANT && rule->law != CM_LAW_LINEAR)
+      if (rule->law != CM_LAW_AREA_COMPLIANT && rule->law != CM_LAW_LINEAR)
         why = "a deformable body's contacts need law area_compliant or linear (contact_time is "
               "a law between two rigid bodies: one number per body pair)";
       else if (m->rule_law_fn[r])
@@ -70,9 +67,9 @@ static cmStatus check_pairs(const cmScene* s, const cmModel* m, char* err, size_
                 m->opt.integrator != CM_INTEGRATOR_IMPLICIT))
         why = "a deformable body's contacts are solved implicitly with its elements: give the "
               "rule integration: implicit (or the scene integrator: implicit)";
-      else if (rule->method != CM_METHOD_VERTEX)
-        why = "a deformable body's contacts use method vertex (its surface nodes against the "
-              "rigid body); two_way, vertex_edge and contour are not supported yet";
+      else if (rule->method != CM_METHOD_VERTEX && rule->method != CM_METHOD_TWO_WAY)
+        why = "a deformable body's contacts use method vertex or two_way (vertices against "
+              "the other body's surface); vertex_edge and contour are not supported yet";
       if (why)
         return cm_error(err, errsz, CM_ERR_ARG, "%sbodies '%s' and '%s' (rule %d): %s", at,
                         m->body_name[a], m->body_name[b], r, why);
@@ -111,6 +108,8 @@ cmStatus cm_compile_fem(const cmScene* s, cmModel* m, const cmTetMesh* const* te
                     nn, nt);
   m->nnode = (int)nn;
   m->ntet = (int)nt;
+  m->ndvert = nn ? m->nvert : 0;
+  m->ndface = nn ? m->nface : 0;
   if (!cm_model_alloc_rows(m, &m->nnode) || !cm_model_alloc_rows(m, &m->ntet))
     return cm_error(err, errsz, CM_ERR_NOMEM,
                     "out of memory while compiling the model (%ld nodes, %ld tetrahedra)", nn, nt);

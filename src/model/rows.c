@@ -41,7 +41,11 @@ double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r, const doub
     if (b < 0) continue; /* the world does not move */
     const double* rr = k ? r->rB : r->rA;
     double v;
-    if (r->node[k] >= 0) {
+    if (k == 1 && r->fnode[0] >= 0) {
+      v = 0;
+      for (int i = 0; i < 3; i++)
+        v += r->fw[i] * cm_v3_dot(dir, d->node_vel + 3 * (size_t)r->fnode[i]);
+    } else if (r->node[k] >= 0) {
       v = cm_v3_dot(dir, d->node_vel + 3 * (size_t)r->node[k]);
     } else {
       cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
@@ -91,6 +95,12 @@ double cm_row_invmass(const cmModel* m, const cmData* d, const cmRow* r, const d
                               : cm_body_invmass_at(m, d, r->body[0], r->rA, dir);
   double wb = r->node[1] >= 0 ? (m->node_fixed[r->node[1]] ? 0 : 1 / m->node_mass[r->node[1]])
                               : cm_body_invmass_at(m, d, r->body[1], r->rB, dir);
+  if (r->fnode[0] >= 0) { /* a face point: sum w_i^2 / m_i over its free nodes */
+    wb = 0;
+    for (int i = 0; i < 3; i++)
+      if (!m->node_fixed[r->fnode[i]] && m->node_attach[r->fnode[i]] < 0)
+        wb += r->fw[i] * r->fw[i] / m->node_mass[r->fnode[i]];
+  }
   if (share) {
     share[0] = wa;
     share[1] = wb;

@@ -15,6 +15,9 @@ typedef struct cmRow {
   int implicit;   /* 1: solved in the implicit step; 0: explicit force */
   int node[2];    /* the node whose velocity side A / B has, for a side that is a vertex of a
                      deformable body (its lever arm rA / rB is then 0), else -1 */
+  int fnode[3];   /* side B a point of a deformable body's face: its three nodes, whose
+                     velocities weighted by fw give B's (rB is then 0); fnode[0] = -1 if not */
+  double fw[3];   /* the point's barycentric weights on that face (sum 1, each >= 0) */
   double n[3];    /* unit normal out of B toward A, world */
   double rA[3];   /* application point relative to A's com, world, m */
   double rB[3];   /* application point relative to B's com, world, m */

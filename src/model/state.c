@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/cm_math.h"
+#include "geom/bvh.h"
 #include "model/data_internal.h"
 #include "model/state.h"
 
@@ -70,19 +71,51 @@ static void derive_deformable(const cmModel* m, cmData* d, int b) {
       box[3 + k] = fmax(box[3 + k], x[k]);
     }
   }
-  const int* face = m->mesh_face + 3 * (size_t)m->geom_faceadr[g];
-  for (int f = 0; f < m->geom_nface[g]; f++) {
-    const double* x0 = p->dvert + 3 * (size_t)(va + face[3 * f]);
-    const double* x1 = p->dvert + 3 * (size_t)(va + face[3 * f + 1]);
-    const double* x2 = p->dvert + 3 * (size_t)(va + face[3 * f + 2]);
-    double e1[3], e2[3], a[3];
-    cm_v3_sub(e1, x1, x0);
-    cm_v3_sub(e2, x2, x0);
-    cm_v3_cross(a, e1, e2); /* 2 A_f n_f */
+  int fa = m->geom_faceadr[g], nf = m->geom_nface[g];
+  const int* face = m->mesh_face + 3 * (size_t)fa;
+  double* pn = p->dvert_pn + 3 * (size_t)va;
+  double* fn = p->dface_normal + 3 * (size_t)fa;
+  memset(pn, 0, 3 * (size_t)nv * sizeof *pn);
+  for (int f = 0; f < nf; f++) {
+    const int* fv = face + 3 * f;
+    double a[3], e[3][3];
     for (int k = 0; k < 3; k++)
-      cm_v3_madd(p->dareavec + 3 * (size_t)(va + face[3 * f + k]),
-                 p->dareavec + 3 * (size_t)(va + face[3 * f + k]), a, 1.0 / 6);
+      cm_v3_sub(e[k], p->dvert + 3 * (size_t)(va + fv[(k + 1) % 3]),
+                p->dvert + 3 * (size_t)(va + fv[k]));
+    cm_v3_cross(a, e[0], e[2]); /* -(2 A_f n_f): e0 x (x0 - x2) */
+    cm_v3_scale(a, a, -1);
+    double len = cm_v3_norm(a);
+    cm_v3_scale(fn + 3 * f, a, len > 0 ? 1 / len : 0);
+    for (int k = 0; k < 3; k++) {
+      double* av = p->dareavec + 3 * (size_t)(va + fv[k]);
+      cm_v3_madd(av, av, a, 1.0 / 6);
+      /* the face's angle at its corner k, between the edges leaving it */
+      double u[3], w[3];
+      cm_v3_copy(u, e[k]);
+      cm_v3_scale(w, e[(k + 2) % 3], -1);
+      double cu = cm_v3_norm(u) * cm_v3_norm(w), cs = cu > 0 ? cm_v3_dot(u, w) / cu : 1;
+      double ang = acos(cs < -1 ? -1 : cs > 1 ? 1 : cs);
+      cm_v3_madd(pn + 3 * fv[k], pn + 3 * fv[k], fn + 3 * f, ang);
+    }
   }
+  for (int i = 0; i < nv; i++) {
+    double len = cm_v3_norm(pn + 3 * i);
+    if (len > 0) cm_v3_scale(pn + 3 * i, pn + 3 * i, 1 / len);
+  }
+  /* edge pseudonormals: the two faces' normals, summed (the face's own if they cancel) */
+  const int* adj = m->mesh_face_adj + 3 * (size_t)fa;
+  double* epn = p->dedge_pn + 9 * (size_t)fa;
+  for (int f = 0; f < nf; f++)
+    for (int k = 0; k < 3; k++) {
+      double s[3];
+      int o = adj[3 * f + k];
+      cm_v3_copy(s, fn + 3 * f);
+      if (o >= 0) cm_v3_add(s, s, fn + 3 * o);
+      double len = cm_v3_norm(s);
+      cm_v3_scale(epn + 9 * f + 3 * k, len > 1e-12 ? s : fn + 3 * f, len > 1e-12 ? 1 / len : 1);
+    }
+  /* the face tree over the deformed vertices */
+  if (p->dbvh) cm_bvh_refit((cmBvh*)p->dbvh + g, p->dvert + 3 * (size_t)va, face);
 }
 
 void cm_body_derive(const cmModel* m, cmData* d) {

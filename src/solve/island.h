@@ -36,6 +36,14 @@ typedef struct Island {
                       with deformable bodies' nodes, block_pcg.c), not factorised */
   double* pcg_work;
   int* slot; /* per row: its off-diagonal block in bc (-1: none) */
+  /* rows whose side B is a point of a deformable body's face (cmRow.fnode): four terms, A
+   * then the face's three nodes, each a block (-1: not a variable) with a signed weight (A's
+   * +1, node i's -w_i); their levers are rA and 0 */
+  int* fterm;  /* per row: -1 for a row of two sides, else its index f into tb4, tw4, fslot */
+  int* tb4;    /* (4 per such row) */
+  double* tw4; /* (4 per such row) */
+  int* fslot;  /* block-sparse: the slot of each pair of its terms (01 02 03 12 13 23; 6 per row) */
+  int nface_rows;
   /* results */
   int iter;   /* Newton iterations */
   double res; /* final relative residual */

@@ -140,9 +140,35 @@ static void row_rates(const cmRow* r, const double* xa, const double* xb, double
   out[2] = cm_v3_dot(r->t[1], p);
 }
 
+/* the rates of a row with a face side (is->fterm[k] = f): sum over its terms of the weighted
+ * velocities of their points */
+static void face_row_rates(const Island* is, int k, int f, const double* x, double out[3]) {
+  const cmRow* r = is->row[k];
+  double p[3] = {0, 0, 0}, wr[3];
+  for (int t = 0; t < 4; t++) {
+    int l = is->tb4[4 * f + t];
+    if (l < 0) continue;
+    double w = is->tw4[4 * f + t];
+    if (t == 0) {
+      cm_v3_cross(wr, x + 6 * l + 3, r->rA);
+    } else {
+      cm_v3_set(wr, 0, 0, 0);
+    }
+    for (int i = 0; i < 3; i++)
+      p[i] += w * (x[6 * l + i] + wr[i]);
+  }
+  out[0] = cm_v3_dot(r->n, p);
+  out[1] = cm_v3_dot(r->t[0], p);
+  out[2] = cm_v3_dot(r->t[1], p);
+}
+
 /* rates of every row along n, t1, t2 (out: nr x 3) for body velocities x */
 static void rates(const Island* is, const double* x, double* out) {
   for (int k = 0; k < is->nr; k++) {
+    if (is->fterm && is->fterm[k] >= 0) {
+      face_row_rates(is, k, is->fterm[k], x, out + 3 * k);
+      continue;
+    }
     int la = is->lb[2 * k], lb = is->lb[2 * k + 1];
     row_rates(is->row[k], la < 0 ? NULL : x + 6 * la, lb < 0 ? NULL : x + 6 * lb, out + 3 * k);
   }
@@ -244,6 +270,46 @@ static void scatter(Island* is, int k, const double imp[3], const double hess[9]
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
       K[3 * i + j] = FH[3 * i] * F[0][j] + FH[3 * i + 1] * F[1][j] + FH[3 * i + 2] * F[2][j];
+  if (is->fterm && is->fterm[k] >= 0) {
+    /* a face side: every pair of the four terms (levers rA, then 0 for the nodes) */
+    static const double zero[3] = {0, 0, 0};
+    static const int PAIR4[4][4] = {{-1, 0, 1, 2}, {0, -1, 3, 4}, {1, 3, -1, 5}, {2, 4, 5, -1}};
+    int fi = is->fterm[k];
+    const int* tb = is->tb4 + 4 * fi;
+    const double* tw = is->tw4 + 4 * fi;
+    double P0[9], Z[9] = {0};
+    cross_mat(P0, r->rA, K);
+    for (int s = 0; s < 4; s++) {
+      int ls = tb[s];
+      if (ls < 0) continue;
+      const double* rs = s ? zero : r->rA;
+      double rf[3];
+      cm_v3_cross(rf, rs, f);
+      double* g = is->g + 6 * ls;
+      for (int i = 0; i < 3; i++) {
+        g[i] -= tw[s] * f[i];
+        g[3 + i] -= tw[s] * rf[i];
+      }
+      for (int t = 0; t < 4; t++) {
+        int lt = tb[t];
+        if (lt < 0) continue;
+        const double* Ps = s ? Z : P0;
+        const double* Pt = t ? Z : P0;
+        double sign = tw[s] * tw[t];
+        if (is->H) {
+          size_t stride = (size_t)(6 * is->nb);
+          add_block(is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt), stride, sign, K, Ps, Pt,
+                    rs);
+        } else if (ls == lt) {
+          add_block(cm_bchol_diag(is->bc, ls), 6, sign, K, Ps, Pt, rs);
+        } else if (is->bc->iperm[ls] > is->bc->iperm[lt]) {
+          add_block(cm_bchol_block(is->bc, is->fslot[6 * fi + PAIR4[s][t]]), 6, sign, K, Ps, Pt,
+                    rs);
+        }
+      }
+    }
+    return;
+  }
   const double* rr[2] = {r->rA, r->rB};
   int ls2[2] = {is->lb[2 * k], is->lb[2 * k + 1]};
   for (int s = 0; s < 2; s++)
@@ -585,8 +651,9 @@ static void solve_island(Island* is) {
  * a row (whether active or not), so one analysis serves all Newton iterations of the step;
  * returns nonzero when out of memory */
 static int block_sparse(Island* is, cmArena* arena) {
-  int* edge =
-      cm_arena_alloc(arena, (size_t)(2 * is->nr + 12 * (size_t)is->ntet + 1) * sizeof *edge);
+  int* edge = cm_arena_alloc(
+      arena, (size_t)(2 * is->nr + 12 * (size_t)is->ntet + 12 * (size_t)is->nface_rows + 1) *
+                 sizeof *edge);
   is->slot = cm_arena_alloc(arena, (size_t)(is->nr + 1) * sizeof *is->slot);
   is->bc = cm_arena_alloc(arena, sizeof *is->bc);
   if (is->ntet) is->tslot = cm_arena_alloc(arena, 6 * (size_t)is->ntet * sizeof *is->tslot);
@@ -594,6 +661,17 @@ static int block_sparse(Island* is, cmArena* arena) {
   int ne = cm_island_fem_edges(is, edge);
   for (int k = 0; k < is->nr; k++) {
     int a = is->lb[2 * k], b = is->lb[2 * k + 1];
+    if (is->fterm && is->fterm[k] >= 0) {
+      const int* tb = is->tb4 + 4 * is->fterm[k];
+      for (int s = 0; s < 4; s++)
+        for (int t = s + 1; t < 4; t++)
+          if (tb[s] >= 0 && tb[t] >= 0 && tb[s] != tb[t]) {
+            edge[2 * ne] = tb[s];
+            edge[2 * ne + 1] = tb[t];
+            ne++;
+          }
+      continue;
+    }
     if (a >= 0 && b >= 0 && a != b) {
       edge[2 * ne] = a;
       edge[2 * ne + 1] = b;
@@ -615,6 +693,14 @@ static int block_sparse(Island* is, cmArena* arena) {
   for (int k = 0; k < is->nr; k++) {
     int a = is->lb[2 * k], b = is->lb[2 * k + 1];
     is->slot[k] = a >= 0 && b >= 0 ? cm_bchol_slot(is->bc, a, b) : -1;
+    if (is->fterm && is->fterm[k] >= 0) {
+      const int* tb = is->tb4 + 4 * is->fterm[k];
+      int *sl = is->fslot + 6 * is->fterm[k], p = 0;
+      for (int s = 0; s < 4; s++)
+        for (int t = s + 1; t < 4; t++, p++)
+          sl[p] =
+              tb[s] >= 0 && tb[t] >= 0 && tb[s] != tb[t] ? cm_bchol_slot(is->bc, tb[s], tb[t]) : -1;
+    }
   }
   return 0;
 }
@@ -674,13 +760,42 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
     for (int i = 0; i < 6; i++)
       is->u0[6 * l + i] = is->us[6 * l + i] + d->body_dv[6 * b + i];
   }
+  /* rows with a face side (a point of a deformable body's face: three nodes) */
+  is->nface_rows = 0;
+  is->fterm = NULL;
+  for (int k = 0; k < nr; k++)
+    is->nface_rows += is->row[k]->fnode[0] >= 0;
+  if (is->nface_rows) {
+    size_t nf = (size_t)is->nface_rows;
+    is->fterm = cm_arena_alloc(arena, (size_t)nr * sizeof *is->fterm);
+    is->tb4 = cm_arena_alloc(arena, 4 * nf * sizeof *is->tb4);
+    is->tw4 = cm_arena_alloc(arena, 4 * nf * sizeof *is->tw4);
+    is->fslot = cm_arena_alloc(arena, 6 * nf * sizeof *is->fslot);
+    if (!is->fterm || !is->tb4 || !is->tw4 || !is->fslot) return 1;
+  }
   /* rows: local bodies, the normal law's R and b */
+  int nfr = 0;
   for (int k = 0; k < nr; k++) {
     const cmRow* r = is->row[k];
     for (int s = 0; s < 2; s++)
       is->lb[2 * k + s] = r->node[s] >= 0  ? nloc[r->node[s]]
                           : r->body[s] < 0 ? -1
                                            : loc[r->body[s]];
+    if (is->fterm) {
+      is->fterm[k] = -1;
+      if (r->fnode[0] >= 0) {
+        /* A, then the face's free nodes (a fixed or attached node does not move with the
+         * contact: -1) */
+        int fi = is->fterm[k] = nfr++;
+        is->lb[2 * k + 1] = -1;
+        is->tb4[4 * fi] = is->lb[2 * k];
+        is->tw4[4 * fi] = 1;
+        for (int i = 0; i < 3; i++) {
+          is->tb4[4 * fi + 1 + i] = nloc[r->fnode[i]];
+          is->tw4[4 * fi + 1 + i] = -r->fw[i];
+        }
+      }
+    }
     double alpha = 1.0 / (0.5 * is->h / r->c + r->D);
     is->R[k] = alpha / is->h;
     is->b[k] = -alpha * r->f;
@@ -697,6 +812,12 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
         } else if (b >= 0 && loc[b] >= 0) {
           side[s] = v0 + 6 * b;
         }
+      }
+      if (r->fnode[0] >= 0) { /* the face point's velocity: its nodes' weighted */
+        side[1] = nv[1];
+        memset(nv[1], 0, sizeof nv[1]);
+        for (int i = 0; i < 3; i++)
+          cm_v3_madd(nv[1], nv[1], d->node_vel + 3 * (size_t)r->fnode[i], r->fw[i]);
       }
       row_rates(r, side[0], side[1], w0);
     }

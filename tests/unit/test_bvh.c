@@ -519,6 +519,33 @@ static void test_nearest_brute_force(void) {
   printf("     nearest: %d queries, same face as brute force: %d\n", total, same);
 }
 
+/* refit: a tree built on a mesh, the vertices then moved (a twist and a stretch, as a deformable
+ * body's surface deforms), the boxes refitted: every invariant holds on the moved mesh and the
+ * nearest points equal brute force's on it */
+static void test_refit(void) {
+  int ok = 1;
+  for (int trial = 0; trial < 2; trial++) {
+    TestMesh t;
+    CHECK(make_mesh(&t, trial, trial ? 4 : 3, 0.1));
+    for (int v = 0; v < t.m->nvert; v++) {
+      double* x = t.m->vert + 3 * v;
+      double a = 0.8 * x[2], c = cos(a), sn = sin(a), x0 = x[0], y0 = x[1];
+      x[0] = 1.3 * (c * x0 - sn * y0);
+      x[1] = sn * x0 + c * y0;
+      x[2] *= 0.7;
+    }
+    cm_bvh_refit(&t.bvh, t.m->vert, t.m->face);
+    check_invariants(&t.bvh, t.m);
+    for (int i = 0; i < test_trials(600, 1) * Q_NKIND; i++) {
+      double p[3];
+      query_point(t.m, i % Q_NKIND, p);
+      compare_nearest(&t, p, &ok);
+    }
+    free_mesh(&t);
+  }
+  CHECK(ok);
+}
+
 /* bounded queries: found exactly when the brute-force distance is within max_dist */
 static void test_nearest_bounded(void) {
   TestMesh t;
@@ -665,6 +692,7 @@ int main(void) {
   RUN(test_pseudonormal_errors);
   RUN(test_bvh_invariants);
   RUN(test_nearest_brute_force);
+  RUN(test_refit);
   RUN(test_nearest_bounded);
   RUN(test_signed_vs_rays);
   RUN(test_copy_and_determinism);
