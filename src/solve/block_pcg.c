@@ -81,7 +81,7 @@ int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, 
     double* Ap = z; /* z is free until the next preconditioning */
     cm_bchol_matvec(c, p, Ap);
     double pAp = dot(p, Ap, m);
-    if (!(pAp > 0)) break;
+    if (!(pAp > 0)) return -2; /* not positive definite along p */
     double alpha = rz / pAp;
     for (size_t k = 0; k < m; k++) {
       x[k] += alpha * p[k];

@@ -63,6 +63,8 @@ typedef struct Island {
                     (1,3) (2,3), -1 if a node is fixed (ntet x 6) */
   double* xc;    /* per block: the node's position at u = 0, x = xc + a u (3 nb) */
   double* fa;    /* per block: a, h for backward Euler, h/4 for the midpoint rule (nb) */
+  int fem_exact; /* 1: the elements' exact stiffness (quadratic convergence); 0: projected onto
+                    positive semi-definite, after an exact one made a Newton system indefinite */
   double fscale; /* the size of the elements' terms of the gradient at the last iterate: the
                     root sum of squares of each element's (N s); the scale of the convergence
                     test with the momentum and the contact impulses (a body at rest has no

@@ -567,6 +567,37 @@ static int gradient_hessian(Island* is, double pscale) {
   return 1;
 }
 
+/* the Newton direction du = -H^-1 g (H: the stored Hessian plus the mass blocks, factorised or,
+ * on the conjugate-gradient path, solved iteratively); 0 if H is not positive definite */
+static int newton_direction(Island* is) {
+  int n = 6 * is->nb;
+  for (int i = 0; i < n; i++)
+    is->du[i] = -is->g[i];
+  if (is->H) {
+    for (int l = 0; l < is->nb; l++)
+      for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+          is->H[(6 * l + i) * n + 6 * l + j] += is->Mb[36 * l + 6 * i + j];
+    if (!cm_chol_factor(is->H, is->H, n)) return 0; /* in place */
+    cm_chol_solve(is->H, n, is->du);
+    return 1;
+  }
+  for (int l = 0; l < is->nb; l++) {
+    double* B = cm_bchol_diag(is->bc, l);
+    for (int i = 0; i < 36; i++)
+      B[i] += is->Mb[36 * l + i];
+  }
+  if (is->pcg) {
+    /* -g into Mdu (free until the mass product after the direction), the direction into du */
+    for (int i = 0; i < n; i++)
+      is->Mdu[i] = -is->g[i];
+    return cm_bchol_pcg(is->bc, is->Mdu, is->du, PCG_TOL, PCG_MAX_ITER, is->pcg_work) >= 0;
+  }
+  if (!cm_bchol_factor(is->bc)) return 0;
+  cm_bchol_solve(is->bc, is->du);
+  return 1;
+}
+
 /* Newton on one island with the limits inside; sets is->iter, is->res, is->failed. Allocates
  * nothing: every array was taken from the arena by the caller. */
 static void solve_island(Island* is) {
@@ -583,6 +614,7 @@ static void solve_island(Island* is) {
   }
   memcpy(is->u, is->u0, (size_t)n * sizeof *is->u);
   is->failed = 1;
+  is->fem_exact = 1;
   if (is->ntet) {
     /* a start where no element is inverted */
     rates(is, is->u, is->y);
@@ -610,32 +642,15 @@ static void solve_island(Island* is) {
       is->aa_n = -1;
       is->aa_next = 0;
     }
-    /* Newton direction */
-    for (int i = 0; i < n; i++)
-      is->du[i] = -is->g[i];
-    if (is->H) {
-      for (int l = 0; l < is->nb; l++)
-        for (int i = 0; i < 6; i++)
-          for (int j = 0; j < 6; j++)
-            is->H[(6 * l + i) * n + 6 * l + j] += is->Mb[36 * l + 6 * i + j];
-      if (!cm_chol_factor(is->H, is->H, n)) return; /* in place */
-      cm_chol_solve(is->H, n, is->du);
-    } else {
-      for (int l = 0; l < is->nb; l++) {
-        double* B = cm_bchol_diag(is->bc, l);
-        for (int i = 0; i < 36; i++)
-          B[i] += is->Mb[36 * l + i];
-      }
-      if (is->pcg) {
-        /* -g into Mdu (free until the mass product below), the direction into du */
-        for (int i = 0; i < n; i++)
-          is->Mdu[i] = -is->g[i];
-        if (cm_bchol_pcg(is->bc, is->Mdu, is->du, PCG_TOL, PCG_MAX_ITER, is->pcg_work) < 0) return;
-      } else {
-        if (!cm_bchol_factor(is->bc)) return;
-        cm_bchol_solve(is->bc, is->du);
-      }
+    /* Newton direction; if the elements' exact stiffness made the system indefinite, again
+     * with it projected (the same gradient) */
+    int ok = newton_direction(is);
+    if (!ok && is->ntet && is->fem_exact) {
+      is->fem_exact = 0;
+      gradient_hessian(is, pscale);
+      ok = newton_direction(is);
     }
+    if (!ok) return;
     rates(is, is->du, is->dy);
     if (any_friction) flag_crossings(is);
     mass_mul(is, is->du, is->Mdu);

@@ -357,8 +357,35 @@ static void test_deterministic(void) {
   cm_arena_destroy(&arena);
 }
 
+/* an indefinite matrix of positive definite diagonal blocks, [[I, 2I], [2I, I]] (eigenvalues 3
+ * and -1), along a direction of negative curvature (v, -v): conjugate gradients report -2 (the
+ * solve then goes on with the elements' projected stiffness) */
+static void test_pcg_indefinite(void) {
+  cmArena arena;
+  cm_arena_init(&arena, 1 << 12);
+  cmBlockChol ic;
+  int edge[2] = {0, 1};
+  CHECK(cm_bchol_pattern(&ic, &arena, 2, 1, edge) == 0);
+  cm_bchol_zero(&ic);
+  for (int k = 0; k < 6; k++) {
+    cm_bchol_diag(&ic, 0)[7 * k] = cm_bchol_diag(&ic, 1)[7 * k] = 1;
+    cm_bchol_block(&ic, cm_bchol_slot(&ic, 1, 0))[7 * k] = 2;
+  }
+  double bb[12], xx[12], w[2 * 54 + 1];
+  for (int k = 0; k < 6; k++)
+    bb[k] = 1 + k, bb[6 + k] = -(1 + k);
+  CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w) == -2);
+  /* made positive definite (off-diagonal 0.5): solved */
+  for (int k = 0; k < 6; k++)
+    cm_bchol_block(&ic, cm_bchol_slot(&ic, 1, 0))[7 * k] = 0.5;
+  CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w) > 0);
+  CHECK(fabs(xx[0] - 1 / 0.5) < 1e-9); /* (1 - 0.5) x = 1 along (v, -v) */
+  cm_arena_destroy(&arena);
+}
+
 int main(void) {
   RUN(test_graphs);
   RUN(test_deterministic);
+  RUN(test_pcg_indefinite);
   return test_report();
 }
