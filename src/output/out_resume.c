@@ -169,11 +169,14 @@ static cmStatus resume_vtk(cmOutput* o, const cmModel* m, const StepList* kept,
   remove_leftovers(vdir);
   for (size_t i = 0; i < dropped->n; i++) {
     for (int b = 0; b < m->nbody; b++) {
-      char* name = cm_vtk_file_name(m, b, dropped->step[i]);
-      char* path = name ? cm_output_path(vdir, name) : NULL;
-      if (path) remove(path); /* a plane body or a missing frame: nothing there */
-      cm_free(name);
-      cm_free(path);
+      for (int vol = 0; vol < 2; vol++) {
+        char* name = vol ? cm_vtk_volume_file_name(m, b, dropped->step[i])
+                         : cm_vtk_file_name(m, b, dropped->step[i]);
+        char* path = name ? cm_output_path(vdir, name) : NULL;
+        if (path) remove(path); /* a plane body, no tets or a missing frame: nothing there */
+        cm_free(name);
+        cm_free(path);
+      }
     }
   }
   cm_free(vdir);

@@ -330,10 +330,11 @@ void cm_output_vtk_free(cmOutput* out) {
   out->pvd = NULL;
 }
 
-char* cm_vtk_file_name(const cmModel* m, int body, long step) {
+/* NAME[TAG]_STEP.vtu, the name's characters outside [A-Za-z0-9._-] replaced by '_' */
+static char* file_name(const cmModel* m, int body, long step, const char* tag) {
   const char* name = m->body_name[body] ? m->body_name[body] : "body";
   size_t n = strlen(name);
-  char* s = cm_malloc(n + 32);
+  char* s = cm_malloc(n + 48);
   if (!s) return NULL;
   for (size_t i = 0; i < n; i++) {
     char c = name[i];
@@ -341,8 +342,90 @@ char* cm_vtk_file_name(const cmModel* m, int body, long step) {
              c == '.' || c == '_' || c == '-';
     s[i] = ok ? c : '_';
   }
-  snprintf(s + n, 32, "_%ld.vtu", step);
+  snprintf(s + n, 48, "%s_%ld.vtu", tag, step);
   return s;
+}
+
+char* cm_vtk_file_name(const cmModel* m, int body, long step) {
+  return file_name(m, body, step, "");
+}
+
+char* cm_vtk_volume_file_name(const cmModel* m, int body, long step) {
+  return file_name(m, body, step, "_volume");
+}
+
+/* The tetrahedra of deformable body b as a .vtu: Points its nodes (world, node order from the
+ * body's first), Cells its tets (VTK_TETRA = 10), PointData displacement (m, from t = 0),
+ * CellData von_mises (Pa) of each tet; CM_ERR_NOMEM or CM_ERR_IO (errno set) */
+static cmStatus write_volume(const cmModel* m, const cmData* d, int b, const char* path) {
+  int n0 = m->body_nodeadr[b], nn = m->body_nnode[b], t0 = m->body_tetadr[b], nt = m->body_ntet[b];
+  size_t cap = 8 + 32 * (size_t)(nn > nt ? nn : nt);
+  unsigned char* bytes = cm_malloc(cap);
+  size_t np = strlen(path);
+  char* tmp = cm_malloc(np + 5);
+  if (!bytes || !tmp) {
+    cm_free(bytes);
+    cm_free(tmp);
+    return CM_ERR_NOMEM;
+  }
+  memcpy(tmp, path, np);
+  memcpy(tmp + np, ".tmp", 5);
+  FILE* f = fopen(tmp, "wb");
+  cmStatus st = CM_ERR_IO;
+  if (f) {
+    fputs("<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+          "header_type=\"UInt64\">\n"
+          "  <UnstructuredGrid>\n"
+          "    <FieldData>\n"
+          "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+          "format=\"ascii\">",
+          f);
+    fprintf(f, "%.17g</DataArray>\n    </FieldData>\n", d->time);
+    fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nn, nt);
+    fputs("      <PointData Vectors=\"displacement\">\n", f);
+    for (int i = 0; i < nn; i++)
+      for (int k = 0; k < 3; k++)
+        put_u64(bytes + 8 + 24 * (size_t)i + 8 * k,
+                cm_double_bits(d->node_pos[3 * (size_t)(n0 + i) + k] -
+                               m->node_pos0[3 * (size_t)(n0 + i) + k]));
+    put_array(f, "type=\"Float64\" Name=\"displacement\" NumberOfComponents=\"3\"", bytes,
+              24 * (size_t)nn);
+    fputs("      </PointData>\n      <CellData Scalars=\"von_mises\">\n", f);
+    cmFemMaterial mat;
+    cm_body_fem_material(m, b, &mat);
+    for (int t = 0; t < nt; t++) {
+      double x[12];
+      for (int a = 0; a < 4; a++)
+        cm_v3_copy(x + 3 * a, d->node_pos + 3 * (size_t)m->tet_node[4 * (size_t)(t0 + t) + a]);
+      double vm = cm_fem_tet_von_mises(&mat, m->tet_dminv + 9 * (size_t)(t0 + t), x, NULL);
+      put_u64(bytes + 8 + 8 * (size_t)t, cm_double_bits(isfinite(vm) ? vm : 0));
+    }
+    put_array(f, "type=\"Float64\" Name=\"von_mises\"", bytes, 8 * (size_t)nt);
+    fputs("      </CellData>\n      <Points>\n", f);
+    for (int i = 0; i < nn; i++)
+      for (int k = 0; k < 3; k++)
+        put_u64(bytes + 8 + 24 * (size_t)i + 8 * k,
+                cm_double_bits(d->node_pos[3 * (size_t)(n0 + i) + k]));
+    put_array(f, "type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"", bytes,
+              24 * (size_t)nn);
+    fputs("      </Points>\n      <Cells>\n", f);
+    for (int t = 0; t < nt; t++)
+      for (int a = 0; a < 4; a++)
+        put_u64(bytes + 8 + 32 * (size_t)t + 8 * a,
+                (uint64_t)(int64_t)(m->tet_node[4 * (size_t)(t0 + t) + a] - n0));
+    put_array(f, "type=\"Int64\" Name=\"connectivity\"", bytes, 32 * (size_t)nt);
+    for (int t = 0; t < nt; t++)
+      put_u64(bytes + 8 + 8 * (size_t)t, (uint64_t)(4 * (int64_t)(t + 1)));
+    put_array(f, "type=\"Int64\" Name=\"offsets\"", bytes, 8 * (size_t)nt);
+    memset(bytes + 8, 10, (size_t)nt); /* VTK_TETRA */
+    put_array(f, "type=\"UInt8\" Name=\"types\"", bytes, (size_t)nt);
+    fputs("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", f);
+    st = close_and_rename(f, tmp, path);
+  }
+  cm_free(bytes);
+  cm_free(tmp);
+  return st;
 }
 
 cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double time) {
@@ -353,6 +436,31 @@ cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double ti
     char line[128];
     int k = snprintf(line, sizeof line,
                      "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"vtk/", time, b);
+    size_t need = (size_t)k + strlen(name) + 5;
+    if (out->pvd_len + need + 1 > out->pvd_cap) {
+      size_t cap = out->pvd_cap ? out->pvd_cap : 4096;
+      while (cap < out->pvd_len + need + 1)
+        cap *= 2;
+      char* p = cm_realloc(out->pvd, cap);
+      if (!p) {
+        cm_free(name);
+        return CM_ERR_NOMEM;
+      }
+      out->pvd = p;
+      out->pvd_cap = cap;
+    }
+    out->pvd_len += (size_t)sprintf(out->pvd + out->pvd_len, "%s%s\"/>\n", line, name);
+    cm_free(name);
+  }
+  /* the deformable bodies' tetrahedra, as parts nbody + b */
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_motion[b] != CM_MOTION_DEFORMABLE) continue;
+    char* name = cm_vtk_volume_file_name(m, b, step);
+    if (!name) return CM_ERR_NOMEM;
+    char line[128];
+    int k = snprintf(line, sizeof line,
+                     "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"vtk/", time,
+                     m->nbody + b);
     size_t need = (size_t)k + strlen(name) + 5;
     if (out->pvd_len + need + 1 > out->pvd_cap) {
       size_t cap = out->pvd_cap ? out->pvd_cap : 4096;
@@ -404,6 +512,14 @@ cmStatus cm_output_vtk_frame(cmOutput* out, const cmModel* m, const cmData* d) {
     char* name = cm_vtk_file_name(m, b, d->step);
     char* path = name ? cm_output_path(vdir, name) : NULL;
     st = path ? write_vtu_file(m, d, b, path, out->vtk_scalar, out->vtk_bytes) : CM_ERR_NOMEM;
+    cm_free(name);
+    cm_free(path);
+  }
+  for (int b = 0; b < m->nbody && st == CM_OK; b++) {
+    if (m->body_motion[b] != CM_MOTION_DEFORMABLE) continue;
+    char* name = cm_vtk_volume_file_name(m, b, d->step);
+    char* path = name ? cm_output_path(vdir, name) : NULL;
+    st = path ? write_volume(m, d, b, path) : CM_ERR_NOMEM;
     cm_free(name);
     cm_free(path);
   }

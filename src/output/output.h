@@ -62,6 +62,8 @@ extern const char CM_CONTACTS_HEADER[];
 cmStatus cm_output_vtk_init(cmOutput* out, const cmModel* m, char* err, size_t errsz);
 void cm_output_vtk_free(cmOutput* out);
 char* cm_vtk_file_name(const cmModel* m, int body, long step);
+/* a deformable body's tetrahedra: NAME_volume_STEP.vtu (new string, cm_free) */
+char* cm_vtk_volume_file_name(const cmModel* m, int body, long step);
 cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double time);
 cmStatus cm_output_pvd_write(cmOutput* out);
 cmStatus cm_output_vtk_frame(cmOutput* out, const cmModel* m, const cmData* d);

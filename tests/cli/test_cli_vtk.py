@@ -253,6 +253,32 @@ def test_vtk_deformable(s):
     for vm in top_vm:
         check(vm < RHO * G * h, "top von Mises %g Pa above rho g h = %g" % (vm, RHO * G * h))
 
+    # the tetrahedra (column_volume_600.vtu, listed in the pvd as part nbody + 1 = 3): every node,
+    # 6 tets per cell, and each layer of tets carries rho g (L - z) at its middle height
+    pvd = ET.parse(os.path.join(out, "scene.pvd")).getroot()
+    files = {(d.get("part"), d.get("file")) for d in pvd.findall("Collection/DataSet")}
+    check(("3", "vtk/column_volume_600.vtu") in files, "pvd: %r" % sorted(files))
+    root = ET.parse(os.path.join(out, "vtk", "column_volume_600.vtu")).getroot()
+    piece = root.find("UnstructuredGrid/Piece")
+    npt, ncell = int(piece.get("NumberOfPoints")), int(piece.get("NumberOfCells"))
+    check(npt == 2 * 2 * 9 and ncell == 6 * 8, "volume: %d points %d cells" % (npt, ncell))
+    pts = decode(piece.find("Points/DataArray"), "d")
+    disp = decode(piece.find("PointData/DataArray"), "d")
+    cells = {a.get("Name"): a for a in piece.find("Cells")}
+    conn, types = decode(cells["connectivity"], "q"), decode(cells["types"], "B")
+    vm = decode(piece.find("CellData/DataArray"), "d")
+    check(set(types) == {10} and len(conn) == 4 * ncell, "tets %r" % sorted(set(types)))
+    layers = {}
+    for c in range(ncell):
+        zc = sum(pts[3 * conn[4 * c + k] + 2] - disp[3 * conn[4 * c + k] + 2] for k in range(4)) / 4
+        layers.setdefault(int(zc / h), []).append(vm[c])
+    check(len(layers) == 8, "layers %r" % sorted(layers))
+    for k, v in layers.items():
+        want = RHO * G * (COL_L - (k + 0.5) * h)
+        mean = sum(v) / len(v)
+        check(abs(mean - want) < 0.03 * RHO * G * COL_L,
+              "layer %d: von Mises %g Pa, expected %g" % (k, mean, want))
+
 
 if __name__ == "__main__":
     s = Suite()
