@@ -103,6 +103,7 @@
   X(int, body_material, nbody, 1)                                                                  \
   X(int, body_fem_scheme, nbody, 1)                                                                \
   X(double, body_lame, nbody, 2)                                                                   \
+  X(double, body_rayleigh, nbody, 2)                                                               \
   X(int, mesh_vert_node, nvert, 1)                                                                 \
   X(int, node_body, nnode, 1)                                                                      \
   X(int, node_fixed, nnode, 1)                                                                     \

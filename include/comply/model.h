@@ -94,24 +94,25 @@ typedef struct cmModel {
   /* deformable bodies (motion deformable, docs/deformable.md): linear tetrahedra over nodes.
    * Their geometry is the boundary of the tet mesh, in world coordinates at t = 0 (the body
    * frame is the world frame: position identity), each vertex a node (mesh_vert_node). */
-  int* body_nodeadr;    /* first node of the body (0 for a rigid body)           (nbody) */
-  int* body_nnode;      /* its nodes (0 for a rigid body)                        (nbody) */
-  int* body_tetadr;     /* first tetrahedron                                     (nbody) */
-  int* body_ntet;       /* its tetrahedra                                        (nbody) */
-  int* body_material;   /* cmMaterial, -1 for a rigid body                       (nbody) */
-  int* body_fem_scheme; /* cmFemScheme                                           (nbody) */
-  double* body_lame;    /* Lame parameters mu, lambda, Pa                        (nbody x 2) */
-  int* mesh_vert_node;  /* node of each vertex of a deformable geometry, else -1 (nvert) */
-  int* node_body;       /* body of the node                                      (nnode) */
-  int* node_attach;     /* the rigid body it moves with, -1 none (fixed wins)    (nnode) */
-  double* node_anchor;  /* its position from that body's com in the body's axes  (nnode x 3) */
-  int* node_fixed;      /* 1: held at its initial position                       (nnode) */
-  double* node_pos0;    /* initial position, world, m                            (nnode x 3) */
-  double* node_vel0;    /* initial velocity, world, m/s                          (nnode x 3) */
-  double* node_mass;    /* lumped mass (a quarter of each adjacent tet's), kg    (nnode) */
-  int* tet_node;        /* global node indices, positively oriented              (ntet x 4) */
-  double* tet_dminv;    /* inverse of the rest edge matrix [X1-X0 X2-X0 X3-X0], 1/m (ntet x 9) */
-  double* tet_vol;      /* rest volume, m^3                                      (ntet) */
+  int* body_nodeadr;     /* first node of the body (0 for a rigid body)           (nbody) */
+  int* body_nnode;       /* its nodes (0 for a rigid body)                        (nbody) */
+  int* body_tetadr;      /* first tetrahedron                                     (nbody) */
+  int* body_ntet;        /* its tetrahedra                                        (nbody) */
+  int* body_material;    /* cmMaterial, -1 for a rigid body                       (nbody) */
+  int* body_fem_scheme;  /* cmFemScheme                                           (nbody) */
+  double* body_rayleigh; /* Rayleigh damping alpha (1/s) and beta (s); 0 rigid (nbody x 2) */
+  double* body_lame;     /* Lame parameters mu, lambda, Pa                        (nbody x 2) */
+  int* mesh_vert_node;   /* node of each vertex of a deformable geometry, else -1 (nvert) */
+  int* node_body;        /* body of the node                                      (nnode) */
+  int* node_attach;      /* the rigid body it moves with, -1 none (fixed wins)    (nnode) */
+  double* node_anchor;   /* its position from that body's com in the body's axes  (nnode x 3) */
+  int* node_fixed;       /* 1: held at its initial position                       (nnode) */
+  double* node_pos0;     /* initial position, world, m                            (nnode x 3) */
+  double* node_vel0;     /* initial velocity, world, m/s                          (nnode x 3) */
+  double* node_mass;     /* lumped mass (a quarter of each adjacent tet's), kg    (nnode) */
+  int* tet_node;         /* global node indices, positively oriented              (ntet x 4) */
+  double* tet_dminv;     /* inverse of the rest edge matrix [X1-X0 X2-X0 X3-X0], 1/m (ntet x 9) */
+  double* tet_vol;       /* rest volume, m^3                                      (ntet) */
 
   /* compile-time notes (warnings such as unstable damping), "FILE:LINE: ..." */
   int nnote;

@@ -117,6 +117,10 @@ typedef struct cmDeformableDef {
   double attach_min[3];
   double attach_max[3];
   cmFemScheme scheme;
+  double rayleigh_mass;      /* Rayleigh damping alpha: force -alpha m v on every node, 1/s, >= 0
+                                (default 0) */
+  double rayleigh_stiffness; /* Rayleigh damping beta: force -beta K v (K the elements' stiffness
+                                at the current shape), s, >= 0 (default 0) */
   cmSourceLoc loc;
 } cmDeformableDef;
 #define CM_FEM_MAX_CELLS 200

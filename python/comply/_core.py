@@ -63,9 +63,14 @@ def _set_deformable(f, spec, what):
             f.attach_max[:] = [float(x) for x in hi]
         elif k in ("young", "poisson"):
             setattr(f, k, float(v))
+        elif k == "rayleigh":
+            for rk, rv in dict(v).items():
+                if rk not in ("mass", "stiffness"):
+                    raise ArgumentError("%s: rayleigh: unknown key %r (mass, stiffness)" % (what, rk))
+                setattr(f, "rayleigh_" + rk, float(rv))
         else:
             raise ArgumentError("%s: unknown key %r (material, young, poisson, cells, fixed, "
-                                "attach, integrator)" % (what, k))
+                                "attach, integrator, rayleigh)" % (what, k))
 
 
 def _check(status, err):
@@ -386,7 +391,7 @@ MODEL_ARRAYS = {
     "body_nodeadr": (_I, "nbody", 1), "body_nnode": (_I, "nbody", 1),
     "body_tetadr": (_I, "nbody", 1), "body_ntet": (_I, "nbody", 1),
     "body_material": (_I, "nbody", 1), "body_fem_scheme": (_I, "nbody", 1),
-    "body_lame": (_F, "nbody", 2), "mesh_vert_node": (_I, "nvert", 1),
+    "body_lame": (_F, "nbody", 2), "body_rayleigh": (_F, "nbody", 2), "mesh_vert_node": (_I, "nvert", 1),
     "node_body": (_I, "nnode", 1), "node_fixed": (_I, "nnode", 1),
     "node_attach": (_I, "nnode", 1), "node_anchor": (_F, "nnode", 3),
     "node_pos0": (_F, "nnode", 3), "node_vel0": (_F, "nnode", 3), "node_mass": (_F, "nnode", 1),

@@ -65,7 +65,8 @@ class cmDeformableDef(ctypes.Structure):
     _fields_ = [
         ("material", c_int), ("young", c_double), ("poisson", c_double), ("cells", c_int * 3),
         ("has_fixed", c_int), ("fixed_min", _d(3)), ("fixed_max", _d(3)), ("attach", c_char_p),
-        ("attach_min", _d(3)), ("attach_max", _d(3)), ("scheme", c_int), ("loc", cmSourceLoc),
+        ("attach_min", _d(3)), ("attach_max", _d(3)), ("scheme", c_int), ("rayleigh_mass", c_double),
+        ("rayleigh_stiffness", c_double), ("loc", cmSourceLoc),
     ]
 
 
@@ -130,7 +131,8 @@ class cmModel(ctypes.Structure):
         ("joint_body", _P(c_int)), ("joint_anchor", _P(c_double)), ("joint_rule", _P(c_int)),
         ("body_nodeadr", _P(c_int)), ("body_nnode", _P(c_int)), ("body_tetadr", _P(c_int)),
         ("body_ntet", _P(c_int)), ("body_material", _P(c_int)), ("body_fem_scheme", _P(c_int)),
-        ("body_lame", _P(c_double)), ("mesh_vert_node", _P(c_int)), ("node_body", _P(c_int)),
+        ("body_rayleigh", _P(c_double)), ("body_lame", _P(c_double)),
+        ("mesh_vert_node", _P(c_int)), ("node_body", _P(c_int)),
         ("node_attach", _P(c_int)), ("node_anchor", _P(c_double)), ("node_fixed", _P(c_int)),
         ("node_pos0", _P(c_double)), ("node_vel0", _P(c_double)),
         ("node_mass", _P(c_double)), ("tet_node", _P(c_int)), ("tet_dminv", _P(c_double)),

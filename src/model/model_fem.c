@@ -126,6 +126,8 @@ cmStatus cm_compile_fem(const cmScene* s, cmModel* m, const cmTetMesh* const* te
     m->body_ntet[b] = tm->ntet;
     m->body_material[b] = f->material;
     m->body_fem_scheme[b] = f->scheme;
+    m->body_rayleigh[2 * b] = f->rayleigh_mass;
+    m->body_rayleigh[2 * b + 1] = f->rayleigh_stiffness;
     cm_fem_lame(f->young, f->poisson, &m->body_lame[2 * b], &m->body_lame[2 * b + 1]);
     /* the rigid body the attached nodes move with: its com and orientation at t = 0 */
     char at[256];

@@ -434,6 +434,12 @@ static int check_deformable(cmCheck* c, const cmBodyDef* b) {
                   f->cells[0], f->cells[1], f->cells[2],
                   (double)f->cells[0] * f->cells[1] * f->cells[2]);
   }
+  if (num(c, "deformable.rayleigh.mass", "deformable.rayleigh.mass", f->rayleigh_mass, R_NONNEG,
+          "1/s"))
+    return 1;
+  if (num(c, "deformable.rayleigh.stiffness", "deformable.rayleigh.stiffness",
+          f->rayleigh_stiffness, R_NONNEG, "s"))
+    return 1;
   if (f->attach) {
     if (nonempty(c, "deformable.attach.body", f->attach, "body name")) return 1;
     if (!strcmp(f->attach, b->name))

@@ -685,14 +685,15 @@ static const char* const body_keys[] = {"name",        "alias",     "geometry", 
 /* the deformable section of a body (docs/deformable.md) */
 static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
   static const char* const keys[] = {"material", "young",      "poisson", "cells",
-                                     "fixed",    "integrator", "attach"};
+                                     "fixed",    "integrator", "attach",  "rayleigh"};
+  static const char* const rayleigh_keys[] = {"mass", "stiffness"};
   static const char* const fixed_keys[] = {"min", "max"};
   static const char* const attach_keys[] = {"body", "min", "max"};
-  const yaml_node_t *v[7], *w[3];
+  const yaml_node_t *v[8], *w[3];
   char fb[128];
   cmDeformableDef* f = &b->deformable;
   record(p, "deformable", n);
-  if (get_map(p, n, "deformable", keys, 7, v)) return -1;
+  if (get_map(p, n, "deformable", keys, 8, v)) return -1;
   f->loc = node_loc(n);
   int e = 0;
   if (v[0]) {
@@ -738,6 +739,13 @@ static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
     if (get_str(p, w[0], "deformable.attach.body", &f->attach)) return -1;
     if (get_vec(p, w[1], "deformable.attach.min", 3, "m", f->attach_min)) return -1;
     if (get_vec(p, w[2], "deformable.attach.max", 3, "m", f->attach_max)) return -1;
+  }
+  if (v[7]) {
+    record(p, "deformable.rayleigh", v[7]);
+    if (get_map(p, v[7], "deformable.rayleigh", rayleigh_keys, 2, w)) return -1;
+    if (w[0] && get_num(p, w[0], "deformable.rayleigh.mass", "1/s", &f->rayleigh_mass)) return -1;
+    if (w[1] && get_num(p, w[1], "deformable.rayleigh.stiffness", "s", &f->rayleigh_stiffness))
+      return -1;
   }
   return 0;
 }

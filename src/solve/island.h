@@ -89,6 +89,11 @@ void cm_island_fem_slots(Island* is);
 int cm_island_fem_grad_hess(Island* is);
 /* the slope of W along du at u + t du; +INFINITY where an element is inverted */
 double cm_island_fem_slope(const Island* is, double t);
+/* Rayleigh's stiffness-proportional damping along the direction: with each element's stiffness
+ * K at is->u frozen, the damping force h beta K v adds a_d + t c_d to the slope of E along du
+ * (a_d = h beta u^T K du, c_d = h beta du^T K du, over the elements of bodies with beta > 0),
+ * added into *a and *c */
+void cm_island_fem_damping_line(const Island* is, double* a, double* c);
 /* the node blocks of is->u at the velocities that leave the nodes where they are (x = x_n):
  * a start where no element is inverted */
 void cm_island_fem_start_at_rest(Island* is);

@@ -233,6 +233,27 @@ int cm_island_fem_grad_hess(Island* is) {
     double gs = w * a, hs = w * a * a;
     const int* tb = is->tblk + 4 * (size_t)e;
     const double* tr = is->tr + 12 * (size_t)e;
+    double beta = m->body_rayleigh[2 * m->node_body[m->tet_node[4 * (size_t)t0]] + 1];
+    if (beta > 0) {
+      /* Rayleigh's stiffness-proportional damping: the force h beta K v at the nodes'
+       * velocities (K this element's stiffness now), its Hessian h beta K */
+      double v[12];
+      for (int k = 0; k < 4; k++) {
+        if (tb[k] >= 0)
+          side_velocity(is->u, tb[k], tr + 3 * k, v + 3 * k);
+        else /* fixed (0) or carried by a fixed or prescribed body */
+          cm_v3_copy(v + 3 * k,
+                     cm_priv(is->d)->node_vx + 3 * (size_t)m->tet_node[4 * (size_t)t0 + k]);
+      }
+      double hb = is->h * beta;
+      for (int r = 0; r < 12; r++) {
+        double s = 0;
+        for (int c = 0; c < 12; c++)
+          s += H[12 * r + c] * v[c];
+        g[r] += hb / gs * s; /* scaled back by gs below */
+      }
+      hs += hb;
+    }
     int free[4];
     for (int k = 0; k < 4; k++)
       free[k] = tr[3 * k] == 0 && tr[3 * k + 1] == 0 && tr[3 * k + 2] == 0;
@@ -317,6 +338,44 @@ double cm_island_fem_slope(const Island* is, double t) {
     }
   }
   return s;
+}
+
+void cm_island_fem_damping_line(const Island* is, double* a, double* c) {
+  const cmModel* m = is->m;
+  for (int e = 0; e < is->ntet; e++) {
+    int t0 = is->tet[e], b = m->node_body[m->tet_node[4 * (size_t)t0]];
+    double beta = m->body_rayleigh[2 * b + 1];
+    if (!(beta > 0)) continue;
+    double x[12], H[144], as, v[12], dv[12];
+    tet_positions(is, e, is->u, NULL, 0, x, &as);
+    cmFemMaterial mat;
+    cm_body_fem_material(m, b, &mat);
+    double E = cm_fem_tet_energy_ex(&mat, m->tet_dminv + 9 * (size_t)t0, m->tet_vol[t0], x, NULL, H,
+                                    !is->fem_exact);
+    if (!isfinite(E)) continue;
+    const int* tb = is->tblk + 4 * (size_t)e;
+    const double* tr = is->tr + 12 * (size_t)e;
+    for (int k = 0; k < 4; k++) {
+      if (tb[k] >= 0) {
+        side_velocity(is->u, tb[k], tr + 3 * k, v + 3 * k);
+        side_velocity(is->du, tb[k], tr + 3 * k, dv + 3 * k);
+      } else { /* as in cm_island_fem_grad_hess; it does not move along du */
+        cm_v3_copy(v + 3 * k,
+                   cm_priv(is->d)->node_vx + 3 * (size_t)m->tet_node[4 * (size_t)t0 + k]);
+        cm_v3_set(dv + 3 * k, 0, 0, 0);
+      }
+    }
+    double hb = is->h * beta;
+    for (int r = 0; r < 12; r++) {
+      double Kv = 0, Kdv = 0;
+      for (int q = 0; q < 12; q++) {
+        Kv += H[12 * r + q] * v[q];
+        Kdv += H[12 * r + q] * dv[q];
+      }
+      *a += hb * dv[r] * Kv;
+      *c += hb * dv[r] * Kdv;
+    }
+  }
 }
 
 void cm_island_fem_start_at_rest(Island* is) {

@@ -402,6 +402,7 @@ static double line_search(const Island* is) {
     a += is->Mdu[i] * (is->u[i] - is->us[i]);
     c += is->Mdu[i] * is->du[i];
   }
+  if (is->ntet) cm_island_fem_damping_line(is, &a, &c); /* stiffness-proportional damping */
   double lo = 0, hi = 1, slo = line_slope(is, a, c, 0), shi = line_slope(is, a, c, 1);
   double s0 = fabs(slo);
   if (fabs(shi) <= LINE_TOL * s0) return 1; /* the Newton step itself (near the solution) */
@@ -752,11 +753,16 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
     if (node >= 0) {
       /* a node: its lumped mass, velocity plus the step's applied acceleration (gravity, the
        * body's outer force per unit mass); the 3 unused numbers have unit mass and stay 0 */
+      /* Rayleigh's mass-proportional damping, the force -alpha m u at the end of the step:
+       * the potential h alpha m |u|^2 / 2 folds into the mass term as (1 + h alpha) m and
+       * u* / (1 + h alpha) */
+      double damp = 1 + is->h * m->body_rayleigh[2 * b];
       for (int i = 0; i < 3; i++) {
-        M[6 * i + i] = m->node_mass[node];
+        M[6 * i + i] = m->node_mass[node] * damp;
         M[6 * (3 + i) + 3 + i] = 1;
         is->us[6 * l + i] =
-            d->node_vel[3 * (size_t)node + i] + is->h * p->force[3 * b + i] * m->body_invmass[b];
+            (d->node_vel[3 * (size_t)node + i] + is->h * p->force[3 * b + i] * m->body_invmass[b]) /
+            damp;
         is->us[6 * l + 3 + i] = 0;
       }
       memcpy(is->u0 + 6 * l, is->us + 6 * l, 6 * sizeof(double));

@@ -11,10 +11,12 @@
  *   linear momentum exactly;
  * - fixed nodes never move; a checkpoint restores the nodes bit for bit;
  * - what a deformable body cannot meet yet is refused at compile with the bodies named. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "fem/fem.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -191,6 +193,73 @@ static void test_energy_spin(void) {
   free_run(1, CM_FEM_BACKWARD_EULER, 1e-3, 300, &de1, &grow, &dL, &pmax);
   printf("  spin, backward Euler: energy change %.2e, largest growth in a step %.1e\n", de1, grow);
   CHECK(de1 < 0 && grow <= 1e-12);
+}
+
+/* Rayleigh damping, -(alpha M + beta K) v at the end velocity u, with the midpoint rule and the
+ * linear material (whose energy the rule conserves exactly): every step the energy falls by the
+ * damping's work, dE = -h (alpha M u + beta K u) . (v_n + u) / 2, to the solver's tolerance
+ * (derived from M (u - v_n) = -h K x_mid - h D u), and it does fall */
+static void test_rayleigh(void) {
+  const double h = 1e-3, alpha = 3, beta = 2e-4;
+  cmScene* s = cm_scene_new("fem_rayleigh");
+  s->opt.timestep = h;
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  cmBodyDef b = fem_box("body", 0.1, 0.1, 0.1, 2, 2, 2, CM_MATERIAL_LINEAR, 2e5, 0.3);
+  b.deformable.scheme = CM_FEM_MIDPOINT;
+  b.deformable.rayleigh_mass = alpha;
+  b.deformable.rayleigh_stiffness = beta;
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+  cmModel* m = scene_compile(s);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  int nn = m->nnode;
+  for (int k = 0; k < 3 * nn; k++) /* breathing, and drifting at 0.1 m/s */
+    d->node_vel[k] = 2 * d->node_pos[k] + (k % 3 == 0 ? 0.1 : 0);
+  cmFemMaterial mat = {CM_FEM_LINEAR, m->body_lame[0], m->body_lame[1]};
+  double* vn = calloc(3 * (size_t)nn, sizeof *vn);
+  double* Du = calloc(3 * (size_t)nn, sizeof *Du);
+  double ke, pe, e0, worst = 0;
+  cm_data_energy(m, d, &ke, &pe);
+  e0 = ke + pe;
+  double e_prev = e0;
+  for (int n = 0; n < 100; n++) {
+    memcpy(vn, d->node_vel, 3 * (size_t)nn * sizeof *vn);
+    CHECK(cm_step(m, d) == CM_OK);
+    /* D u = alpha M u + beta K u (K constant for the linear material) */
+    for (int k = 0; k < 3 * nn; k++)
+      Du[k] = alpha * m->node_mass[k / 3] * d->node_vel[k];
+    for (int t = 0; t < m->ntet; t++) {
+      double x[12], H[144], u[12];
+      for (int a = 0; a < 4; a++)
+        for (int c = 0; c < 3; c++) {
+          x[3 * a + c] = d->node_pos[3 * m->tet_node[4 * t + a] + c];
+          u[3 * a + c] = d->node_vel[3 * m->tet_node[4 * t + a] + c];
+        }
+      cm_fem_tet_energy_ex(&mat, m->tet_dminv + 9 * t, m->tet_vol[t], x, NULL, H, 0);
+      for (int r = 0; r < 12; r++) {
+        double sum = 0;
+        for (int c = 0; c < 12; c++)
+          sum += H[12 * r + c] * u[c];
+        Du[3 * m->tet_node[4 * t + r / 3] + r % 3] += beta * sum;
+      }
+    }
+    double work = 0;
+    for (int k = 0; k < 3 * nn; k++)
+      work += Du[k] * 0.5 * (vn[k] + d->node_vel[k]);
+    cm_data_energy(m, d, &ke, &pe);
+    worst = fmax(worst, fabs(ke + pe - e_prev + h * work) / e0);
+    e_prev = ke + pe;
+  }
+  printf("  Rayleigh damping: energy %.3f of its start after 0.1 s; the step's balance with the "
+         "damping's work to %.1e of it\n",
+         e_prev / e0, worst);
+  CHECK(worst < 1e-8);
+  CHECK(e_prev < 0.6 * e0);
+  CHECK(d->warning[CM_WARN_SOLVER] == 0);
+  free(vn);
+  free(Du);
+  cm_data_free(d);
+  cm_model_free(m);
 }
 
 /* a cantilever held at x <= x0 by deformable.fixed: those nodes never move, the tip sags */
@@ -521,6 +590,7 @@ int main(void) {
   RUN_LONG(test_column_self_weight); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_energy_linear);
   RUN(test_energy_spin);
+  RUN(test_rayleigh);
   RUN(test_fixed_nodes);
   RUN_LONG(test_attach_hanging); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_attach_dynamic);

@@ -41,7 +41,9 @@ int main(void) {
   FIELD(cmDeformableDef, poisson) FIELD(cmDeformableDef, cells) FIELD(cmDeformableDef, has_fixed)
   FIELD(cmDeformableDef, fixed_min) FIELD(cmDeformableDef, fixed_max)
   FIELD(cmDeformableDef, attach) FIELD(cmDeformableDef, attach_min)
-  FIELD(cmDeformableDef, attach_max) FIELD(cmDeformableDef, scheme) FIELD(cmDeformableDef, loc)
+  FIELD(cmDeformableDef, attach_max) FIELD(cmDeformableDef, scheme)
+  FIELD(cmDeformableDef, rayleigh_mass) FIELD(cmDeformableDef, rayleigh_stiffness)
+  FIELD(cmDeformableDef, loc)
 
   SIZE(cmBodyDef) FIELD(cmBodyDef, name) FIELD(cmBodyDef, alias) FIELD(cmBodyDef, geom)
   FIELD(cmBodyDef, density) FIELD(cmBodyDef, mass) FIELD(cmBodyDef, has_com)

@@ -754,6 +754,7 @@ static void test_deformable(void) {
                   "      fixed: {min: [-1, -1, -1], max: [1, 1, -0.009]}\n"
                   "      attach: {body: plate, min: [-1, -1, 0.009], max: [1, 1, 1]}\n"
                   "      integrator: midpoint\n"
+                  "      rayleigh: {mass: 2, stiffness: 1e-4}\n"
                   "  - name: ball\n"
                   "    geometry: {sphere: {radius: 0.1}}\n"
                   "    motion: deformable\n";
@@ -766,6 +767,7 @@ static void test_deformable(void) {
     CHECK(f->cells[0] == 10 && f->cells[1] == 5 && f->cells[2] == 2);
     CHECK(f->has_fixed && f->fixed_max[2] == -0.009 && f->fixed_min[0] == -1);
     CHECK(f->attach && !strcmp(f->attach, "plate") && f->attach_min[2] == 0.009);
+    CHECK(f->rayleigh_mass == 2 && f->rayleigh_stiffness == 1e-4);
     /* defaults: Neo-Hookean, backward Euler, a sphere of 8 cells across */
     const cmDeformableDef* g = &s->body[2].deformable;
     CHECK(g->material == CM_MATERIAL_NEO_HOOKEAN && g->scheme == CM_FEM_BACKWARD_EULER);
@@ -791,6 +793,9 @@ static void test_deformable(void) {
            "%s    motion: deformable\n    deformable: {attach: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
            head);
   EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.attach", "body");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {rayleigh: {mass: -1}}\n",
+           head);
+  EXPECT_ERR(buf, CM_ERR_ARG, 5, "deformable.rayleigh.mass", ">= 0");
   snprintf(buf, sizeof buf, "%s    motion: deformable\n    mass: 2\n", head);
   EXPECT_ERR(buf, CM_ERR_ARG, 5, "mass", "density");
 }
