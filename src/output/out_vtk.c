@@ -428,56 +428,40 @@ static cmStatus write_volume(const cmModel* m, const cmData* d, int b, const cha
   return st;
 }
 
-cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double time) {
-  for (int b = 0; b < m->nbody; b++) {
-    if (!has_mesh(m, b)) continue;
-    char* name = cm_vtk_file_name(m, b, step);
-    if (!name) return CM_ERR_NOMEM;
-    char line[128];
-    int k = snprintf(line, sizeof line,
-                     "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"vtk/", time, b);
-    size_t need = (size_t)k + strlen(name) + 5;
-    if (out->pvd_len + need + 1 > out->pvd_cap) {
-      size_t cap = out->pvd_cap ? out->pvd_cap : 4096;
-      while (cap < out->pvd_len + need + 1)
-        cap *= 2;
-      char* p = cm_realloc(out->pvd, cap);
-      if (!p) {
-        cm_free(name);
-        return CM_ERR_NOMEM;
-      }
-      out->pvd = p;
-      out->pvd_cap = cap;
+/* one DataSet line of the collection (name: a new string, freed here) */
+static cmStatus pvd_line(cmOutput* out, char* name, double time, int part) {
+  if (!name) return CM_ERR_NOMEM;
+  char line[128];
+  int k =
+      snprintf(line, sizeof line,
+               "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"vtk/", time, part);
+  size_t need = (size_t)k + strlen(name) + 5;
+  if (out->pvd_len + need + 1 > out->pvd_cap) {
+    size_t cap = out->pvd_cap ? out->pvd_cap : 4096;
+    while (cap < out->pvd_len + need + 1)
+      cap *= 2;
+    char* p = cm_realloc(out->pvd, cap);
+    if (!p) {
+      cm_free(name);
+      return CM_ERR_NOMEM;
     }
-    out->pvd_len += (size_t)sprintf(out->pvd + out->pvd_len, "%s%s\"/>\n", line, name);
-    cm_free(name);
+    out->pvd = p;
+    out->pvd_cap = cap;
   }
-  /* the deformable bodies' tetrahedra, as parts nbody + b */
-  for (int b = 0; b < m->nbody; b++) {
-    if (m->body_motion[b] != CM_MOTION_DEFORMABLE) continue;
-    char* name = cm_vtk_volume_file_name(m, b, step);
-    if (!name) return CM_ERR_NOMEM;
-    char line[128];
-    int k = snprintf(line, sizeof line,
-                     "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"vtk/", time,
-                     m->nbody + b);
-    size_t need = (size_t)k + strlen(name) + 5;
-    if (out->pvd_len + need + 1 > out->pvd_cap) {
-      size_t cap = out->pvd_cap ? out->pvd_cap : 4096;
-      while (cap < out->pvd_len + need + 1)
-        cap *= 2;
-      char* p = cm_realloc(out->pvd, cap);
-      if (!p) {
-        cm_free(name);
-        return CM_ERR_NOMEM;
-      }
-      out->pvd = p;
-      out->pvd_cap = cap;
-    }
-    out->pvd_len += (size_t)sprintf(out->pvd + out->pvd_len, "%s%s\"/>\n", line, name);
-    cm_free(name);
-  }
+  out->pvd_len += (size_t)sprintf(out->pvd + out->pvd_len, "%s%s\"/>\n", line, name);
+  cm_free(name);
   return CM_OK;
+}
+
+cmStatus cm_output_pvd_add(cmOutput* out, const cmModel* m, long step, double time) {
+  cmStatus st = CM_OK;
+  for (int b = 0; b < m->nbody && st == CM_OK; b++)
+    if (has_mesh(m, b)) st = pvd_line(out, cm_vtk_file_name(m, b, step), time, b);
+  /* the deformable bodies' tetrahedra, as parts nbody + b */
+  for (int b = 0; b < m->nbody && st == CM_OK; b++)
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE)
+      st = pvd_line(out, cm_vtk_volume_file_name(m, b, step), time, m->nbody + b);
+  return st;
 }
 
 cmStatus cm_output_pvd_write(cmOutput* out) {
