@@ -280,7 +280,19 @@ static double psi_neohookean(const cmFemMaterial* mat, const double F[9], double
       for (int j = 0; j < 3; j++)
         P[3 * i + j] = mu * F[3 * i + j] + g * Fi[3 * j + i];
   }
-  if (C) {
+  if (C && !project) {
+    /* the exact dP/dF in closed form, no decomposition:
+     * dP_ij/dF_kl = mu d_ik d_jl + lambda F^-T_ij F^-T_kl - g F^-1_jk F^-1_li */
+    double Fi[9];
+    if (!cm_m3_inverse(Fi, F)) return INFINITY;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++)
+          for (int l = 0; l < 3; l++)
+            C[9 * (3 * i + j) + 3 * k + l] = (i == k && j == l ? mu : 0) +
+                                             la * Fi[3 * j + i] * Fi[3 * l + k] -
+                                             g * Fi[3 * j + k] * Fi[3 * l + i];
+  } else if (C) {
     double U[9], s[3], V[9];
     cm_fem_svd3(F, U, s, V);
     double H[9];
