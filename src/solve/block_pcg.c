@@ -52,6 +52,31 @@ void cm_bchol_matvec(const cmBlockChol* c, const double* x, double* y) {
   }
 }
 
+/* z = D^-1 r with the Cholesky factors Ld of the diagonal blocks; a small block (a node:
+ * [[A, 0], [0, I]], so its factor is [[chol A, 0], [0, I]]) solves its 3x3 and copies the rest */
+static void precondition(const cmBlockChol* c, const double* Ld, const double* r, double* z) {
+  for (int i = 0; i < c->n; i++) {
+    const double* L = Ld + 36 * (size_t)i;
+    const double* ri = r + 6 * (size_t)i;
+    double* zi = z + 6 * (size_t)i;
+    if (c->small && c->small[i]) {
+      double y0 = ri[0] / L[0];
+      double y1 = (ri[1] - L[6] * y0) / L[7];
+      double y2 = (ri[2] - L[12] * y0 - L[13] * y1) / L[14];
+      zi[2] = y2 / L[14];
+      zi[1] = (y1 - L[13] * zi[2]) / L[7];
+      zi[0] = (y0 - L[6] * zi[1] - L[12] * zi[2]) / L[0];
+      zi[3] = ri[3];
+      zi[4] = ri[4];
+      zi[5] = ri[5];
+      continue;
+    }
+    for (int k = 0; k < 6; k++)
+      zi[k] = ri[k];
+    cm_chol_solve(L, 6, zi);
+  }
+}
+
 static double dot(const double* a, const double* b, size_t n) {
   double s = 0;
   for (size_t i = 0; i < n; i++)
@@ -71,9 +96,7 @@ int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, 
   memcpy(r, b, m * sizeof *r);
   double bn = sqrt(dot(b, b, m));
   if (!(bn > 0)) return 0;
-  memcpy(z, r, m * sizeof *z);
-  for (int i = 0; i < n; i++)
-    cm_chol_solve(Ld + 36 * (size_t)i, 6, z + 6 * (size_t)i);
+  precondition(c, Ld, r, z);
   memcpy(p, z, m * sizeof *p);
   double rz = dot(r, z, m);
   int it = 0;
@@ -89,9 +112,7 @@ int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, 
     }
     it++;
     if (sqrt(dot(r, r, m)) <= rtol * bn) break;
-    memcpy(z, r, m * sizeof *z);
-    for (int i = 0; i < n; i++)
-      cm_chol_solve(Ld + 36 * (size_t)i, 6, z + 6 * (size_t)i);
+    precondition(c, Ld, r, z);
     double rz1 = dot(r, z, m), beta = rz1 / rz;
     rz = rz1;
     for (size_t k = 0; k < m; k++)
