@@ -57,7 +57,7 @@ int cm_bchol_pattern(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
 /* y = A x (x, y: 6 n, original order) for the stored symmetric matrix (diagonal blocks and the
  * lower blocks with their implied transposes) */
 void cm_bchol_matvec(const cmBlockChol* c, const double* x, double* y);
-/* Conjugate gradients on A x = b, preconditioned by the inverse diagonal blocks (block Jacobi),
+/* Conjugate gradients on A x = b, preconditioned by symmetric block Gauss-Seidel,
  * from x = 0 until |r| <= rtol |b| or maxit iterations (x: 6 n). work: 3 * 6 n + 36 n doubles.
  * Returns the iterations taken, -1 if a diagonal block is not positive definite, -2 if a search
  * direction p has p^T A p <= 0 (A is not positive definite). Every iterate is a descent
