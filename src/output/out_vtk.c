@@ -119,6 +119,20 @@ static void file_order(const int* src, int nv, int* pos, int* work) {
     pos[work[2 * k + 1]] = k;
 }
 
+/* the start of a .vtu up to its Piece: the XML header, the time, the counts */
+static void vtu_begin(FILE* f, double time, int npoints, int ncells) {
+  fputs("<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+        "header_type=\"UInt64\">\n"
+        "  <UnstructuredGrid>\n"
+        "    <FieldData>\n"
+        "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+        "format=\"ascii\">",
+        f);
+  fprintf(f, "%.17g</DataArray>\n    </FieldData>\n", time);
+  fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", npoints, ncells);
+}
+
 /* the von Mises stress (Pa) of deformable body b at its nv surface vertices (out), the
  * volume-weighted mean over the tets around each vertex's node; 0 if out of memory */
 static int von_mises_nodes(const cmModel* m, const cmData* d, int b, const int* vnode, int nv,
@@ -166,16 +180,7 @@ static void write_vtu(FILE* f, const cmModel* m, const cmData* d, int body, doub
   file_order(src0, nv, src, (int*)(bytes + 8));
   (void)cm_data_vertex_pressure(m, d, body, pressure, penetration, NULL, 0); /* body checked */
 
-  fputs("<?xml version=\"1.0\"?>\n"
-        "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
-        "header_type=\"UInt64\">\n"
-        "  <UnstructuredGrid>\n"
-        "    <FieldData>\n"
-        "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
-        "format=\"ascii\">",
-        f);
-  fprintf(f, "%.17g</DataArray>\n    </FieldData>\n", d->time);
-  fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nv, nf);
+  vtu_begin(f, d->time, nv, nf);
 
   /* point data, in the input's vertex order: the model's vertex i is point src[i] */
   fputs("      <PointData Scalars=\"pressure\">\n", f);
@@ -373,16 +378,7 @@ static cmStatus write_volume(const cmModel* m, const cmData* d, int b, const cha
   FILE* f = fopen(tmp, "wb");
   cmStatus st = CM_ERR_IO;
   if (f) {
-    fputs("<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
-          "header_type=\"UInt64\">\n"
-          "  <UnstructuredGrid>\n"
-          "    <FieldData>\n"
-          "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
-          "format=\"ascii\">",
-          f);
-    fprintf(f, "%.17g</DataArray>\n    </FieldData>\n", d->time);
-    fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nn, nt);
+    vtu_begin(f, d->time, nn, nt);
     fputs("      <PointData Vectors=\"displacement\">\n", f);
     for (int i = 0; i < nn; i++)
       for (int k = 0; k < 3; k++)
