@@ -112,15 +112,21 @@ static int adjacency(cmArena* arena, int n, int nedge, const int* edge, int* xad
   return 0;
 }
 
-int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
+/* the start of both analyses: c cleared, the work arrays, the pattern's adjacency */
+static int begin(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge, int** xadj,
+                 int** adj, int** mark, int** fillp, int** deg) {
   memset(c, 0, sizeof *c);
   c->n = n;
+  ALLOC(*xadj, n + 1);
+  ALLOC(*mark, n);
+  ALLOC(*fillp, n);
+  ALLOC(*deg, n);
+  return adjacency(arena, n, nedge, edge, *xadj, adj, *mark, *fillp, *deg);
+}
+
+int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
   int *xadj, *adj, *mark, *fillp, *deg;
-  ALLOC(xadj, n + 1);
-  ALLOC(mark, n);
-  ALLOC(fillp, n);
-  ALLOC(deg, n);
-  if (adjacency(arena, n, nedge, edge, xadj, &adj, mark, fillp, deg)) return -1;
+  if (begin(c, arena, n, nedge, edge, &xadj, &adj, &mark, &fillp, &deg)) return -1;
   int nadj = xadj[n];
 
   /* approximate minimum degree order (SuiteSparse AMD's amd_2, on arena memory: it needs the
@@ -236,14 +242,8 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
 }
 
 int cm_bchol_pattern(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
-  memset(c, 0, sizeof *c);
-  c->n = n;
   int *xadj, *adj, *mark, *fillp, *deg;
-  ALLOC(xadj, n + 1);
-  ALLOC(mark, n);
-  ALLOC(fillp, n);
-  ALLOC(deg, n);
-  if (adjacency(arena, n, nedge, edge, xadj, &adj, mark, fillp, deg)) return -1;
+  if (begin(c, arena, n, nedge, edge, &xadj, &adj, &mark, &fillp, &deg)) return -1;
   ALLOC(c->perm, n);
   ALLOC(c->iperm, n);
   ALLOC(c->ap, n + 1);

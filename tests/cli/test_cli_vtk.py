@@ -210,6 +210,8 @@ def test_vtk_deformable(s):
     out = s.path("col")
     r = s.run("run", scene, "-o", out, "-q")
     expect_exit(r, 0, "comply run (deformable column)")
+    warned = {k: v for k, v in read_summary(os.path.join(out, "summary.json"))["warnings"].items() if v}
+    check(not warned, "a settling column counts warnings: %r" % warned)
     v = read_vtu(os.path.join(out, "vtk", "column_600.vtu"), deformable=True)
     n = v["npoints"]
     check(n == 2 * 2 * 9, "surface nodes %d" % n)  # every node of a 1 x 1 x 8 grid
