@@ -88,6 +88,7 @@
   X(double, mesh_vert_pn, nvert, 3)                                                                \
   X(double, mesh_edge_pn, nface, 9)                                                                \
   X(int, mesh_face_adj, nface, 3)                                                                  \
+  X(int, mesh_face_ridge, nface, 1)                                                                \
   X(void*, rule_law_fn, nrule, 1)                                                                  \
   X(void*, rule_law_ctx, nrule, 1)                                                                 \
   X(int, alias_class, nalias, 1)                                                                   \

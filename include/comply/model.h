@@ -14,6 +14,9 @@
 extern "C" {
 #endif
 
+/* two faces meeting at this angle (degrees) or more make a ridge (mesh_face_ridge) */
+#define CM_RIDGE_DEG 25.0
+
 typedef struct cmModel {
   /* sizes */
   int nbody;  /* bodies */
@@ -73,6 +76,8 @@ typedef struct cmModel {
   double* mesh_edge_pn;      /* edge pseudonormals, edge k of face f at 9f+3k (nface x 9) */
   int* mesh_face_adj;        /* face across edge k of face f (edge k from vertex k to k+1), local
                                 to the geometry; -1 if none (contour flood fill) (nface x 3) */
+  int* mesh_face_ridge;      /* bit k set: edge k of face f is a ridge, its two faces meeting at
+                                CM_RIDGE_DEG (25) degrees or more, or a border (vertex_edge) (nface) */
   void* geom_bvh;            /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */

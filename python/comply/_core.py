@@ -385,6 +385,7 @@ MODEL_ARRAYS = {
     "mesh_face_normal": (_F, "nface", 3), "mesh_face_area": (_F, "nface", 1),
     "mesh_vert_areavec": (_F, "nvert", 3), "mesh_vert_pn": (_F, "nvert", 3),
     "mesh_edge_pn": (_F, "nface", 9), "mesh_face_adj": (_I, "nface", 3),
+    "mesh_face_ridge": (_I, "nface", 1),
     "alias_class": (_I, "nalias", 1), "class_rule": (_I, "nclass", "nclass"),
     "class_first": (_I, "nclass", "nclass"), "joint_body": (_I, "njoint", 2),
     "joint_anchor": (_F, "njoint", 6), "joint_rule": (_I, "njoint", 1),

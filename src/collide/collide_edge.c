@@ -9,38 +9,41 @@
  * R = R_A^T R_B, t = R_A^T (x_B - x_A) (one value per vertex, cm_tri_xform), so the result depends
  * on the relative pose only (invariant under a rigid motion of the pair up to that rounding).
  *
- * 1. Crossings. The intersecting face pairs (f of A, g of B) come from cm_bvh_tri_pairs (exact
- *    tests). For each pair, each edge of f is tested against g and each edge of g against f
- *    (cm_seg_tri, exact, symmetric in the edge's direction); a hit is a record
- *    (side, edge, own face, other face). An edge lies in both its faces, so each crossing is
- *    recorded from both faces: the records of an edge give its two adjacent faces (used for the
- *    area and the pseudonormal) and the set of faces of the other mesh it crosses.
- * 2. Candidate edges: an edge with records that has at most one endpoint inside the other body
- *    (cm_bvh_inside, the vertex query's test). With both endpoints outside, the edge crosses the
- *    other surface an even number of times, so it goes in and out: its middle part is inside.
- *    With one endpoint inside, that endpoint has a vertex contact from the two-way jobs, but its
- *    depth is its distance to the nearest face, which for a vertex just inside a face near the
- *    other body's ridge is small while the two ridges are crossed deep (S2 pile of 27 boxes:
- *    vertex contacts 0.3 and 0.6 mm deep on a pair overlapping 23.6 mm; keeping only edges with
- *    both ends outside left 25.5 mm of overlap in that pile, keeping these 2.2 mm): the edge
- *    contact gives the crossing its real depth. This is ArtiSynth's rule in its simplest form
- *    (it keeps such an edge when the vertex, moved to the surface by its contact, would still
- *    leave the edge inside). An edge with both endpoints inside is covered by its vertices.
- *    A pair needs a ridge on one side at least: an edge whose two faces meet at less than
- *    RIDGE_DEG (their normals' dot product above cos RIDGE_DEG) is part of a flat or smoothly
- *    curved surface (the diagonals and subdivision lines of a box's faces, the edges of a fine
- *    sphere). Such an edge paired with a ridge samples the ridge's way into the face (a box's
- *    edge pressed into another's face between its vertices); paired with another such edge it
- *    would give a contact whose normal (across the two edges) is not the surface's (a sphere
- *    pressed into a box's face paired its edges with the face's diagonal).
- * 3. Pairing rule (linking): candidate eA of A and candidate eB of B form a pair iff eA crosses
- *    a face adjacent to eB AND eB crosses a face adjacent to eA. The candidates eB are found
- *    from the records of eA: the three edges of every face of B that eA crosses. This is the
- *    local form of ArtiSynth's rule (edges of matching penetration regions whose closest
- *    points are inside the faces around the other edge), which pairs every edge of one region
- *    with every edge of the other and then filters by geometry; linking through adjacent faces
- *    needs no contour or region and gives exactly one pair for two crossed ridges. Pairs are
- *    sorted and made unique (no duplicate per edge pair).
+ * 1. Ridges near the other body. A pair needs a ridge on one side at least: an edge whose two
+ *    faces meet at CM_RIDGE_DEG or more (their normals' dot product below its cosine;
+ *    model field mesh_face_ridge, set at compile). An edge
+ *    whose faces meet at less is part of a flat or smoothly curved surface (the diagonals and
+ *    subdivision lines of a box's faces, the edges of a fine sphere). Such an edge paired with a
+ *    ridge samples the ridge's way into the face (a box's edge pressed into another's face
+ *    between its vertices); paired with another such edge it would give a contact whose normal
+ *    (across the two edges) is not the surface's (a sphere pressed into a box's face paired its
+ *    edges with the face's diagonal). So the search starts from the ridges of each mesh whose
+ *    faces lie in leaves of its tree overlapping the other body's box (cm_bvh_box_faces).
+ * 2. Crossings. Each such ridge is tested against the faces of the other mesh near it
+ *    (cm_bvh_seg_faces: cm_seg_tri, exact, symmetric in the edge's direction). The partners of a
+ *    ridge that crosses faces are the three edges of every face it crosses (pairing rule below).
+ *    Until 2026-12-03 every intersecting face pair of the two meshes was found first
+ *    (cm_bvh_tri_pairs) and every edge of both faces tested against the other: the same crossings
+ *    for the edges that can pair, at 5-10 times the cost of the vertex queries on a pile of
+ *    boxes resting face on face, where most intersecting face pairs hold no ridge.
+ * 3. Pairing rule (linking): edge eA of A and edge eB of B, one of them a ridge, form a pair iff
+ *    eA crosses a face adjacent to eB AND eB crosses a face adjacent to eA, and each is a
+ *    candidate: an edge with at most one endpoint inside the other body (cm_mesh_inside_local,
+ *    the vertex query's test). With both endpoints outside, an edge that crosses the other
+ *    surface crosses it an even number of times, so it goes in and out: its middle part is
+ *    inside. With one endpoint inside, that endpoint has a vertex contact from the vertex jobs,
+ *    but its depth is its distance to the nearest face, which for a vertex just inside a face
+ *    near the other body's ridge is small while the two ridges are crossed deep (S2 pile of 27
+ *    boxes: vertex contacts 0.3 and 0.6 mm deep on a pair overlapping 23.6 mm; keeping only edges
+ *    with both ends outside left 25.5 mm of overlap in that pile, keeping these 2.2 mm): the edge
+ *    contact gives the crossing its real depth. This is ArtiSynth's rule in its simplest form (it
+ *    keeps such an edge when the vertex, moved to the surface by its contact, would still leave
+ *    the edge inside). An edge with both endpoints inside is covered by its vertices. Linking
+ *    through adjacent faces is the local form of ArtiSynth's rule (edges of matching penetration
+ *    regions whose closest points are inside the faces around the other edge), which pairs every
+ *    edge of one region with every edge of the other and then filters by geometry; it needs no
+ *    contour or region and gives exactly one pair for two crossed ridges. Pairs are sorted and
+ *    made unique (two crossed ridges are found from both).
  * 4. Geometry of a pair, with dA = a1 - a0, dB = b1 - b0, r = a0 - b0:
  *      den = |dA x dB|^2 = (dA.dA)(dB.dB) - (dA.dB)^2,
  *      s = ((dA.dB)(dB.r) - (dB.dB)(dA.r)) / den,  u = ((dA.dA)(dB.r) - (dA.dB)(dA.r)) / den,
@@ -63,20 +66,18 @@
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
 
-/* a crossing: the edge (e0 < e1) of mesh `side` (0 = A, 1 = B) in its face `own` meets face
- * `other` of the other mesh */
-typedef struct Rec {
-  int side, e0, e1, own, other;
-} Rec;
-
-/* an edge with crossings: records rec[r0 .. r1) */
+/* an edge (e0 < e1) of mesh `side` (0 = A, 1 = B), with its adjacent faces (smaller first) */
 typedef struct Edge {
-  int side, e0, e1, r0, r1;
-  int adj[2], nadj; /* adjacent faces seen in the records */
-  int cand;         /* at most one endpoint inside the other body */
-  int ridge;        /* its faces meet at RIDGE_DEG or more */
-  int end_inside;   /* one endpoint inside the other body */
+  int side, e0, e1;
+  int adj[2], nadj;
+  int end_inside; /* one endpoint inside the other body */
 } Edge;
+
+/* a candidate pair: A's edge (a0 < a1) as edge ka of face fa, B's (b0 < b1) as edge kb of fb */
+typedef struct Cand {
+  int a0, a1, b0, b1;
+  int fa, ka, fb, kb;
+} Cand;
 
 typedef struct Ctx {
   const cmModel* m;
@@ -84,15 +85,18 @@ typedef struct Ctx {
   const double* v[2]; /* body-frame vertices */
   const int* f[2];    /* faces */
   double R[9], t[3];  /* B into A's frame */
+  /* inside tests of vertices, cached per pair: open addressing on key 2 v + side */
+  long* key;
+  signed char* val;
+  int mask;
 } Ctx;
 
-static int rec_cmp(const void* x, const void* y) {
-  const Rec *p = x, *q = y;
-  int a[5] = {p->side, p->e0, p->e1, p->other, p->own};
-  int b[5] = {q->side, q->e0, q->e1, q->other, q->own};
-  for (int k = 0; k < 5; k++)
-    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
-  return 0;
+static int cand_cmp(const void* x, const void* y) {
+  const Cand *p = x, *q = y;
+  if (p->a0 != q->a0) return p->a0 < q->a0 ? -1 : 1;
+  if (p->a1 != q->a1) return p->a1 < q->a1 ? -1 : 1;
+  if (p->b0 != q->b0) return p->b0 < q->b0 ? -1 : 1;
+  return (p->b1 > q->b1) - (p->b1 < q->b1);
 }
 
 /* vertex i of mesh side in A's frame */
@@ -104,83 +108,75 @@ static void vert_a(const Ctx* c, int side, int i, double y[3]) {
     cm_tri_xform(y, c->R, c->t, x);
 }
 
-/* is vertex i of mesh side inside the other mesh? */
-static int vertex_inside(const Ctx* c, int side, int i) {
+/* is vertex i of mesh side inside the other mesh? (cached) */
+static int vertex_inside(Ctx* c, int side, int i) {
+  long key = 2 * (long)i + side;
+  unsigned h = (unsigned)(key * 2654435761u) & (unsigned)c->mask;
+  while (c->key[h] >= 0 && c->key[h] != key)
+    h = (h + 1) & (unsigned)c->mask;
+  if (c->key[h] == key) return c->val[h];
   double y[3], r[3], x[3];
+  int in;
   vert_a(c, side, i, y);
-  if (side == 1) return cm_mesh_inside_local(c->m, c->g[0], y, NULL);
-  /* A's vertex into B's frame: x = R^T (y - t) */
-  cm_v3_sub(r, y, c->t);
-  cm_m3_mulvt(x, c->R, r);
-  return cm_mesh_inside_local(c->m, c->g[1], x, NULL);
+  if (side == 1)
+    in = cm_mesh_inside_local(c->m, c->g[0], y, NULL);
+  else {
+    /* A's vertex into B's frame: x = R^T (y - t) */
+    cm_v3_sub(r, y, c->t);
+    cm_m3_mulvt(x, c->R, r);
+    in = cm_mesh_inside_local(c->m, c->g[1], x, NULL);
+  }
+  c->key[h] = key;
+  c->val[h] = (signed char)in;
+  return in;
 }
 
-/* two faces meeting at less than this angle (degrees) make a flat edge, not a ridge */
-#define RIDGE_DEG 25.0
+/* the face across edge k of face f (local index) of mesh side, -1 if none */
+static int face_across(const Ctx* c, int side, int f, int k) {
+  return c->m->mesh_face_adj[3 * (size_t)(c->m->geom_faceadr[c->g[side]] + f) + k];
+}
 
-/* is the edge (e0, e1) of face f (local index) of mesh side a ridge? */
-static int ridge(const Ctx* c, int side, int f, int e0, int e1) {
-  const cmModel* m = c->m;
-  int fa = m->geom_faceadr[c->g[side]];
+/* the ridge bits of face f of mesh side (model field mesh_face_ridge) */
+static int ridges_of(const Ctx* c, int side, int f) {
+  return c->m->mesh_face_ridge[c->m->geom_faceadr[c->g[side]] + f];
+}
+
+/* edge k of face f of mesh side, with its adjacent faces */
+static void edge_of(const Ctx* c, int side, int f, int k, Edge* e) {
   const int* F = c->f[side] + 3 * f;
-  for (int k = 0; k < 3; k++) {
-    int u = F[k], w = F[(k + 1) % 3];
-    if (!((u == e0 && w == e1) || (u == e1 && w == e0))) continue;
-    int g = m->mesh_face_adj[3 * (size_t)(fa + f) + k];
-    if (g < 0) return 1;
-    double cs = cm_v3_dot(m->mesh_face_normal + 3 * (size_t)(fa + f),
-                          m->mesh_face_normal + 3 * (size_t)(fa + g));
-    return cs < cos(RIDGE_DEG * CM_PI / 180);
+  int u = F[k], w = F[(k + 1) % 3], g = face_across(c, side, f, k);
+  e->side = side;
+  e->e0 = u < w ? u : w;
+  e->e1 = u < w ? w : u;
+  e->nadj = 1;
+  e->adj[0] = f;
+  if (g >= 0) {
+    e->nadj = 2;
+    e->adj[0] = f < g ? f : g;
+    e->adj[1] = f < g ? g : f;
   }
-  return 1;
 }
 
-/* the records of the face pair (fa, fb) */
-static int pair_records(const Ctx* c, int fa, int fb, Rec* out) {
-  double P[2][3][3];
-  const int* F[2] = {c->f[0] + 3 * fa, c->f[1] + 3 * fb};
-  int own[2] = {fa, fb}, n = 0;
-  for (int s = 0; s < 2; s++)
-    for (int k = 0; k < 3; k++)
-      vert_a(c, s, F[s][k], P[s][k]);
-  for (int s = 0; s < 2; s++)
-    for (int k = 0; k < 3; k++) {
-      int u = F[s][k], w = F[s][(k + 1) % 3];
-      const double* o = P[1 - s][0];
-      if (!cm_seg_tri(P[s][k], P[s][(k + 1) % 3], o, P[1 - s][1], P[1 - s][2], NULL)) continue;
-      Rec r = {s, u < w ? u : w, u < w ? w : u, own[s], own[1 - s]};
-      out[n++] = r;
-    }
-  return n;
+/* face f of mesh side in A's frame */
+static void face_a(const Ctx* c, int side, int f, double P[3][3]) {
+  const int* F = c->f[side] + 3 * f;
+  for (int k = 0; k < 3; k++)
+    vert_a(c, side, F[k], P[k]);
 }
 
-/* index of the edge group (side, e0, e1), -1 if none (groups sorted by key) */
-static int find_edge(const Edge* E, int ne, int side, int e0, int e1) {
-  int lo = 0, hi = ne - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    const Edge* x = &E[mid];
-    int k[3] = {x->side - side, x->e0 - e0, x->e1 - e1}, c = 0;
-    for (int i = 0; i < 3 && !c; i++)
-      c = k[i];
-    if (c == 0) return mid;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
+/* does edge x cross one of the faces adjacent to edge y (of the other mesh)? */
+static int crosses_adjacent(const Ctx* c, const Edge* x, const Edge* y) {
+  double p[3], q[3], P[3][3];
+  vert_a(c, x->side, x->e0, p);
+  vert_a(c, x->side, x->e1, q);
+  for (int k = 0; k < y->nadj; k++) {
+    face_a(c, y->side, y->adj[k], P);
+    if (cm_seg_tri(p, q, P[0], P[1], P[2], NULL) != CM_SEG_TRI_NONE) return 1;
   }
-  return -1;
-}
-
-/* does edge group x cross one of the faces adjacent to edge group y? */
-static int crosses_adjacent(const Rec* rec, const Edge* x, const Edge* y) {
-  for (int r = x->r0; r < x->r1; r++)
-    for (int k = 0; k < y->nadj; k++)
-      if (rec[r].other == y->adj[k]) return 1;
   return 0;
 }
 
-/* edge pseudonormal (body frame of its mesh) of edge group e, from its first adjacent face */
+/* edge pseudonormal (body frame of its mesh) of edge e, from its first adjacent face */
 static const double* edge_pn(const Ctx* c, const Edge* e) {
   int f = e->adj[0], fa = c->m->geom_faceadr[c->g[e->side]];
   const int* F = c->f[e->side] + 3 * f;
@@ -191,7 +187,6 @@ static const double* edge_pn(const Ctx* c, const Edge* e) {
   }
   return c->m->mesh_face_normal + 3 * (size_t)(fa + f); /* not reached */
 }
-
 /* the contact of edges ea (of A) and eb (of B), in A's frame; 0 if rejected */
 static int edge_contact(const Ctx* c, const Edge* ea, const Edge* eb, double p0[3], double p1[3],
                         double n[3], double* area) {
@@ -251,59 +246,98 @@ static int closest_points_inside(const Ctx* c, const double p0[3], const double 
          cm_mesh_inside_local(c->m, c->g[0], p1, NULL);
 }
 
-/* the crossing records of all intersecting face pairs, sorted; NULL on no memory */
-static Rec* crossing_records(const Ctx* c, cmArena* arena, int* nrec) {
-  const cmBvh* tA = (const cmBvh*)c->m->geom_bvh + c->g[0];
-  const cmBvh* tB = (const cmBvh*)c->m->geom_bvh + c->g[1];
-  int cap = 256, np;
-  cmTriPair* pairs;
-  for (;;) {
-    pairs = cm_arena_alloc(arena, (size_t)cap * sizeof *pairs);
-    if (!pairs) return NULL;
-    np = cm_bvh_tri_pairs(tA, c->v[0], c->f[0], tB, c->v[1], c->f[1], c->R, c->t, pairs, cap);
-    if (np <= cap) break;
-    cap = np;
+/* the other body's tree box carried into mesh side's frame (the 8 corners, widened by far more
+ * than rounding) */
+static void other_box(const Ctx* c, int side, double box[6]) {
+  const cmBvh* t = (const cmBvh*)c->m->geom_bvh + c->g[1 - side];
+  const double* b = t->node[0].box;
+  double size = 1 + cm_v3_norm(c->t);
+  for (int k = 0; k < 3; k++) {
+    box[k] = INFINITY;
+    box[3 + k] = -INFINITY;
+    size += fabs(b[k]) + fabs(b[3 + k]);
   }
-  Rec* rec = cm_arena_alloc(arena, ((size_t)np * 6 + 1) * sizeof *rec);
-  if (!rec) return NULL;
-  int n = 0;
-  for (int i = 0; i < np; i++)
-    n += pair_records(c, pairs[i].fa, pairs[i].fb, rec + n);
-  cm_sort(rec, (size_t)n, sizeof *rec, rec_cmp);
-  *nrec = n;
-  return rec;
+  for (int i = 0; i < 8; i++) {
+    double x[3] = {b[3 * (i & 1)], b[1 + 3 * ((i >> 1) & 1)], b[2 + 3 * ((i >> 2) & 1)]}, y[3];
+    double r[3];
+    if (side == 0)
+      cm_tri_xform(y, c->R, c->t, x); /* B's corner into A's frame */
+    else {
+      cm_v3_sub(r, x, c->t);
+      cm_m3_mulvt(y, c->R, r); /* A's corner into B's frame */
+    }
+    for (int k = 0; k < 3; k++) {
+      box[k] = fmin(box[k], y[k]);
+      box[3 + k] = fmax(box[3 + k], y[k]);
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    box[k] -= 1e-9 * size;
+    box[3 + k] += 1e-9 * size;
+  }
 }
 
-/* group the records by edge; candidates have both endpoints outside the other body */
-static int edge_groups(const Ctx* c, const Rec* rec, int nrec, Edge* E) {
-  int ne = 0;
-  for (int r = 0; r < nrec;) {
-    Edge* e = &E[ne++];
-    e->side = rec[r].side;
-    e->e0 = rec[r].e0;
-    e->e1 = rec[r].e1;
-    e->r0 = r;
-    e->nadj = 0;
-    while (r < nrec && rec[r].side == e->side && rec[r].e0 == e->e0 && rec[r].e1 == e->e1) {
-      int f = rec[r].own, seen = 0;
-      for (int k = 0; k < e->nadj; k++)
-        seen |= e->adj[k] == f;
-      if (!seen && e->nadj < 2) e->adj[e->nadj++] = f;
-      r++;
-    }
-    e->r1 = r;
-    /* the smaller adjacent face first (pseudonormal lookup independent of record order) */
-    if (e->nadj == 2 && e->adj[1] < e->adj[0]) {
-      int f = e->adj[0];
-      e->adj[0] = e->adj[1];
-      e->adj[1] = f;
-    }
-    int i0 = vertex_inside(c, e->side, e->e0), i1 = vertex_inside(c, e->side, e->e1);
-    e->cand = !(i0 && i1);
-    e->end_inside = i0 || i1;
-    e->ridge = e->cand && ridge(c, e->side, e->adj[0], e->e0, e->e1);
+/* the ridges of mesh side whose box overlaps the other body's box, as (e0, e1, face, local edge),
+ * each once: from the smaller of its two faces (both lie in leaves overlapping that box when the
+ * edge's own box does, so cm_bvh_box_faces lists both); returns the count, -1 on no memory */
+static int near_ridges(Ctx* c, int side, cmArena* arena, int** list) {
+  const cmBvh* tree = (const cmBvh*)c->m->geom_bvh + c->g[side];
+  double box[6];
+  other_box(c, side, box);
+  int cap = 64, n;
+  int* faces;
+  for (;;) {
+    faces = cm_arena_alloc(arena, (size_t)cap * sizeof *faces);
+    if (!faces) return -1;
+    n = cm_bvh_box_faces(tree, box, faces, cap);
+    if (n <= cap) break;
+    cap = n;
   }
-  return ne;
+  int* out = cm_arena_alloc(arena, ((size_t)n * 3 + 1) * 4 * sizeof *out);
+  if (!out) return -1;
+  int nr = 0;
+  const double* v = c->v[side];
+  for (int i = 0; i < n; i++) {
+    int f = faces[i], bits = ridges_of(c, side, f);
+    if (!bits) continue;
+    const int* F = c->f[side] + 3 * f;
+    for (int k = 0; k < 3; k++) {
+      if (!(bits >> k & 1)) continue;
+      int g = face_across(c, side, f, k);
+      if (g >= 0 && g < f) continue; /* listed from g */
+      int u = F[k], w = F[(k + 1) % 3];
+      const double *p = v + 3 * (size_t)u, *q = v + 3 * (size_t)w;
+      int apart = 0;
+      for (int r = 0; r < 3 && !apart; r++)
+        apart = fmin(p[r], q[r]) > box[3 + r] || fmax(p[r], q[r]) < box[r];
+      if (apart) continue;
+      int* o = out + 4 * nr++;
+      o[0] = u < w ? u : w;
+      o[1] = u < w ? w : u;
+      o[2] = f;
+      o[3] = k;
+    }
+  }
+  *list = out;
+  return nr;
+}
+
+/* the faces of the other mesh that edge e of mesh side (endpoints in A's frame) crosses, from
+ * the arena; returns the count, -1 on no memory */
+static int crossed_faces(const Ctx* c, int side, const double p[3], const double q[3],
+                         cmArena* arena, int** out) {
+  int o = 1 - side;
+  const cmBvh* tree = (const cmBvh*)c->m->geom_bvh + c->g[o];
+  int cap = 16, n;
+  for (;;) {
+    *out = cm_arena_alloc(arena, (size_t)cap * sizeof **out);
+    if (!*out) return -1;
+    /* B's faces are carried into A's frame by (R, t); A's are in it */
+    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o], o == 1 ? c->R : NULL, o == 1 ? c->t : NULL, p, q,
+                         *out, cap);
+    if (n <= cap) return n;
+    cap = n;
+  }
 }
 
 int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
@@ -322,51 +356,89 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
   double RA[9];                    /* A's frame into the world, for the results */
   cm_quat_to_mat(RA, d->body_xquat + 4 * a);
 
-  /* 1-2: crossings, grouped by edge */
-  int nrec = 0;
-  Rec* rec = crossing_records(&c, arena, &nrec);
-  if (!rec) return -1;
-  if (nrec == 0) return 0;
-  Edge* E = cm_arena_alloc(arena, (size_t)nrec * sizeof *E);
-  if (!E) return -1;
-  int ne = edge_groups(&c, rec, nrec, E);
-
-  /* 3: linked pairs (group indices), from the edges of the B faces each A edge crosses */
-  int* pr = cm_arena_alloc(arena, ((size_t)nrec * 3 + 1) * 2 * sizeof *pr);
-  if (!pr) return -1;
-  int npr = 0;
-  for (int i = 0; i < ne && E[i].side == 0; i++) {
-    if (!E[i].cand) continue;
-    for (int r = E[i].r0; r < E[i].r1; r++) {
-      const int* G = c.f[1] + 3 * rec[r].other;
-      for (int k = 0; k < 3; k++) {
-        int u = G[k], w = G[(k + 1) % 3];
-        int j = find_edge(E, ne, 1, u < w ? u : w, u < w ? w : u);
-        if (j < 0 || !E[j].cand || !(E[i].ridge || E[j].ridge)) continue;
-        if (!crosses_adjacent(rec, &E[j], &E[i])) continue;
-        pr[2 * npr] = i;
-        pr[2 * npr + 1] = j;
-        npr++;
+  /* 1-2: the ridges of each mesh near the other, the faces they cross, and as candidates every
+   * edge of those faces */
+  int cap = 64, nc = 0;
+  Cand* cand = cm_arena_alloc(arena, (size_t)cap * sizeof *cand);
+  if (!cand) return -1;
+  for (int s = 0; s < 2; s++) {
+    int* rl;
+    int nr = near_ridges(&c, s, arena, &rl);
+    if (nr < 0) return -1;
+    for (int i = 0; i < nr; i++) {
+      double p[3], q[3];
+      int* g;
+      vert_a(&c, s, rl[4 * i], p);
+      vert_a(&c, s, rl[4 * i + 1], q);
+      int ng = crossed_faces(&c, s, p, q, arena, &g);
+      if (ng < 0) return -1;
+      if (nc + 3 * ng > cap) {
+        int nc2 = 2 * (nc + 3 * ng);
+        Cand* c2 = cm_arena_alloc(arena, (size_t)nc2 * sizeof *c2);
+        if (!c2) return -1;
+        memcpy(c2, cand, (size_t)nc * sizeof *cand);
+        cand = c2;
+        cap = nc2;
+      }
+      for (int j = 0; j < ng; j++) {
+        const int* G = c.f[1 - s] + 3 * g[j];
+        for (int k = 0; k < 3; k++) {
+          int u = G[k], w = G[(k + 1) % 3];
+          int x0 = u < w ? u : w, x1 = u < w ? w : u;
+          Cand C;
+          if (s == 0)
+            C = (Cand){rl[4 * i], rl[4 * i + 1], x0, x1, rl[4 * i + 2], rl[4 * i + 3], g[j], k};
+          else
+            C = (Cand){x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3]};
+          /* the pair's geometry first (the cheapest of the rule's conditions: most candidates
+           * fail it, and the order of the conditions does not change the result) */
+          Edge ea, eb;
+          double p0[3], p1[3], n[3], area;
+          edge_of(&c, 0, C.fa, C.ka, &ea);
+          edge_of(&c, 1, C.fb, C.kb, &eb);
+          if (edge_contact(&c, &ea, &eb, p0, p1, n, &area)) cand[nc++] = C;
+        }
       }
     }
   }
-  cm_sort(pr, (size_t)npr, 2 * sizeof *pr, cm_int2_cmp);
+  if (nc == 0) return 0;
+  cm_sort(cand, (size_t)nc, sizeof *cand, cand_cmp);
 
-  /* 4: one contact per distinct pair, in world coordinates */
-  cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)npr + 1) * sizeof *hit);
-  if (!hit) return -1;
+  /* the inside cache: at most 4 vertices per candidate */
+  int size = 16;
+  while (size < 8 * nc)
+    size *= 2;
+  c.key = cm_arena_alloc(arena, (size_t)size * sizeof *c.key);
+  c.val = cm_arena_alloc(arena, (size_t)size);
+  cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)nc + 1) * sizeof *hit);
+  if (!c.key || !c.val || !hit) return -1;
+  for (int i = 0; i < size; i++)
+    c.key[i] = -1;
+  c.mask = size - 1;
+
+  /* 3-4: the linked candidates, one contact per distinct pair, in world coordinates */
   int nh = 0;
-  for (int k = 0; k < npr; k++) {
-    if (k > 0 && pr[2 * k] == pr[2 * k - 2] && pr[2 * k + 1] == pr[2 * k - 1]) continue;
-    const Edge *ea = &E[pr[2 * k]], *eb = &E[pr[2 * k + 1]];
+  for (int k = 0; k < nc; k++) {
+    if (k > 0 && cand_cmp(&cand[k], &cand[k - 1]) == 0) continue;
+    Edge ea, eb;
+    edge_of(&c, 0, cand[k].fa, cand[k].ka, &ea);
+    edge_of(&c, 1, cand[k].fb, cand[k].kb, &eb);
+    /* the crossings, then the inside queries (the geometry passed when listed) */
     double p0[3], p1[3], n[3], w[3], area;
-    if (!edge_contact(&c, ea, eb, p0, p1, n, &area)) continue;
-    if ((ea->end_inside || eb->end_inside) && !closest_points_inside(&c, p0, p1)) continue;
+    edge_contact(&c, &ea, &eb, p0, p1, n, &area);
+    if (!crosses_adjacent(&c, &ea, &eb) || !crosses_adjacent(&c, &eb, &ea)) continue;
+    int ia0 = vertex_inside(&c, 0, ea.e0), ia1 = vertex_inside(&c, 0, ea.e1);
+    if (ia0 && ia1) continue;
+    int ib0 = vertex_inside(&c, 1, eb.e0), ib1 = vertex_inside(&c, 1, eb.e1);
+    if (ib0 && ib1) continue;
+    ea.end_inside = ia0 || ia1;
+    eb.end_inside = ib0 || ib1;
+    if ((ea.end_inside || eb.end_inside) && !closest_points_inside(&c, p0, p1)) continue;
     cmEdgeHit* h = &hit[nh++];
-    h->ea[0] = ea->e0;
-    h->ea[1] = ea->e1;
-    h->eb[0] = eb->e0;
-    h->eb[1] = eb->e1;
+    h->ea[0] = ea.e0;
+    h->ea[1] = ea.e1;
+    h->eb[0] = eb.e0;
+    h->eb[1] = eb.e1;
     cm_v3_sub(w, p0, p1);
     h->dist = -cm_v3_norm(w);
     h->area = area;

@@ -425,3 +425,74 @@ int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmB
   if (count <= max) cm_sort(out, (size_t)count, sizeof *out, pair_cmp);
   return count;
 }
+
+int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max) {
+  if (t->nnode == 0) return 0;
+  int stack[CM_BVH_MAX_DEPTH + 2], top = 0, count = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const cmBvhNode* n = &t->node[stack[--top]];
+    if (!boxes_overlap(n->box, box)) continue;
+    if (n->count > 0) {
+      for (int i = 0; i < n->count; i++, count++)
+        if (count < max) out[count] = t->order[-1 - n->child + i];
+      continue;
+    }
+    stack[top++] = n->child + 1;
+    stack[top++] = n->child;
+  }
+  return count;
+}
+
+int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
+                     const double* t, const double p[3], const double q[3], int* out, int max) {
+  if (tb->nnode == 0) return 0;
+  /* the segment's box in B's frame (x_B = R^T (x - t)), widened by 1e-9 of the sizes involved:
+   * the exact test below works on B's vertices carried the other way, which differ from this
+   * by rounding only */
+  double pb[3], qb[3], r[3], sbox[6], size = 1;
+  if (R) {
+    cm_v3_sub(r, p, t);
+    cm_m3_mulvt(pb, R, r);
+    cm_v3_sub(r, q, t);
+    cm_m3_mulvt(qb, R, r);
+    size += cm_v3_norm(t);
+  } else {
+    cm_v3_copy(pb, p);
+    cm_v3_copy(qb, q);
+  }
+  for (int k = 0; k < 3; k++)
+    size += fabs(p[k]) + fabs(q[k]) + fabs(tb->node[0].box[k]) + fabs(tb->node[0].box[3 + k]);
+  double eps = 1e-9 * size;
+  for (int k = 0; k < 3; k++) {
+    sbox[k] = fmin(pb[k], qb[k]) - eps;
+    sbox[3 + k] = fmax(pb[k], qb[k]) + eps;
+  }
+  int stack[CM_BVH_MAX_DEPTH + 2], top = 0, count = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const cmBvhNode* n = &tb->node[stack[--top]];
+    if (!boxes_overlap(n->box, sbox)) continue;
+    if (n->count == 0) {
+      stack[top++] = n->child + 1;
+      stack[top++] = n->child;
+      continue;
+    }
+    for (int i = 0; i < n->count; i++) {
+      int g = tb->order[-1 - n->child + i];
+      double y[3][3];
+      for (int k = 0; k < 3; k++) {
+        const double* x = vb + 3 * (size_t)fb[3 * g + k];
+        if (R)
+          cm_tri_xform(y[k], R, t, x);
+        else
+          cm_v3_copy(y[k], x);
+      }
+      if (cm_seg_tri(p, q, y[0], y[1], y[2], NULL) == CM_SEG_TRI_NONE) continue;
+      if (count < max) out[count] = g;
+      count++;
+    }
+  }
+  if (count <= max) cm_sort(out, (size_t)count, sizeof *out, cm_int_cmp);
+  return count;
+}

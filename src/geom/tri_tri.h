@@ -63,4 +63,17 @@ int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmB
                      const double* vb, const int* fb, const double R[9], const double t[3],
                      cmTriPair* out, int max);
 
+/* The faces of tree t whose leaf boxes overlap `box` (min xyz, max xyz, in the tree's frame):
+ * a superset of the faces that meet the box, in leaf order. Writes at most max face indices to
+ * out; returns the total (call again with a larger buffer if it exceeds max). Pure. */
+int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max);
+
+/* The faces of mesh B (tree tb over vertices vb, faces fb) that the closed segment pq meets,
+ * exactly (cm_seg_tri on B's vertices carried into the segment's frame by cm_tri_xform(R, t);
+ * R = NULL: B is in that frame already). The tree is descended with the segment carried into
+ * B's frame and its box widened by far more than rounding. Writes at most max faces to out,
+ * sorted ascending; returns the total (call again with a larger buffer if it exceeds max). */
+int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
+                     const double* t, const double p[3], const double q[3], int* out, int max);
+
 #endif

@@ -11,12 +11,15 @@
  * meeting there, each L s / 2, with unit normals (0, +-1/sqrt2, -1/sqrt2) after the turn, so
  * A = |n . sum A_f n_f| / 3 = (L s/2 + L s/2) / sqrt2 / 3 = L s / (3 sqrt2).
  * No vertex of either bar is inside the other (the bar ends are far away). */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collide/collide.h"
 #include "comply/comply.h"
 #include "core/arena.h"
 #include "core/cm_math.h"
+#include "geom/tri_tri.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -288,6 +291,234 @@ static void test_random_meshes(void) {
   cm_arena_destroy(&arena);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * the pairing rule, brute force */
+
+/* the rule of collide_edge.c's header evaluated on every edge of A against every edge of B,
+ * with every edge tested against every face of the other mesh (no tree, no ridge search): the
+ * reference for the kernel's search, which starts from the ridges near the other body and the
+ * faces they cross (2026-12-03; before, from every intersecting face pair). In A's frame. */
+typedef struct RefEdge {
+  int e0, e1, f[2], nf;
+} RefEdge;
+
+static int ref_edges(const cmModel* m, int g, RefEdge* E) {
+  int fa = m->geom_faceadr[g], nf = m->geom_nface[g], ne = 0;
+  const int* F = m->mesh_face + 3 * (size_t)fa;
+  for (int f = 0; f < nf; f++)
+    for (int k = 0; k < 3; k++) {
+      int u = F[3 * f + k], w = F[3 * f + (k + 1) % 3];
+      int h = m->mesh_face_adj[3 * (size_t)(fa + f) + k];
+      if (h >= 0 && h < f) continue; /* once, from the smaller face */
+      RefEdge* e = &E[ne++];
+      e->e0 = u < w ? u : w;
+      e->e1 = u < w ? w : u;
+      e->f[0] = f;
+      e->f[1] = h;
+      e->nf = h >= 0 ? 2 : 1;
+    }
+  return ne;
+}
+
+typedef struct RefCtx {
+  const cmModel* m;
+  int g[2];
+  double R[9], t[3];
+} RefCtx;
+
+static void ref_vert(const RefCtx* c, int side, int v, double y[3]) {
+  const double* x = c->m->mesh_vert + 3 * (size_t)(c->m->geom_vertadr[c->g[side]] + v);
+  if (side == 0)
+    cm_v3_copy(y, x);
+  else
+    cm_tri_xform(y, c->R, c->t, x);
+}
+
+/* does edge e of mesh side cross face f of the other mesh? */
+static int ref_cross(const RefCtx* c, int side, const RefEdge* e, int f) {
+  double p[3], q[3], P[3][3];
+  ref_vert(c, side, e->e0, p);
+  ref_vert(c, side, e->e1, q);
+  const int* F = c->m->mesh_face + 3 * (size_t)(c->m->geom_faceadr[c->g[1 - side]] + f);
+  for (int k = 0; k < 3; k++)
+    ref_vert(c, 1 - side, F[k], P[k]);
+  return cm_seg_tri(p, q, P[0], P[1], P[2], NULL) != CM_SEG_TRI_NONE;
+}
+
+/* is the point y (A's frame) inside mesh side? */
+static int ref_inside(const RefCtx* c, int side, const double y[3]) {
+  if (side == 0) return cm_mesh_inside_local(c->m, c->g[0], y, NULL);
+  double r[3], x[3];
+  cm_v3_sub(r, y, c->t);
+  cm_m3_mulvt(x, c->R, r);
+  return cm_mesh_inside_local(c->m, c->g[1], x, NULL);
+}
+
+static int ref_ridge(const RefCtx* c, int side, const RefEdge* e) {
+  if (e->nf < 2) return 1;
+  const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[side]];
+  return cm_v3_dot(N + 3 * e->f[0], N + 3 * e->f[1]) < cos(CM_RIDGE_DEG * CM_PI / 180);
+}
+
+/* the edge pseudonormal of e in its mesh's frame: the two face normals' sum, normalised */
+static void ref_pn(const RefCtx* c, int side, const RefEdge* e, double pn[3]) {
+  const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[side]];
+  cm_v3_copy(pn, N + 3 * e->f[0]);
+  if (e->nf == 2) cm_v3_add(pn, pn, N + 3 * e->f[1]);
+  cm_v3_scale(pn, pn, 1 / cm_v3_norm(pn));
+}
+
+static int ref_pair_cmp(const void* x, const void* y) {
+  const int *p = x, *q = y;
+  for (int k = 0; k < 4; k++)
+    if (p[k] != q[k]) return p[k] < q[k] ? -1 : 1;
+  return 0;
+}
+
+/* the reference's pairs (ea, eb as 4 vertex indices), sorted; returns the count */
+static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)[4], int max) {
+  RefCtx c = {m, {m->body_geom[a], m->body_geom[b]}, {0}, {0}};
+  cm_pair_pose(d, a, b, c.R, c.t);
+  RefEdge* E[2];
+  int ne[2], nf[2], *inside[2];
+  for (int s = 0; s < 2; s++) {
+    nf[s] = m->geom_nface[c.g[s]];
+    E[s] = malloc((size_t)nf[s] * 3 * sizeof(RefEdge));
+    ne[s] = ref_edges(m, c.g[s], E[s]);
+    int nv = m->geom_nvert[c.g[s]];
+    inside[s] = malloc((size_t)nv * sizeof(int));
+    for (int v = 0; v < nv; v++) {
+      double y[3];
+      ref_vert(&c, s, v, y);
+      inside[s][v] = ref_inside(&c, 1 - s, y);
+    }
+  }
+  int n = 0;
+  for (int i = 0; i < ne[0]; i++) {
+    const RefEdge* ea = &E[0][i];
+    if (inside[0][ea->e0] && inside[0][ea->e1]) continue;
+    for (int j = 0; j < ne[1]; j++) {
+      const RefEdge* eb = &E[1][j];
+      if (inside[1][eb->e0] && inside[1][eb->e1]) continue;
+      if (!ref_ridge(&c, 0, ea) && !ref_ridge(&c, 1, eb)) continue;
+      int ab = 0, ba = 0;
+      for (int k = 0; k < eb->nf; k++)
+        ab |= ref_cross(&c, 0, ea, eb->f[k]);
+      for (int k = 0; k < ea->nf; k++)
+        ba |= ref_cross(&c, 1, eb, ea->f[k]);
+      if (!ab || !ba) continue;
+      /* closest points of the two lines, inside both segments (1e-9 of their lengths) */
+      double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], nn[3], p0[3], p1[3], w[3];
+      ref_vert(&c, 0, ea->e0, a0);
+      ref_vert(&c, 0, ea->e1, a1);
+      ref_vert(&c, 1, eb->e0, b0);
+      ref_vert(&c, 1, eb->e1, b1);
+      cm_v3_sub(dA, a1, a0);
+      cm_v3_sub(dB, b1, b0);
+      cm_v3_sub(r, a0, b0);
+      cm_v3_cross(nn, dA, dB);
+      double aa = cm_v3_dot(dA, dA), ee = cm_v3_dot(dB, dB), den = cm_v3_dot(nn, nn);
+      if (!(den > 1e-18 * aa * ee)) continue;
+      double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
+      double sa = (bb * ff - cc * ee) / den, ub = (aa * ff - bb * cc) / den;
+      if (!(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) continue;
+      cm_v3_madd(p0, a0, dA, fmin(fmax(sa, 0), 1));
+      cm_v3_madd(p1, b0, dB, fmin(fmax(ub, 0), 1));
+      /* n along dA x dB from p1 to p0's side reversed: (p0 - p1) . n <= 0; it must lead out
+       * of B at eB and into A at eA (the pseudonormals); the pairs within rounding of
+       * n . pn = 0 are skipped by the caller's comparison */
+      cm_v3_sub(w, p0, p1);
+      if (cm_v3_dot(w, nn) > 0) cm_v3_scale(nn, nn, -1);
+      double pa[3], pbl[3], pb[3];
+      ref_pn(&c, 0, ea, pa);
+      ref_pn(&c, 1, eb, pbl);
+      cm_m3_mulv(pb, c.R, pbl);
+      if (!(cm_v3_dot(nn, pb) > 0 && cm_v3_dot(nn, pa) < 0)) continue;
+      int end_inside =
+          inside[0][ea->e0] || inside[0][ea->e1] || inside[1][eb->e0] || inside[1][eb->e1];
+      if (end_inside && !(ref_inside(&c, 1, p0) && ref_inside(&c, 0, p1))) continue;
+      if (n < max) {
+        out[n][0] = ea->e0;
+        out[n][1] = ea->e1;
+        out[n][2] = eb->e0;
+        out[n][3] = eb->e1;
+      }
+      n++;
+    }
+  }
+  for (int s = 0; s < 2; s++) {
+    free(E[s]);
+    free(inside[s]);
+  }
+  if (n <= max) qsort(out, (size_t)n, sizeof *out, ref_pair_cmp);
+  return n;
+}
+
+/* Random overlapping poses of two boxes (divisions 1, 2, 4 on each side), a box and an
+ * icosphere, and two random star-shaped meshes: the kernel's edge pairs are the brute-force
+ * rule's, pair for pair (ea, eb), in the same (sorted) order. */
+static void test_rule_brute_force(void) {
+  cmArena arena;
+  cm_arena_init(&arena, 1 << 16);
+  int poses = 0, pairs = 0, differ = 0;
+  const int its = test_trials(12, 4);
+  for (int it = 0; it < its; it++) {
+    cmMesh* M[2];
+    int kind = it % 4;
+    for (int s = 0; s < 2; s++) {
+      double size[3] = {0.6 + 0.8 * urand(), 0.6 + 0.8 * urand(), 0.4 + 0.8 * urand()};
+      if (kind == 0 || (kind == 1 && s == 0))
+        M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 3));
+      else if (kind == 1)
+        M[s] = cm_mesh_icosphere(0.6, 2);
+      else
+        M[s] = rand_mesh(1 + (it + s) % 2, 0.3, size);
+    }
+    cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
+    a.name = "A";
+    a.geom.type = CM_GEOM_MESH;
+    a.geom.mesh = M[0];
+    b.name = "B";
+    b.geom.type = CM_GEOM_MESH;
+    b.geom.mesh = M[1];
+    cmModel* m = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
+    cm_mesh_free(M[0]);
+    cm_mesh_free(M[1]);
+    CHECK(m != NULL);
+    if (!m) continue;
+    cmData* d = cm_data_new(m);
+    for (int pose = 0; pose < 25; pose++) {
+      double qa[4], qb[4], xa[3] = {0, 0, 0}, xb[3];
+      rand_quat(qa);
+      rand_quat(qb);
+      for (int k = 0; k < 3; k++)
+        xb[k] = 1.2 * (urand() - 0.5);
+      set_pose(m, d, 0, xa, qa);
+      set_pose(m, d, 1, xb, qb);
+      cm_arena_reset(&arena);
+      cmEdgeHit* h;
+      int nh = cm_collide_edges(m, d, 0, 1, &arena, &h);
+      int ref[256][4];
+      int nr = ref_pairs(m, d, 0, 1, ref, 256);
+      CHECK(nr <= 256);
+      int same = nh == nr;
+      for (int i = 0; same && i < nh; i++)
+        same = h[i].ea[0] == ref[i][0] && h[i].ea[1] == ref[i][1] && h[i].eb[0] == ref[i][2] &&
+               h[i].eb[1] == ref[i][3];
+      differ += !same;
+      poses++;
+      pairs += nr;
+    }
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+  printf("  %d poses, %d edge pairs by brute force, %d poses where the kernel differs\n", poses,
+         pairs, differ);
+  CHECK(differ == 0);
+  CHECK(pairs > poses); /* the poses do produce pairs */
+  cm_arena_destroy(&arena);
+}
+
 /* Three pairs of crossed bars side by side (2 m apart, one rule), their faces divided in two:
  * every pair's contacts are
  * contiguous at [first, first + points) with the pair's bodies, and every contact with a
@@ -347,6 +578,7 @@ int main(void) {
   RUN(test_crossed_bars_contour);
   RUN(test_rigid_invariance_bars);
   RUN(test_random_meshes);
+  RUN(test_rule_brute_force);
   RUN(test_pairs_contiguous);
   return test_report();
 }
