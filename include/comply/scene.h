@@ -164,7 +164,8 @@ typedef enum cmMethod {
   CM_METHOD_VERTEX = 0,  /* vertices of one body inside the other */
   CM_METHOD_TWO_WAY,     /* vertices of both, half area each */
   CM_METHOD_VERTEX_EDGE, /* two_way plus edge-edge contacts */
-  CM_METHOD_CONTOUR      /* intersection-contour regions */
+  CM_METHOD_CONTOUR,     /* intersection-contour regions */
+  CM_METHOD_AUTO         /* vertex plus the edge-edge contacts of vertex_edge (rigid pairs) */
 } cmMethod;
 
 typedef enum cmDirection {

@@ -28,7 +28,7 @@ ENUMS = {
     "material": ["neo_hookean", "corotated", "linear"],
     "fem_scheme": ["backward_euler", "midpoint"],
     "law": ["contact_time", "area_compliant", "linear", "none"],
-    "method": ["vertex", "two_way", "vertex_edge", "contour"],
+    "method": ["vertex", "two_way", "vertex_edge", "contour", "auto"],
     "direction": ["auto", "first"],
     "mass": ["min", "effective"],
     "integration": ["default", "implicit", "explicit"],

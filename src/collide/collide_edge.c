@@ -70,6 +70,7 @@
 typedef struct Edge {
   int side, e0, e1;
   int adj[2], nadj;
+  int ridge;      /* its faces meet at CM_RIDGE_DEG or more */
   int end_inside; /* one endpoint inside the other body */
 } Edge;
 
@@ -148,6 +149,7 @@ static void edge_of(const Ctx* c, int side, int f, int k, Edge* e) {
   e->side = side;
   e->e0 = u < w ? u : w;
   e->e1 = u < w ? w : u;
+  e->ridge = ridges_of(c, side, f) >> k & 1;
   e->nadj = 1;
   e->adj[0] = f;
   if (g >= 0) {
@@ -187,6 +189,34 @@ static const double* edge_pn(const Ctx* c, const Edge* e) {
   }
   return c->m->mesh_face_normal + 3 * (size_t)(fa + f); /* not reached */
 }
+/* The angle (radians) between the unit direction u (A's frame) and the normal cone of edge e:
+ * the arc of outward directions between its two faces' normals (all three are perpendicular to
+ * the edge). 0 inside the arc, else the angle to the nearer end. */
+static double cone_angle(const Ctx* c, const Edge* e, const double u[3]) {
+  const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[e->side]];
+  double n1[3], n2[3];
+  if (e->side == 0) {
+    cm_v3_copy(n1, N + 3 * e->adj[0]);
+    cm_v3_copy(n2, N + 3 * e->adj[e->nadj - 1]);
+  } else {
+    cm_m3_mulv(n1, c->R, N + 3 * e->adj[0]);
+    cm_m3_mulv(n2, c->R, N + 3 * e->adj[e->nadj - 1]);
+  }
+  double x1[3], x2[3], mid[3];
+  cm_v3_cross(x1, n1, u);
+  cm_v3_cross(x2, u, n2);
+  cm_v3_add(mid, n1, n2);
+  if (cm_v3_dot(x1, x2) >= 0 && cm_v3_dot(u, mid) > 0) return 0;
+  double c1 = fmin(1, fmax(-1, cm_v3_dot(u, n1))), c2 = fmin(1, fmax(-1, cm_v3_dot(u, n2)));
+  return acos(fmax(c1, c2));
+}
+
+/* how far (degrees) the pair's normal may lie outside an edge's normal cone: a flat edge (faces
+ * meeting at less than CM_RIDGE_DEG) stands for its face, whose normal the normal of a ridge
+ * pressed into it tilts from by the ridge's slope; a ridge's cone is its own */
+#define CONE_FLAT_DEG 60.0
+#define CONE_RIDGE_DEG 15.0
+
 /* the contact of edges ea (of A) and eb (of B), in A's frame; 0 if rejected */
 static int edge_contact(const Ctx* c, const Edge* ea, const Edge* eb, double p0[3], double p1[3],
                         double n[3], double* area) {
@@ -220,6 +250,12 @@ static int edge_contact(const Ctx* c, const Edge* ea, const Edge* eb, double p0[
   if (sd > 0 || (sd == 0 && cm_v3_dot(n, q) < 0)) cm_v3_scale(n, n, -1);
   /* n must lead out of B at eB and into A at eA */
   if (!(cm_v3_dot(n, pnB) > 0 && cm_v3_dot(n, pnA) < 0)) return 0;
+  /* and lie in (or near) both edges' normal cones: out of B at eB, out of A along -n at eA */
+  double mn[3];
+  cm_v3_scale(mn, n, -1);
+  const double tf = CONE_FLAT_DEG * CM_PI / 180, tr = CONE_RIDGE_DEG * CM_PI / 180;
+  if (cone_angle(c, eb, n) > (eb->ridge ? tr : tf) || cone_angle(c, ea, mn) > (ea->ridge ? tr : tf))
+    return 0;
   /* area of the faces adjacent to eA, projected */
   double sum[3] = {0, 0, 0};
   int fa = c->m->geom_faceadr[c->g[0]];

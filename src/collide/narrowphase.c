@@ -17,6 +17,12 @@
  * before the query proper, which carries the vertex through the world as before: the contacts
  * are bit-identical to querying every vertex, and the rejection costs a few nanoseconds.
  *
+ * `auto` (mesh pairs) = `vertex_edge` when neither body is deformable and their meshes sample
+ * their surfaces alike (vertices per unit area within CM_AUTO_RATIO = 4 of each other: two_way
+ * is right when both sides' vertices cover the patch, and halves the force against a coarse
+ * face none of whose vertices reaches in), else the `vertex` job of the finer body plus the
+ * edge-edge contacts (none with a deformable body); `direction: first` makes it one-way.
+ *
  * `vertex_edge` = the two `two_way` jobs plus the pair's edge-edge contacts (collide_edge.c),
  * computed serially right after the pair's last vertex job and appended to the same pair, sorted
  * by edge pair: flag CM_CONTACT_EDGE, vert = -1, body A = the pair's lower body index, area of the
@@ -110,6 +116,14 @@ static int pick_penetrating(const cmModel* m, int a, int b, const cmRuleDef* rul
   return db > da ? b : a;
 }
 
+int cm_auto_two_way(const cmModel* m, int a, int b) {
+  if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
+    return 0;
+  int ga = m->body_geom[a], gb = m->body_geom[b];
+  double da = m->geom_nvert[ga] / m->geom_area[ga], db = m->geom_nvert[gb] / m->geom_area[gb];
+  return fmax(da, db) <= CM_AUTO_RATIO * fmin(da, db);
+}
+
 /* room for `need` contacts; 0 (and the limit flag) beyond max_contacts or without memory */
 static int grow_contacts(const cmModel* m, cmData* d, int need) {
   if (need > m->opt.max_contacts) {
@@ -175,7 +189,9 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
       jobs[0] = j;
       return 1;
     }
-    if (rule->method != CM_METHOD_VERTEX) {
+    if (rule->method == CM_METHOD_TWO_WAY || rule->method == CM_METHOD_VERTEX_EDGE ||
+        (rule->method == CM_METHOD_AUTO && rule->direction != CM_DIRECTION_FIRST &&
+         cm_auto_two_way(m, a, b))) {
       /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges) */
       j.flags = CM_CONTACT_TWO_WAY;
       j.nvert = m->geom_nvert[m->body_geom[a]];
@@ -370,6 +386,12 @@ static int is_mesh_method(const cmModel* m, const int* cand, int k, cmMethod met
   return m->rule[cand[3 * k + 2]].method == method && ta != CM_GEOM_PLANE && tb != CM_GEOM_PLANE;
 }
 
+/* is one body of candidate pair k deformable? (auto adds no edge contacts there) */
+static int has_deformable(const cmModel* m, const int* cand, int k) {
+  return m->body_motion[cand[3 * k]] == CM_MOTION_DEFORMABLE ||
+         m->body_motion[cand[3 * k + 1]] == CM_MOTION_DEFORMABLE;
+}
+
 void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   d->ncontact = 0;
@@ -430,7 +452,9 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     for (int j = j0; j < j1; j++) {
       compact_jobs(m, d, p->cand, jobs, j, j + 1, jobs[j0].hit0, hb, ib, pair_of_cand);
       if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
-      if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_VERTEX_EDGE))
+      if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_VERTEX_EDGE) ||
+          (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_AUTO) &&
+           !has_deformable(m, p->cand, jobs[j].pair)))
         append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand);
       else if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_CONTOUR))
         append_contour(m, d, p->cand, jobs[j].pair, pair_of_cand);

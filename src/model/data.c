@@ -251,8 +251,10 @@ const char* cm_warning_help(cmWarning w) {
            "of mass is inside the other with no contact point: the law is far too soft for the "
            "load (resting penetration weight / (ka A): raise ka, or shorten contact_time), or "
            "the contact method misses the overlap (an edge sinking into a face or crossing an "
-           "edge: method vertex_edge, two_way or contour), or a body crossed a thin wall at "
-           "speed (smaller timestep)";
+           "edge with method vertex or two_way: method auto, the default, or vertex_edge or "
+           "contour), or a body crossed a thin wall at speed (smaller timestep); an edge "
+           "resting across an edge or a face sinks d = (1.5 W/ka)^(1/3) or sqrt(W/(ka L)) by the "
+           "law itself (docs/contact-laws.md, \"Contact methods\")";
   case CM_WARN_TUNNEL:
     return "a body moved, relative to a body it can touch, more than half the thinner one's "
            "thickness in one step: a vertex can cross the middle of a thin body (and be pushed "

@@ -49,6 +49,8 @@ const char* cm_method_name(cmMethod method) {
     return "vertex_edge";
   case CM_METHOD_CONTOUR:
     return "contour";
+  case CM_METHOD_AUTO:
+    return "auto";
   }
   return "unknown";
 }

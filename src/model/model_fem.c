@@ -67,9 +67,11 @@ static cmStatus check_pairs(const cmScene* s, const cmModel* m, char* err, size_
                 m->opt.integrator != CM_INTEGRATOR_IMPLICIT))
         why = "a deformable body's contacts are solved implicitly with its elements: give the "
               "rule integration: implicit (or the scene integrator: implicit)";
-      else if (rule->method != CM_METHOD_VERTEX && rule->method != CM_METHOD_TWO_WAY)
-        why = "a deformable body's contacts use method vertex or two_way (vertices against "
-              "the other body's surface); vertex_edge and contour are not supported yet";
+      else if (rule->method != CM_METHOD_VERTEX && rule->method != CM_METHOD_TWO_WAY &&
+               rule->method != CM_METHOD_AUTO)
+        why = "a deformable body's contacts use method vertex, two_way or auto (vertices "
+              "against the other body's surface; auto adds no edge contacts on a deformable "
+              "body); vertex_edge and contour are not supported yet";
       if (why)
         return cm_error(err, errsz, CM_ERR_ARG, "%sbodies '%s' and '%s' (rule %d): %s", at,
                         m->body_name[a], m->body_name[b], r, why);

@@ -79,7 +79,7 @@ cmRuleDef cm_rule_def_default(void) {
   r.damping = 0.0;
   r.friction = 0.0;
   r.stick_velocity = 1e-5;
-  r.method = CM_METHOD_VERTEX;
+  r.method = CM_METHOD_AUTO;
   r.direction = CM_DIRECTION_AUTO;
   r.integration = CM_INTEGRATION_DEFAULT;
   return r;
@@ -574,7 +574,7 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
                 "stick_velocity must be in [1e-9, 1] m/s (got %.10g): the slip speed below which "
                 "a sticking contact creeps",
                 r->stick_velocity);
-  if (enm(c, "method", (int)r->method, 4, "vertex, two_way, vertex_edge, contour")) return 1;
+  if (enm(c, "method", (int)r->method, 5, "vertex, two_way, vertex_edge, contour, auto")) return 1;
   if (enm(c, "direction", (int)r->direction, 2, "auto, first")) return 1;
   return enm(c, "integration", (int)r->integration, 3, "default, implicit, explicit");
 }

@@ -491,7 +491,7 @@ static const char* const motion_names[] = {"dynamic", "fixed", "prescribed", "ig
 static const char* const material_names[] = {"neo_hookean", "corotated", "linear"};
 static const char* const fem_scheme_names[] = {"backward_euler", "midpoint"};
 static const char* const law_names[] = {"contact_time", "area_compliant", "linear", "none"};
-static const char* const method_names[] = {"vertex", "two_way", "vertex_edge", "contour"};
+static const char* const method_names[] = {"vertex", "two_way", "vertex_edge", "contour", "auto"};
 static const char* const direction_names[] = {"auto", "first"};
 static const char* const integration_names[] = {"default", "implicit", "explicit"};
 static const char* const rep_mass_names[] = {"min", "effective"};
@@ -927,7 +927,7 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
                fpath(p, "contact_time", fb, sizeof fb), r.contact_time);
   int e;
   if (v[R_METHOD]) {
-    if (get_enum(p, v[R_METHOD], "method", method_names, 4, &e)) return -1;
+    if (get_enum(p, v[R_METHOD], "method", method_names, 5, &e)) return -1;
     r.method = (cmMethod)e;
   }
   if (v[R_MASS]) {

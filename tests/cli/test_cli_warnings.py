@@ -166,16 +166,18 @@ bodies:
   - {name: outer, geometry: {box: {size: SIZE, divisions: 4}}, position: [0, 0, 0]}
   - {name: inner, geometry: {box: {size: 0.1, divisions: 1}}, position: [0, 0, 0]}
 interactions:
-  - {pair: ["*", "*"], law: area_compliant, ka: 1.0e7}
+  - {pair: ["*", "*"], law: area_compliant, ka: 1.0e7METHOD}
 """
 
 
 def test_nested_and_coincident(s):
     # coincident boxes (every vertex on the other's surface) and a coarse box inside a finer,
-    # larger one (the finer one's vertices are tested, none is inside): no contact point, so no
-    # force would ever separate them; refused with the pair named, unless the scene allows it
-    for name, size in (("coincident", "0.1"), ("nested", "0.3")):
-        path = s.write(name + ".yaml", NESTED.replace("ALLOW", "").replace("SIZE", size))
+    # larger one with method vertex (the finer one's vertices are tested, none is inside): no
+    # contact point, so no force would ever separate them; refused with the pair named, unless
+    # the scene allows it
+    for name, size, method in (("coincident", "0.1", ""), ("nested", "0.3", ", method: vertex")):
+        path = s.write(name + ".yaml", NESTED.replace("ALLOW", "").replace("SIZE", size)
+                       .replace("METHOD", method))
         r = s.run("check", path)
         expect_exit(r, 0, "check " + name)
         check("nested or coincident" in r.stdout and "outer <-> inner" in r.stdout, r.stdout)
@@ -183,12 +185,25 @@ def test_nested_and_coincident(s):
         expect_exit(r, 2, "run " + name)
         check("outer and inner start inside each other" in r.stderr, r.stderr)
         allowed = s.write(name + "_ok.yaml", NESTED.replace("ALLOW", ", allow_initial_overlap: true")
-                          .replace("SIZE", size))
+                          .replace("SIZE", size).replace("METHOD", method))
         r = s.run("run", allowed, "-o", s.path(name + "_ok"), "--quiet")
         expect_exit(r, 0, "allowed " + name)
         check("nested or coincident" in r.stderr, r.stderr)
+    # the nested boxes with the default method (auto: both boxes' vertices, their densities
+    # being alike): the inner box's 8 corners are inside the outer box, 0.1 m from its faces,
+    # so the pair has contacts and is refused as an initial overlap whose stored energy would
+    # launch it (not as nested)
+    path = s.write("nested_auto.yaml", NESTED.replace("ALLOW", "").replace("SIZE", "0.3")
+                   .replace("METHOD", ""))
+    r = s.run("check", path)
+    expect_exit(r, 0, "check nested_auto")
+    check("outer <-> inner: 8 points" in r.stdout and "max penetration 0.1 m" in r.stdout
+          and "nested or coincident" not in r.stdout, r.stdout)
+    r = s.run("run", path, "-o", s.path("nested_auto"), "--quiet")
+    expect_exit(r, 2, "run nested_auto")
     # apart: nothing said
     apart = s.write("apart.yaml", NESTED.replace("ALLOW", "").replace("SIZE", "0.1")
+                    .replace("METHOD", "")
                     .replace("position: [0, 0, 0]}\n  - {name: inner", "position: [1, 0, 0]}\n  - {name: inner"))
     r = s.run("check", apart)
     check("initial overlaps: 0" in r.stdout, r.stdout)

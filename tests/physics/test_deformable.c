@@ -533,12 +533,19 @@ static void test_refused(void) {
   CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_ERR_ARG);
   CHECK(strstr(err, "'soft'") && strstr(err, "'ground'") && strstr(err, "area_compliant"));
   cm_scene_free(s);
-  /* a method other than vertex and two_way */
+  /* a method other than vertex, two_way and auto */
   cmRuleDef tw = area;
   tw.method = CM_METHOD_VERTEX_EDGE;
   s = scene_two_bodies("r3", &a, &b, &tw);
   CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_ERR_ARG);
-  CHECK(strstr(err, "method vertex or two_way") != NULL);
+  CHECK(strstr(err, "method vertex, two_way or auto") != NULL);
+  cm_scene_free(s);
+  /* auto is accepted (no edge contacts on a deformable body: vertex) */
+  tw.method = CM_METHOD_AUTO;
+  s = scene_two_bodies("r3a", &a, &b, &tw);
+  CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
+  cm_model_free(m);
+  m = NULL;
   cm_scene_free(s);
   /* a fixed box holding no node */
   cmBodyDef c = a;

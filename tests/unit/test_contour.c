@@ -324,7 +324,7 @@ static int count_flat_notes(cmGeomType ta, cmGeomType tb, cmMethod method) {
   for (int i = 0; m && i < m->nnote; i++)
     if (strstr(m->note[i], "method vertex on meshes with large flat faces (box1, box2)") &&
         strstr(m->note[i], "rule 1 (box*, box*)") &&
-        strstr(m->note[i], "consider method: vertex_edge, or method: contour")) {
+        strstr(m->note[i], "consider method: auto (the default)")) {
       printf("  note: %s\n", m->note[i]);
       n++;
     }
@@ -335,6 +335,7 @@ static int count_flat_notes(cmGeomType ta, cmGeomType tb, cmMethod method) {
 static void test_check_note(void) {
   CHECK(count_flat_notes(CM_GEOM_BOX, CM_GEOM_BOX, CM_METHOD_VERTEX) == 1);
   CHECK(count_flat_notes(CM_GEOM_BOX, CM_GEOM_BOX, CM_METHOD_VERTEX_EDGE) == 0);
+  CHECK(count_flat_notes(CM_GEOM_BOX, CM_GEOM_BOX, CM_METHOD_AUTO) == 0);
   CHECK(count_flat_notes(CM_GEOM_BOX, CM_GEOM_SPHERE, CM_METHOD_VERTEX) == 0);
   CHECK(count_flat_notes(CM_GEOM_SPHERE, CM_GEOM_SPHERE, CM_METHOD_VERTEX) == 0);
 }

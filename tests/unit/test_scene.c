@@ -42,7 +42,7 @@ static void test_defaults(void) {
   CHECK(r.ka == 5e10 && r.step_damping == 1 && r.stiffness_damping == 0);
   CHECK(r.elastic_repulsion == 0.5 && r.play == 0 && r.contact_time == 0);
   CHECK(r.stiffness == 1e5 && r.damping == 0 && r.friction == 0);
-  CHECK(r.method == CM_METHOD_VERTEX && r.direction == CM_DIRECTION_AUTO &&
+  CHECK(r.method == CM_METHOD_AUTO && r.direction == CM_DIRECTION_AUTO &&
         r.integration == CM_INTEGRATION_DEFAULT);
 
   cmJointDef j = cm_joint_def_default();
