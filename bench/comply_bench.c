@@ -21,6 +21,7 @@
  *   method_two_way   thread, on a box pile (27 boxes of divisions 2 in a 3 x 3 x 3 stack, 1 mm
  *   method_vertex_edge  interpenetrating) and on two perturbed icospheres of 20,480 faces each
  *   method_contour   overlapping by 5 % of their radius (--quick: 1,280 faces)
+ *   method_auto      (the default)
  *   pile             seconds per cm_step of one large island (pyramids of 55 and 91 boxes,
  *                    friction) with the dense and the block-sparse Newton factorisation, side by
  *                    side on the same steps, and their ratio
@@ -1459,10 +1460,10 @@ static int bench_fem(const Options* o, const char* bench, int cx, int cy, int cz
  * the CLI */
 
 static const char* const scenes[] = {
-    "vertex_query",   "vertex_collide", "broadphase_1e3", "broadphase_1e4",
-    "broadphase_1e5", "method_vertex",  "method_two_way", "method_vertex_edge",
-    "method_contour", "pile",           "pile_125",       "pile_1000",
-    "spheres_1000",   "fem_10k",        "fem_50k",        "fem_100k"};
+    "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
+    "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile",
+    "pile_125",      "pile_1000",      "spheres_1000",       "fem_10k",        "fem_50k",
+    "fem_100k",      "method_auto"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -1490,6 +1491,8 @@ static int run_scene(const Options* o, int k) {
     return bench_fem(o, scenes[k], 28, 28, 11);
   case 15:
     return bench_fem(o, scenes[k], 40, 40, 11);
+  case 16:
+    return bench_method(o, scenes[k], CM_METHOD_AUTO);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;

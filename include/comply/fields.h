@@ -79,6 +79,7 @@
   X(double, geom_aabb, ngeom, 6)                                                                   \
   X(double, geom_volume, ngeom, 1)                                                                 \
   X(double, geom_area, ngeom, 1)                                                                   \
+  X(int, geom_nridge, ngeom, 1)                                                                    \
   X(double, mesh_vert, nvert, 3)                                                                   \
   X(int, mesh_vert_source, nvert, 1)                                                               \
   X(int, mesh_face, nface, 3)                                                                      \

@@ -63,6 +63,7 @@ typedef struct cmModel {
   double* geom_aabb;        /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
   double* geom_volume;      /* m^3 (0 for planes)                                (ngeom) */
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
+  int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
   double* mesh_vert;        /* vertices in the body frame, m                     (nvert x 3)
                                (reordered along a Morton curve for cache-friendly contact queries;
                                mesh_vert_source gives each one's index in the original mesh) */

@@ -380,7 +380,7 @@ MODEL_ARRAYS = {
     "geom_nvert": (_I, "ngeom", 1), "geom_faceadr": (_I, "ngeom", 1),
     "geom_nface": (_I, "ngeom", 1), "geom_plane": (_F, "ngeom", 4),
     "geom_aabb": (_F, "ngeom", 6), "geom_volume": (_F, "ngeom", 1),
-    "geom_area": (_F, "ngeom", 1), "mesh_vert": (_F, "nvert", 3),
+    "geom_area": (_F, "ngeom", 1), "geom_nridge": (_I, "ngeom", 1), "mesh_vert": (_F, "nvert", 3),
     "mesh_vert_source": (_I, "nvert", 1), "mesh_face": (_I, "nface", 3),
     "mesh_face_normal": (_F, "nface", 3), "mesh_face_area": (_F, "nface", 1),
     "mesh_vert_areavec": (_F, "nvert", 3), "mesh_vert_pn": (_F, "nvert", 3),

@@ -121,6 +121,7 @@ class cmModel(ctypes.Structure):
         ("geom_type", _P(c_int)), ("geom_vertadr", _P(c_int)), ("geom_nvert", _P(c_int)),
         ("geom_faceadr", _P(c_int)), ("geom_nface", _P(c_int)), ("geom_plane", _P(c_double)),
         ("geom_aabb", _P(c_double)), ("geom_volume", _P(c_double)), ("geom_area", _P(c_double)),
+        ("geom_nridge", _P(c_int)),
         ("mesh_vert", _P(c_double)), ("mesh_vert_source", _P(c_int)), ("mesh_face", _P(c_int)),
         ("mesh_face_normal", _P(c_double)), ("mesh_face_area", _P(c_double)),
         ("mesh_vert_areavec", _P(c_double)), ("mesh_vert_pn", _P(c_double)),

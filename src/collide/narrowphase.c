@@ -17,11 +17,13 @@
  * before the query proper, which carries the vertex through the world as before: the contacts
  * are bit-identical to querying every vertex, and the rejection costs a few nanoseconds.
  *
- * `auto` (mesh pairs) = `vertex_edge` when neither body is deformable and their meshes sample
+ * `auto` (mesh pairs) = `vertex_edge` when neither body is deformable, their meshes sample
  * their surfaces alike (vertices per unit area within CM_AUTO_RATIO = 4 of each other: two_way
  * is right when both sides' vertices cover the patch, and halves the force against a coarse
- * face none of whose vertices reaches in), else the `vertex` job of the finer body plus the
- * edge-edge contacts (none with a deformable body); `direction: first` makes it one-way.
+ * face none of whose vertices reaches in) and one has ridges (a mesh without ridges has no
+ * corner that could reach between the other's vertices); else the `vertex` job of the finer
+ * body plus the edge-edge contacts (none with a deformable body, none between two meshes
+ * without ridges); `direction: first` makes it one-way.
  *
  * `vertex_edge` = the two `two_way` jobs plus the pair's edge-edge contacts (collide_edge.c),
  * computed serially right after the pair's last vertex job and appended to the same pair, sorted
@@ -120,6 +122,7 @@ int cm_auto_two_way(const cmModel* m, int a, int b) {
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0;
   int ga = m->body_geom[a], gb = m->body_geom[b];
+  if (!m->geom_nridge[ga] && !m->geom_nridge[gb]) return 0; /* smooth: no corner to miss */
   double da = m->geom_nvert[ga] / m->geom_area[ga], db = m->geom_nvert[gb] / m->geom_area[gb];
   return fmax(da, db) <= CM_AUTO_RATIO * fmin(da, db);
 }
@@ -386,10 +389,13 @@ static int is_mesh_method(const cmModel* m, const int* cand, int k, cmMethod met
   return m->rule[cand[3 * k + 2]].method == method && ta != CM_GEOM_PLANE && tb != CM_GEOM_PLANE;
 }
 
-/* is one body of candidate pair k deformable? (auto adds no edge contacts there) */
-static int has_deformable(const cmModel* m, const int* cand, int k) {
-  return m->body_motion[cand[3 * k]] == CM_MOTION_DEFORMABLE ||
-         m->body_motion[cand[3 * k + 1]] == CM_MOTION_DEFORMABLE;
+/* does auto add edge contacts to candidate pair k? Not on a deformable body, nor between two
+ * meshes without ridges (an edge pair needs a ridge on one side) */
+static int auto_edges(const cmModel* m, const int* cand, int k) {
+  int a = cand[3 * k], b = cand[3 * k + 1];
+  if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
+    return 0;
+  return m->geom_nridge[m->body_geom[a]] > 0 || m->geom_nridge[m->body_geom[b]] > 0;
 }
 
 void cm_stage_narrowphase(const cmModel* m, cmData* d) {
@@ -454,7 +460,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
       if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
       if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_VERTEX_EDGE) ||
           (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_AUTO) &&
-           !has_deformable(m, p->cand, jobs[j].pair)))
+           auto_edges(m, p->cand, jobs[j].pair)))
         append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand);
       else if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_CONTOUR))
         append_contour(m, d, p->cand, jobs[j].pair, pair_of_cand);

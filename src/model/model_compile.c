@@ -411,17 +411,22 @@ static cmStatus face_adjacency(const int* face, int nface, int* adj) {
 }
 
 /* mesh_face_ridge of one mesh: bit k of face f set if edge k is a ridge, its faces' normals
- * meeting at CM_RIDGE_DEG or more (or no face across it) */
-static void face_ridges(const int* adj, const double* normal, int nface, int* ridge) {
+ * meeting at CM_RIDGE_DEG or more (or no face across it); returns the number of ridges (each
+ * counted once) */
+static int face_ridges(const int* adj, const double* normal, int nface, int* ridge) {
   const double cs = cos(CM_RIDGE_DEG * CM_PI / 180);
+  int n = 0;
   for (int f = 0; f < nface; f++) {
     ridge[f] = 0;
     for (int k = 0; k < 3; k++) {
       int g = adj[3 * f + k];
-      if (g < 0 || cm_v3_dot(normal + 3 * (size_t)f, normal + 3 * (size_t)g) < cs)
+      if (g < 0 || cm_v3_dot(normal + 3 * (size_t)f, normal + 3 * (size_t)g) < cs) {
         ridge[f] |= 1 << k;
+        n += g < 0 || f < g;
+      }
     }
   }
+  return n;
 }
 
 /* geometries: distinct ones built once; body_geom set; mesh arrays concatenated */
@@ -521,8 +526,9 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     if (st == CM_OK) st = cm_bvh_build((cmBvh*)m->geom_bvh + g, me->vert, me->face, me->nface);
     if (st == CM_OK) st = face_adjacency(me->face, me->nface, m->mesh_face_adj + 3 * (size_t)fa);
     if (st == CM_OK)
-      face_ridges(m->mesh_face_adj + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
-                  me->nface, m->mesh_face_ridge + fa);
+      m->geom_nridge[g] =
+          face_ridges(m->mesh_face_adj + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
+                      me->nface, m->mesh_face_ridge + fa);
     if (st != CM_OK) {
       const cmBodyDef* def = &s->body[first[g]];
       char where[256];

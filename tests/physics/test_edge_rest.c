@@ -1,6 +1,6 @@
 /* A bar resting on its edge across another bar's edge (crossed at 90 degrees) under gravity,
- * area_compliant law: held by the edge-edge contact with `vertex_edge`, falls through with
- * `vertex` (no vertex of either bar is ever inside the other: the bar ends are far from the
+ * area_compliant law: held by the edge-edge contact with `vertex_edge` and with the default
+ * `auto`, falls through with `vertex` (no vertex of either bar is ever inside the other: the bar ends are far from the
  * crossing).
  *
  * Geometry (as tests/unit/test_edge_contact.c): the upper bar A (L x s x s, dynamic) is turned
@@ -80,6 +80,24 @@ static void test_held_by_edge_contact(void) {
   CHECK_REL(S * sqrt(2.0) - zend, mass * 9.81 / (KA * area), 0.01);
 }
 
+/* the default method (auto: the bars sample their surfaces alike, so vertex_edge) holds them at
+ * the same derived height */
+static void test_held_by_default(void) {
+  double mass = 1000 * L * S * S, area = L * S / (3 * sqrt(2.0));
+  double zrest = S * sqrt(2.0) - mass * 9.81 / (KA * area);
+  double zmin, zmax, zend;
+  int edges;
+  cmMethod def = cm_rule_def_default().method;
+  CHECK(def == CM_METHOD_AUTO);
+  run(def, &zmin, &zmax, &zend, &edges);
+  printf("  default (%s): centre height %.12f m at 1 s (resting %.12f)\n", cm_method_name(def),
+         zend, zrest);
+  CHECK(edges >= 900);
+  CHECK_NEAR(zmin, zrest, 1e-6);
+  CHECK_NEAR(zmax, zrest, 1e-6);
+  CHECK_NEAR(zend, zrest, 1e-7);
+}
+
 static void test_falls_through_with_vertex(void) {
   double zmin, zmax, zend;
   int edges;
@@ -93,6 +111,7 @@ int main(void) {
   cmAllocator a = {count_malloc, count_realloc, count_free, NULL};
   cm_set_allocator(&a);
   RUN(test_held_by_edge_contact);
+  RUN(test_held_by_default);
   RUN(test_falls_through_with_vertex);
   return test_report();
 }

@@ -563,6 +563,65 @@ static void test_rule_brute_force(void) {
   cm_arena_destroy(&arena);
 }
 
+/* What auto does per pair: two boxes (24 ridges each at divisions 2: 12 edges of 2 segments)
+ * sample their surfaces alike, so both boxes' vertices at half area (two_way) and the edge
+ * contacts; two icospheres of refine 2 (no ridges: adjacent faces meet at about 12 degrees) only
+ * the vertices of one (vertex); a fine icosphere in a coarse box's face only the sphere's
+ * vertices (vertex), whatever the box's ridges. Overlapping poses; the contacts' flags tell. */
+static void test_auto_choice(void) {
+  cmBodyDef box[2], ball[2];
+  for (int i = 0; i < 2; i++) {
+    box[i] = scene_box(i ? "b1" : "b0", 0.1, 0.1, 0.1, 2);
+    box[i].position[2] = 0.098 * i;
+    box[i].position[0] = 0.02 * i;
+    ball[i] = cm_body_def_default();
+    ball[i].name = i ? "s1" : "s0";
+    ball[i].geom.type = CM_GEOM_SPHERE;
+    ball[i].geom.radius = 0.05;
+    ball[i].geom.refine = 2;
+    ball[i].position[2] = 0.098 * i;
+  }
+  cmBodyDef floor = scene_box("floor", 1, 1, 0.1, 1), fine = ball[1];
+  fine.geom.refine = 3;
+  fine.position[2] = 0.05 + 0.05 - 0.002;
+  struct {
+    const cmBodyDef *a, *b;
+    int nridge[2], two_way, edges_allowed;
+  } c[3] = {{&box[0], &box[1], {24, 24}, 1, 1},
+            {&ball[0], &ball[1], {0, 0}, 0, 0},
+            {&floor, &fine, {12, 0}, 0, 1}};
+  for (int k = 0; k < 3; k++) {
+    cmModel* m = scene_pair("auto", c[k].a, c[k].b, CM_METHOD_AUTO);
+    CHECK(m != NULL);
+    if (!m) continue;
+    CHECK(m->geom_nridge[m->body_geom[0]] == c[k].nridge[0]);
+    CHECK(m->geom_nridge[m->body_geom[1]] == c[k].nridge[1]);
+    cmData* d = cm_data_new(m);
+    CHECK(cm_collide(m, d) == CM_OK);
+    int two = 0, one = 0, edge = 0, from[2] = {0, 0};
+    for (int i = 0; i < d->ncontact; i++) {
+      const cmContact* ct = &d->contact[i];
+      edge += (ct->flags & CM_CONTACT_EDGE) != 0;
+      if (ct->flags & CM_CONTACT_EDGE) continue;
+      two += (ct->flags & CM_CONTACT_TWO_WAY) != 0;
+      one += !(ct->flags & CM_CONTACT_TWO_WAY);
+      from[ct->body[0]]++;
+    }
+    printf("  %s-%s: %d two-way, %d one-way, %d edge contacts; vertices of body 0: %d, 1: %d\n",
+           c[k].a->name, c[k].b->name, two, one, edge, from[0], from[1]);
+    CHECK(d->ncontact > 0);
+    if (c[k].two_way) {
+      CHECK(one == 0 && two > 0 && from[0] > 0 && from[1] > 0);
+    } else {
+      CHECK(two == 0 && one > 0 && (from[0] == 0 || from[1] == 0));
+    }
+    if (!c[k].edges_allowed) CHECK(edge == 0);
+    if (k == 2) CHECK(from[1] > 0); /* the fine sphere's vertices */
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+}
+
 /* Three pairs of crossed bars side by side (2 m apart, one rule), their faces divided in two:
  * every pair's contacts are
  * contiguous at [first, first + points) with the pair's bodies, and every contact with a
@@ -623,6 +682,7 @@ int main(void) {
   RUN(test_rigid_invariance_bars);
   RUN(test_random_meshes);
   RUN(test_rule_brute_force);
+  RUN(test_auto_choice);
   RUN(test_pairs_contiguous);
   return test_report();
 }
