@@ -39,6 +39,9 @@
  * vector (in world axes), halved for two-way contacts. A contact whose area is 0 (degenerate
  * geometry) is kept for the record but counted as a warning (the laws give it no force). */
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 
 #include "collide/collide.h"
@@ -352,13 +355,62 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
   return 1;
 }
 
-/* vertex_edge: the edge-edge contacts of candidate pair k (collide_edge.c), appended after the
- * pair's vertex contacts. Runs on one thread, in pair order, so the list stays deterministic.
+/* The edge-edge contacts (collide_edge.c) of the candidate pairs that have them, computed in
+ * parallel before the batches: pair k's are hit[slot[k]], nhit[slot[k]] of them (slot -1: none,
+ * nhit -1: no memory). Each thread works in its own scratch arena (cm_priv(d)->tarena), and a
+ * pair's contacts do not depend on the thread that computes them. NULL slot without memory. */
+typedef struct EdgeHits {
+  int* slot;
+  cmEdgeHit** hit;
+  int* nhit;
+} EdgeHits;
+
+static int wants_edges(const cmModel* m, const int* cand, int k);
+
+static EdgeHits edge_hits(const cmModel* m, cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  EdgeHits e = {NULL, NULL, NULL};
+  int nc = p->ncand, ne = 0;
+  int* slot = cm_arena_alloc(&p->arena, ((size_t)nc + 1) * sizeof *slot);
+  int* list = cm_arena_alloc(&p->arena, ((size_t)nc + 1) * sizeof *list);
+  if (!slot || !list) return e;
+  for (int k = 0; k < nc; k++) {
+    slot[k] = -1;
+    if (wants_edges(m, p->cand, k)) {
+      slot[k] = ne;
+      list[ne++] = k;
+    }
+  }
+  e.hit = cm_arena_alloc(&p->arena, ((size_t)ne + 1) * sizeof *e.hit);
+  e.nhit = cm_arena_alloc(&p->arena, ((size_t)ne + 1) * sizeof *e.nhit);
+  if (!e.hit || !e.nhit) return e;
+  int nth = p->ntarena > 0 ? p->ntarena : 1;
+  (void)nth;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (ne > 8)
+  for (int i = 0; i < ne; i++) {
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    int k = list[i];
+    e.nhit[i] =
+        cm_collide_edges(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid], &e.hit[i]);
+  }
+  e.slot = slot;
+  return e;
+}
+
+/* vertex_edge and auto: the edge-edge contacts of candidate pair k (computed by edge_hits),
+ * appended after the pair's vertex contacts, in pair order, so the list stays deterministic.
  * Flag CM_CONTACT_EDGE, no vertex (vert = -1), area as computed (not halved). */
-static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, int* pair_of_cand) {
-  int a = cand[3 * k], b = cand[3 * k + 1];
-  cmEdgeHit* hit;
-  int nh = cm_collide_edges(m, d, a, b, &cm_priv(d)->arena, &hit);
+static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, int* pair_of_cand,
+                         const EdgeHits* e) {
+  if (!e->slot || e->slot[k] < 0) {
+    if (!e->slot) d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return;
+  }
+  cmEdgeHit* hit = e->hit[e->slot[k]];
+  int nh = e->nhit[e->slot[k]];
   if (nh < 0) d->warning[CM_WARN_CONTACT_LIMIT]++;
   for (int i = 0; i < nh; i++)
     if (!append_contact(m, d, cand, k, pair_of_cand, CM_CONTACT_EDGE, hit[i].p0, hit[i].p1,
@@ -398,6 +450,13 @@ static int auto_edges(const cmModel* m, const int* cand, int k) {
   return m->geom_nridge[m->body_geom[a]] > 0 || m->geom_nridge[m->body_geom[b]] > 0;
 }
 
+/* does candidate pair k get edge-edge contacts (vertex_edge; auto with a ridge and no deformable
+ * body)? */
+static int wants_edges(const cmModel* m, const int* cand, int k) {
+  return is_mesh_method(m, cand, k, CM_METHOD_VERTEX_EDGE) ||
+         (is_mesh_method(m, cand, k, CM_METHOD_AUTO) && auto_edges(m, cand, k));
+}
+
 void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   d->ncontact = 0;
@@ -428,6 +487,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
     return;
   }
+  EdgeHits eh = edge_hits(m, d);
   /* batches of whole jobs holding at most CM_BATCH hits; a job larger than that is a batch of
    * its own with scratch from the arena */
   int j0 = 0;
@@ -458,10 +518,8 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     for (int j = j0; j < j1; j++) {
       compact_jobs(m, d, p->cand, jobs, j, j + 1, jobs[j0].hit0, hb, ib, pair_of_cand);
       if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
-      if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_VERTEX_EDGE) ||
-          (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_AUTO) &&
-           auto_edges(m, p->cand, jobs[j].pair)))
-        append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand);
+      if (wants_edges(m, p->cand, jobs[j].pair))
+        append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand, &eh);
       else if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_CONTOUR))
         append_contour(m, d, p->cand, jobs[j].pair, pair_of_cand);
     }

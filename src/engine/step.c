@@ -89,7 +89,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   int autosub = m->opt.substeps == CM_SUBSTEPS_AUTO;
   int nsub = autosub ? 1 : m->opt.substeps, taken = 0;
   double f0 = 0, h = m->opt.timestep / nsub;
-  cm_arena_reset(&p->arena);
+  cm_data_scratch_reset(d);
   cm_state_save(m, d, p->save, p->node_save);
   d->message[0] = 0;
   p->limit_hit = 0;
@@ -101,7 +101,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     double t0 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * sub / nsub));
     double t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * (sub + 1) / nsub));
     if (sub + 1 == nsub) t1 = m->opt.timestep * ((double)d->step + 1);
-    if (sub > 0) cm_arena_rewind(&p->arena);
+    if (sub > 0) cm_data_scratch_rewind(d);
     TIMED(d, CM_TIMER_KINEMATICS, cm_stage_kinematics(m, d, t0));
     TIMED(d, CM_TIMER_BROADPHASE, cm_stage_broadphase(m, d));
     TIMED(d, CM_TIMER_NARROWPHASE, cm_stage_narrowphase(m, d));
@@ -151,14 +151,13 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   d->time = m->opt.timestep * (double)d->step;
   /* release the scratch now (and grow it if this step overflowed it), so that the next step
    * starts with a buffer that holds what this one needed */
-  cm_arena_reset(&p->arena);
+  cm_data_scratch_reset(d);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
   return CM_OK;
 }
 
 cmStatus cm_collide(const cmModel* m, cmData* d) {
-  cmDataPriv* p = cm_priv(d);
-  cm_arena_reset(&p->arena);
+  cm_data_scratch_reset(d);
   cm_stage_kinematics(m, d, d->time);
   cm_stage_broadphase(m, d);
   cm_stage_narrowphase(m, d);

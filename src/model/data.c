@@ -2,6 +2,9 @@
  * and copy are generated from the field lists (comply/fields.h, CM_PRIV_BODY in
  * model/data_internal.h). */
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "comply/data.h"
 #include "core/cm_math.h"
@@ -17,6 +20,20 @@
   ok = ok && name;
 #define FREE_ARRAY(type, name, rows, cols) cm_free(name);
 
+void cm_data_scratch_reset(cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  cm_arena_reset(&p->arena);
+  for (int i = 0; i < p->ntarena; i++)
+    cm_arena_reset(&p->tarena[i]);
+}
+
+void cm_data_scratch_rewind(cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  cm_arena_rewind(&p->arena);
+  for (int i = 0; i < p->ntarena; i++)
+    cm_arena_rewind(&p->tarena[i]);
+}
+
 void cm_data_free(cmData* d) {
   if (!d) return;
 #define FREE_DATA(type, name, rows, cols) FREE_ARRAY(type, d->name, rows, cols)
@@ -26,6 +43,9 @@ void cm_data_free(cmData* d) {
   cmDataPriv* p = cm_priv(d);
   if (p) {
     cm_arena_destroy(&p->arena);
+    for (int i = 0; p->tarena && i < p->ntarena; i++)
+      cm_arena_destroy(&p->tarena[i]);
+    cm_free(p->tarena);
 #define FREE_PRIV(type, name, rows, cols) FREE_ARRAY(type, p->name, rows, cols)
     CM_PRIV_BODY(FREE_PRIV)
 #undef FREE_PRIV
@@ -52,6 +72,15 @@ cmData* cm_data_new(const cmModel* m) {
     return NULL;
   }
   cm_arena_init(&p->arena, 64 * 1024);
+#ifdef _OPENMP
+  p->ntarena = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
+#else
+  p->ntarena = 1;
+#endif
+  p->tarena = cm_calloc((size_t)p->ntarena, sizeof *p->tarena);
+  ok = ok && p->tarena;
+  for (int i = 0; p->tarena && i < p->ntarena; i++)
+    cm_arena_init(&p->tarena[i], 16 * 1024);
 #define ALLOC_PRIV(type, name, rows, cols) ALLOC_BODY(type, p->name, rows, cols)
   CM_PRIV_BODY(ALLOC_PRIV)
 #undef ALLOC_PRIV

@@ -8,7 +8,11 @@
 #include "model/rows.h"
 
 typedef struct cmDataPriv {
-  cmArena arena;  /* per-step scratch, reset at the start of every step */
+  cmArena arena; /* per-step scratch, reset at the start of every step */
+  /* per-thread scratch of the narrowphase's edge search (one per OpenMP thread the data was
+   * created for), reset and rewound with the arena (cm_data_scratch_reset, _rewind) */
+  cmArena* tarena;
+  int ntarena;
   double* force;  /* total applied force on the com this step, world, N     (nbody x 3) */
   double* torque; /* total applied torque about the com, world, N m         (nbody x 3) */
   double* spin; /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
@@ -57,5 +61,10 @@ typedef struct cmDataPriv {
 static inline cmDataPriv* cm_priv(const cmData* d) {
   return (cmDataPriv*)d->internal;
 }
+
+/* the scratch arenas (the step's and the threads'): release everything and grow each to the peak
+ * it saw (between steps), or release without growing (between sub-steps) */
+void cm_data_scratch_reset(cmData* d);
+void cm_data_scratch_rewind(cmData* d);
 
 #endif
