@@ -31,19 +31,36 @@ static const char* integrator_name(cmIntegrator i) {
 }
 
 /* "rule N (law, line L)" or "none" */
+/* the rule of a pair (no newline) */
 static void print_rule(const cmModel* m, int r) {
   if (r < 0 || r >= m->nrule) {
-    printf("none\n");
+    printf("none");
     return;
   }
   const cmRuleDef* rule = &m->rule[r];
   printf("rule %d (%s, ", r, cm_law_name(rule->law));
   if (rule->loc.line > 0)
-    printf("line %d)\n", rule->loc.line);
+    printf("line %d)", rule->loc.line);
   else if (r == 0)
-    printf("built-in default)\n");
+    printf("built-in default)");
   else
-    printf("defined by the API)\n");
+    printf("defined by the API)");
+}
+
+/* how the contacts of bodies a and b are found (the rule's method resolved for the pair) */
+static void print_detection(const cmModel* m, int a, int b) {
+  cmPairDetection pd;
+  if (!cm_model_pair_detection(m, a, b, &pd)) return;
+  const char* method = cm_method_name(m->rule[cm_model_pair_rule(m, a, b)].method);
+  if (pd.contour) {
+    printf("; %s: contour regions", method);
+    return;
+  }
+  if (pd.vertex_body[1] >= 0)
+    printf("; %s: vertices of both, half area each", method);
+  else
+    printf("; %s: vertices of %s", method, m->body_name[pd.vertex_body[0]]);
+  if (pd.edges) printf(", edge-edge");
 }
 
 /* geometry details from the scene definition */
@@ -154,6 +171,8 @@ static void print_pairs(const cmModel* m) {
       for (int j = i + 1; j < m->nbody; j++) {
         printf("  %s <-> %s: ", m->body_name[i], m->body_name[j]);
         print_rule(m, cm_model_pair_rule(m, i, j));
+        print_detection(m, i, j);
+        printf("\n");
       }
     return;
   }
@@ -170,6 +189,7 @@ static void print_pairs(const cmModel* m) {
         if (j == i && count && count[i] < 2) continue;
         printf("  %s <-> %s: ", m->alias_name[i], m->alias_name[j]);
         print_rule(m, class_pair_rule(m, m->alias_class[i], m->alias_class[j]));
+        printf("\n");
       }
     free(count);
     return;
@@ -188,6 +208,7 @@ static void print_pairs(const cmModel* m) {
       }
       printf("  class %d (e.g. %s) <-> class %d (e.g. %s): ", ca, ea, cb, eb);
       print_rule(m, class_pair_rule(m, ca, cb));
+      printf("\n");
     }
   int unmatched = 0;
   for (int k = 0; k < m->nalias; k++)
@@ -208,6 +229,7 @@ static void print_joints(const cmScene* s, const cmModel* m) {
     }
     printf(", ");
     print_rule(m, m->joint_rule[j]);
+    printf("\n");
   }
 }
 

@@ -134,6 +134,19 @@ CM_API void cm_model_free(cmModel* m);
 CM_API int cm_model_pair_rule(const cmModel* m, int body_a, int body_b);
 /* body index by name, -1 if none */
 CM_API int cm_model_body_index(const cmModel* m, const char* name);
+
+/* How the contacts between two bodies are found, their rule's method resolved for the pair
+ * (`auto` picks per pair: docs/contact-laws.md, "Contact methods"): the bodies whose vertices
+ * are tested against the other, whether each such contact has half its area (two-way), and
+ * whether edge-edge or contour-region contacts are added. */
+typedef struct cmPairDetection {
+  int vertex_body[2]; /* bodies whose vertices are tested; -1 for none */
+  int half_area;      /* 1: two-way, each vertex contact carries half its area */
+  int edges;          /* 1: edge-edge contacts between crossing edges */
+  int contour;        /* 1: contour-region contacts (no vertex queries) */
+} cmPairDetection;
+/* 1 and *out filled if bodies a and b collide (cm_model_pair_rule >= 0), else 0 */
+CM_API int cm_model_pair_detection(const cmModel* m, int body_a, int body_b, cmPairDetection* out);
 /* readable names of enum values (static storage) */
 CM_API const char* cm_law_name(cmLawType law);
 CM_API const char* cm_method_name(cmMethod method);

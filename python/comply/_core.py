@@ -475,6 +475,19 @@ class Model:
         """The rule index between two bodies, -1 if they never interact."""
         return self._lib.cm_model_pair_rule(self._p, self.body(a), self.body(b))
 
+    def pair_detection(self, a, b):
+        """How the contacts of two bodies are found, the rule's method resolved for the pair
+        (cm_model_pair_detection): a dict with "vertex_bodies" (the names of the bodies whose
+        vertices are tested), "half_area", "edges", "contour"; None if they never interact."""
+        pd = L.cmPairDetection()
+        if not self._lib.cm_model_pair_detection(self._p, self.body(a), self.body(b),
+                                                 ctypes.byref(pd)):
+            return None
+        names = self.body_names
+        return {"vertex_bodies": [names[i] for i in pd.vertex_body if i >= 0],
+                "half_area": bool(pd.half_area), "edges": bool(pd.edges),
+                "contour": bool(pd.contour)}
+
     def rule(self, i):
         """The resolved parameters of rule i as a dict (contact_time filled in)."""
         if not 0 <= i < self._s.nrule:

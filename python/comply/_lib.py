@@ -106,6 +106,11 @@ class cmScene(ctypes.Structure):
 _P = ctypes.POINTER
 
 
+class cmPairDetection(ctypes.Structure):
+    _fields_ = [("vertex_body", c_int * 2), ("half_area", c_int), ("edges", c_int),
+                ("contour", c_int)]
+
+
 class cmModel(ctypes.Structure):
     _fields_ = [
         ("nbody", c_int), ("ngeom", c_int), ("nvert", c_int), ("nface", c_int),
@@ -216,6 +221,7 @@ _SIGNATURES = {
     "cm_model_compile": (c_int, (_S, _P(_M)) + _ERR),
     "cm_model_free": (None, (_M,)),
     "cm_model_pair_rule": (c_int, (_M, c_int, c_int)),
+    "cm_model_pair_detection": (c_int, (_M, c_int, c_int, _P(cmPairDetection))),
     "cm_model_body_index": (c_int, (_M, c_char_p)),
     "cm_law_name": (c_char_p, (c_int,)),
     "cm_method_name": (c_char_p, (c_int,)),

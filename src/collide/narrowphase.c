@@ -443,11 +443,45 @@ static int is_mesh_method(const cmModel* m, const int* cand, int k, cmMethod met
 
 /* does auto add edge contacts to candidate pair k? Not on a deformable body, nor between two
  * meshes without ridges (an edge pair needs a ridge on one side) */
-static int auto_edges(const cmModel* m, const int* cand, int k) {
-  int a = cand[3 * k], b = cand[3 * k + 1];
+static int auto_edges_ab(const cmModel* m, int a, int b) {
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0;
   return m->geom_nridge[m->body_geom[a]] > 0 || m->geom_nridge[m->body_geom[b]] > 0;
+}
+
+static int auto_edges(const cmModel* m, const int* cand, int k) {
+  return auto_edges_ab(m, cand[3 * k], cand[3 * k + 1]);
+}
+
+int cm_model_pair_detection(const cmModel* m, int a, int b, cmPairDetection* out) {
+  memset(out, 0, sizeof *out);
+  out->vertex_body[0] = out->vertex_body[1] = -1;
+  int r = cm_model_pair_rule(m, a, b);
+  if (r < 0) return 0;
+  const cmRuleDef* rule = &m->rule[r];
+  int ta = m->geom_type[m->body_geom[a]], tb = m->geom_type[m->body_geom[b]];
+  if (ta == CM_GEOM_PLANE && tb == CM_GEOM_PLANE) return 0;
+  if (ta == CM_GEOM_PLANE || tb == CM_GEOM_PLANE) {
+    out->vertex_body[0] = ta == CM_GEOM_PLANE ? b : a; /* the mesh against the half-space */
+    return 1;
+  }
+  cmMethod k = rule->method;
+  if (k == CM_METHOD_CONTOUR) {
+    out->contour = 1;
+    return 1;
+  }
+  int both =
+      k == CM_METHOD_TWO_WAY || k == CM_METHOD_VERTEX_EDGE ||
+      (k == CM_METHOD_AUTO && rule->direction != CM_DIRECTION_FIRST && cm_auto_two_way(m, a, b));
+  if (both) {
+    out->vertex_body[0] = a;
+    out->vertex_body[1] = b;
+    out->half_area = 1;
+  } else {
+    out->vertex_body[0] = pick_penetrating(m, a, b, rule);
+  }
+  out->edges = k == CM_METHOD_VERTEX_EDGE || (k == CM_METHOD_AUTO && auto_edges_ab(m, a, b));
+  return 1;
 }
 
 /* does candidate pair k get edge-edge contacts (vertex_edge; auto with a ridge and no deformable

@@ -227,6 +227,38 @@ def test_joint_law_none(s):
         check(needle in r.stderr, "%r not in %r" % (needle, r.stderr))
 
 
+AUTO = """\
+scene: {timestep: 0.001, duration: 0.1}
+bodies:
+  - {name: box1, geometry: {box: {size: [0.1, 0.1, 0.1], divisions: 2}}, position: [0, 0, 0]}
+  - {name: box2, geometry: {box: {size: [0.1, 0.1, 0.1], divisions: 2}}, position: [0, 0, 0.3]}
+  - {name: floor, geometry: {box: {size: [2, 2, 0.1]}}, motion: fixed, position: [0, 0, -1]}
+  - {name: ball1, geometry: {sphere: {radius: 0.05, refine: 3}}, position: [1, 0, 0]}
+  - {name: ball2, geometry: {sphere: {radius: 0.05, refine: 3}}, position: [1, 0, 0.3]}
+  - {name: die1, alias: die, geometry: {box: {size: [0.1, 0.1, 0.1]}}, position: [0, 1, 0]}
+  - {name: die2, alias: die, geometry: {box: {size: [0.1, 0.1, 0.1]}}, position: [0, 1, 0.3]}
+interactions:
+  - {pair: ["*", "*"], law: area_compliant}
+  - {pair: [die, die], law: area_compliant, method: vertex}
+"""
+
+
+def test_auto_per_pair(s):
+    # the default method auto, resolved per pair (docs/contact-laws.md, "Contact methods"):
+    # alike boxes two-way with edges; a fine ball on a coarse box its own vertices with edges;
+    # two smooth balls one way, no edges; a rule naming vertex keeps it
+    r = s.run("check", s.write("auto.yaml", AUTO))
+    expect_exit(r, 0, "check auto")
+    out = r.stdout
+    for want in ("box1 <-> box2: rule 1 (area_compliant, line 11); auto: vertices of both, half "
+                 "area each, edge-edge\n",
+                 "floor <-> ball1: rule 1 (area_compliant, line 11); auto: vertices of ball1, "
+                 "edge-edge\n",
+                 "ball1 <-> ball2: rule 1 (area_compliant, line 11); auto: vertices of ball1\n",
+                 "die1 <-> die2: rule 2 (area_compliant, line 12); vertex: vertices of die1\n"):
+        check(want in out, want + " not in:\n" + out[-1500:])
+
+
 def test_deformable(s):
     # the deformable example: its elements, material and attachment listed; a deformable body
     # against a contact_time rule refused with both bodies named and the rule's reason
@@ -247,6 +279,6 @@ def test_deformable(s):
 if __name__ == "__main__":
     s = Suite()
     for t in (test_good, test_bad, test_many_bodies, test_initial_overlap, test_explicit_stability,
-              test_joint_law_none, test_deformable):
+              test_joint_law_none, test_deformable, test_auto_per_pair):
         s.test(t)
     s.finish()
