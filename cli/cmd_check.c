@@ -57,7 +57,8 @@ static void print_detection(const cmModel* m, int a, int b) {
     return;
   }
   if (pd.vertex_body[1] >= 0)
-    printf("; %s: vertices of both, half area each", method);
+    printf("; %s: vertices of both, %s", method,
+           pd.shared ? "areas shared by depth" : "half area each");
   else
     printf("; %s: vertices of %s", method, m->body_name[pd.vertex_body[0]]);
   if (pd.edges) printf(", edge-edge");

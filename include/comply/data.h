@@ -49,7 +49,7 @@ typedef enum cmTimer {
 CM_API const char* cm_timer_name(cmTimer t);
 
 /* contact flags */
-#define CM_CONTACT_TWO_WAY 1 /* from two-way detection: area halved */
+#define CM_CONTACT_TWO_WAY 1 /* from two-way detection: area halved (auto: shared by depth) */
 #define CM_CONTACT_EDGE 2    /* edge-edge contact */
 #define CM_CONTACT_CONTOUR 4 /* contour-region contact (vert = -1) */
 

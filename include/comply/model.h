@@ -142,6 +142,8 @@ CM_API int cm_model_body_index(const cmModel* m, const char* name);
 typedef struct cmPairDetection {
   int vertex_body[2]; /* bodies whose vertices are tested; -1 for none */
   int half_area;      /* 1: two-way, each vertex contact carries half its area */
+  int shared;         /* 1: two-way (auto), each side's contacts carry the side's share of
+                         the pair's summed depths instead of half (docs/contact-laws.md) */
   int edges;          /* 1: edge-edge contacts between crossing edges */
   int contour;        /* 1: contour-region contacts (no vertex queries) */
 } cmPairDetection;

@@ -478,14 +478,16 @@ class Model:
     def pair_detection(self, a, b):
         """How the contacts of two bodies are found, the rule's method resolved for the pair
         (cm_model_pair_detection): a dict with "vertex_bodies" (the names of the bodies whose
-        vertices are tested), "half_area", "edges", "contour"; None if they never interact."""
+        vertices are tested), "half_area", "shared" (auto's two-way: areas shared by depth),
+        "edges", "contour"; None if they never interact."""
         pd = L.cmPairDetection()
         if not self._lib.cm_model_pair_detection(self._p, self.body(a), self.body(b),
                                                  ctypes.byref(pd)):
             return None
         names = self.body_names
         return {"vertex_bodies": [names[i] for i in pd.vertex_body if i >= 0],
-                "half_area": bool(pd.half_area), "edges": bool(pd.edges),
+                "half_area": bool(pd.half_area), "shared": bool(pd.shared),
+                "edges": bool(pd.edges),
                 "contour": bool(pd.contour)}
 
     def rule(self, i):

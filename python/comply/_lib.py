@@ -107,8 +107,8 @@ _P = ctypes.POINTER
 
 
 class cmPairDetection(ctypes.Structure):
-    _fields_ = [("vertex_body", c_int * 2), ("half_area", c_int), ("edges", c_int),
-                ("contour", c_int)]
+    _fields_ = [("vertex_body", c_int * 2), ("half_area", c_int), ("shared", c_int),
+                ("edges", c_int), ("contour", c_int)]
 
 
 class cmModel(ctypes.Structure):

@@ -30,11 +30,9 @@ void cm_stage_broadphase(const cmModel* m, cmData* d);
  * (narrowphase.c) */
 void cm_stage_narrowphase(const cmModel* m, cmData* d);
 
-/* Method auto (mesh pairs): both bodies' vertices (two_way) when neither is deformable, one has
- * ridges and their vertices per unit area are within CM_AUTO_RATIO of each other, else the finer
- * body's only (vertex); plus vertex_edge's edge contacts when neither is deformable and one has
- * ridges (narrowphase.c) */
-#define CM_AUTO_RATIO 4.0
+/* Method auto (mesh pairs): both bodies' vertices, their areas shared by depth, when neither is
+ * deformable and one has ridges, else the finer body's only (vertex); plus vertex_edge's edge
+ * contacts when neither is deformable and one has ridges (narrowphase.c) */
 int cm_auto_two_way(const cmModel* m, int a, int b);
 
 /* result of one vertex query, world frame */

@@ -17,18 +17,17 @@
  * before the query proper, which carries the vertex through the world as before: the contacts
  * are bit-identical to querying every vertex, and the rejection costs a few nanoseconds.
  *
- * `auto` (mesh pairs) = `vertex_edge` when neither body is deformable, their meshes sample
- * their surfaces alike (vertices per unit area within CM_AUTO_RATIO = 4 of each other: two_way
- * is right when both sides' vertices cover the patch, and halves the force against a coarse
- * face none of whose vertices reaches in) and one has ridges (a mesh without ridges has no
- * corner that could reach between the other's vertices); else the `vertex` job of the finer
- * body plus the edge-edge contacts (none with a deformable body, none between two meshes
- * without ridges); `direction: first` makes it one-way.
+ * `auto` (mesh pairs) = the two vertex jobs with the areas shared by depth (share_areas: each
+ * side's contacts get the side's share of the summed depths instead of half their area) and
+ * the edge-edge contacts, when neither body is deformable and one has ridges; two meshes
+ * without ridges (no corner that could reach between the other's vertices) get the `vertex`
+ * job of the finer one, a deformable body the `vertex` job; `direction: first` makes it the
+ * `vertex` job of the first body plus the edge-edge contacts.
  *
  * `vertex_edge` = the two `two_way` jobs plus the pair's edge-edge contacts (collide_edge.c),
- * computed serially right after the pair's last vertex job and appended to the same pair, sorted
- * by edge pair: flag CM_CONTACT_EDGE, vert = -1, body A = the pair's lower body index, area of the
- * faces around A's edge (SPEC 5), not halved.
+ * computed in parallel before the batches (edge_hits) and appended after the pair's last
+ * vertex job, sorted by edge pair: flag CM_CONTACT_EDGE, vert = -1, body A = the pair's lower body
+ * index, area of the faces around A's edge (SPEC 5), not halved.
  *
  * `contour` (mesh pairs) runs no vertex query: the pair gets one empty job (nvert = 0) that keeps
  * its place in the pair order, and its contour-region contacts (collide_contour.c) are appended
@@ -55,6 +54,7 @@ typedef struct Job {
   int a, b;  /* penetrating body (vertices) and penetrated body */
   int pair;  /* index of the candidate pair */
   int flags; /* CM_CONTACT_* */
+  int share; /* auto's two-way: the areas are shared by depth (share_areas), not halved */
   int nvert; /* vertices of A */
   long hit0; /* first hit of this job in the batch */
   /* B a mesh: A's vertices (vert: cm_geom_vert) into B's frame, y = R x + t, and B's box
@@ -125,9 +125,7 @@ int cm_auto_two_way(const cmModel* m, int a, int b) {
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0;
   int ga = m->body_geom[a], gb = m->body_geom[b];
-  if (!m->geom_nridge[ga] && !m->geom_nridge[gb]) return 0; /* smooth: no corner to miss */
-  double da = m->geom_nvert[ga] / m->geom_area[ga], db = m->geom_nvert[gb] / m->geom_area[gb];
-  return fmax(da, db) <= CM_AUTO_RATIO * fmin(da, db);
+  return m->geom_nridge[ga] > 0 || m->geom_nridge[gb] > 0; /* smooth: no corner to miss */
 }
 
 /* room for `need` contacts; 0 (and the limit flag) beyond max_contacts or without memory */
@@ -195,9 +193,10 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
       jobs[0] = j;
       return 1;
     }
-    if (rule->method == CM_METHOD_TWO_WAY || rule->method == CM_METHOD_VERTEX_EDGE ||
-        (rule->method == CM_METHOD_AUTO && rule->direction != CM_DIRECTION_FIRST &&
-         cm_auto_two_way(m, a, b))) {
+    int share = rule->method == CM_METHOD_AUTO && rule->direction != CM_DIRECTION_FIRST &&
+                cm_auto_two_way(m, a, b);
+    if (rule->method == CM_METHOD_TWO_WAY || rule->method == CM_METHOD_VERTEX_EDGE || share) {
+      j.share = share;
       /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges) */
       j.flags = CM_CONTACT_TWO_WAY;
       j.nvert = m->geom_nvert[m->body_geom[a]];
@@ -355,6 +354,33 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
   return 1;
 }
 
+/* auto's two-way pairs: the vertex contacts of the pair just compacted (contacts [P->first,
+ * ncontact), body[0] the penetrating side, areas halved) get, instead of half their area, the
+ * share w_s = D_s / (D_A + D_B) of their side, D_s the sum of the side's penetration depths.
+ * Where both meshes' vertices sample the overlap the shares are about 1/2 (SPEC 5's halving);
+ * where one side has no vertex inside (a fine ball in a coarse box's face, a box on a coarse
+ * base) the other carries the whole force, which halving would cut by half; and a vertex that
+ * enters at depth 0 takes no share, so the forces stay continuous. */
+static void share_areas(cmData* d, int p) {
+  cmContactPair* P = &d->pair[p];
+  double D[2] = {0, 0};
+  for (int i = P->first; i < d->ncontact; i++) {
+    const cmContact* c = &d->contact[i];
+    D[c->body[0] != P->body[0]] += fmax(0, -c->dist);
+  }
+  double tot = D[0] + D[1], w[2] = {0.5, 0.5};
+  if (tot > 0) {
+    w[0] = D[0] / tot;
+    w[1] = D[1] / tot;
+  }
+  P->area = 0;
+  for (int i = P->first; i < d->ncontact; i++) {
+    cmContact* c = &d->contact[i];
+    c->area *= 2 * w[c->body[0] != P->body[0]];
+    P->area += c->area;
+  }
+}
+
 /* The edge-edge contacts (collide_edge.c) of the candidate pairs that have them, computed in
  * parallel before the batches: pair k's are hit[slot[k]], nhit[slot[k]] of them (slot -1: none,
  * nhit -1: no memory). Each thread works in its own scratch arena (cm_priv(d)->tarena), and a
@@ -476,7 +502,8 @@ int cm_model_pair_detection(const cmModel* m, int a, int b, cmPairDetection* out
   if (both) {
     out->vertex_body[0] = a;
     out->vertex_body[1] = b;
-    out->half_area = 1;
+    out->half_area = k != CM_METHOD_AUTO;
+    out->shared = k == CM_METHOD_AUTO;
   } else {
     out->vertex_body[0] = pick_penetrating(m, a, b, rule);
   }
@@ -552,6 +579,8 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     for (int j = j0; j < j1; j++) {
       compact_jobs(m, d, p->cand, jobs, j, j + 1, jobs[j0].hit0, hb, ib, pair_of_cand);
       if (j + 1 < nj && jobs[j + 1].pair == jobs[j].pair) continue;
+      if (jobs[j].share && pair_of_cand[jobs[j].pair] >= 0)
+        share_areas(d, pair_of_cand[jobs[j].pair]);
       if (wants_edges(m, p->cand, jobs[j].pair))
         append_edges(m, d, p->cand, jobs[j].pair, pair_of_cand, &eh);
       else if (is_mesh_method(m, p->cand, jobs[j].pair, CM_METHOD_CONTOUR))

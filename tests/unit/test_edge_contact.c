@@ -563,11 +563,12 @@ static void test_rule_brute_force(void) {
   cm_arena_destroy(&arena);
 }
 
-/* What auto does per pair: two boxes (24 ridges each at divisions 2: 12 edges of 2 segments)
- * sample their surfaces alike, so both boxes' vertices at half area (two_way) and the edge
- * contacts; two icospheres of refine 2 (no ridges: adjacent faces meet at about 12 degrees) only
- * the vertices of one (vertex); a fine icosphere in a coarse box's face only the sphere's
- * vertices (vertex), whatever the box's ridges. Overlapping poses; the contacts' flags tell. */
+/* What auto does per pair: two boxes (24 ridges each at divisions 2: 12 edges of 2 segments):
+ * both boxes' vertices (two-way, areas shared by depth) and the edge contacts; two icospheres
+ * of refine 2 (no ridges: adjacent faces meet at about 12 degrees): the vertices of one
+ * (vertex); a fine icosphere in a coarse box's face: two-way, but no box vertex is inside the
+ * sphere, so the sphere's contacts carry their whole area (share 1), exactly vertex's sum.
+ * Overlapping poses; the contacts' flags and areas tell. */
 static void test_auto_choice(void) {
   cmBodyDef box[2], ball[2];
   for (int i = 0; i < 2; i++) {
@@ -589,7 +590,7 @@ static void test_auto_choice(void) {
     int nridge[2], two_way, edges_allowed;
   } c[3] = {{&box[0], &box[1], {24, 24}, 1, 1},
             {&ball[0], &ball[1], {0, 0}, 0, 0},
-            {&floor, &fine, {12, 0}, 0, 1}};
+            {&floor, &fine, {12, 0}, 1, 1}};
   for (int k = 0; k < 3; k++) {
     cmModel* m = scene_pair("auto", c[k].a, c[k].b, CM_METHOD_AUTO);
     CHECK(m != NULL);
@@ -611,12 +612,23 @@ static void test_auto_choice(void) {
            c[k].a->name, c[k].b->name, two, one, edge, from[0], from[1]);
     CHECK(d->ncontact > 0);
     if (c[k].two_way) {
-      CHECK(one == 0 && two > 0 && from[0] > 0 && from[1] > 0);
+      CHECK(one == 0 && two > 0 && from[1] > 0);
+      if (k == 0) CHECK(from[0] > 0);
     } else {
       CHECK(two == 0 && one > 0 && (from[0] == 0 || from[1] == 0));
     }
     if (!c[k].edges_allowed) CHECK(edge == 0);
-    if (k == 2) CHECK(from[1] > 0); /* the fine sphere's vertices */
+    if (k == 2) {
+      /* the fine sphere's vertices only, at their whole area: vertex's area sum */
+      CHECK(from[0] == 0 && from[1] > 0);
+      cmModel* mv = scene_pair("vertex", c[k].a, c[k].b, CM_METHOD_VERTEX);
+      cmData* dv = cm_data_new(mv);
+      CHECK(cm_collide(mv, dv) == CM_OK);
+      CHECK(dv->npair == 1 && d->npair == 1);
+      if (dv->npair == 1 && d->npair == 1) CHECK_REL(d->pair[0].area, dv->pair[0].area, 1e-15);
+      cm_data_free(dv);
+      cm_model_free(mv);
+    }
     cm_data_free(d);
     cm_model_free(m);
   }
