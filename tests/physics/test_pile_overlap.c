@@ -1,0 +1,151 @@
+/* A small tilted pile with the default contact method: the boxes end no deeper in each other
+ * than the law itself puts a box resting on an edge (issue 11).
+ *
+ * Eight boxes of 0.1 m (1 kg, divisions 2) on a 2 x 2 x 2 lattice of pitch 0.15 m, each turned by
+ * up to 0.25 rad about a random axis, fall into an open box (a fixed plane and four fixed walls,
+ * 0.34 m apart inside) and settle for 2 s (area_compliant, ka 1e7, friction 0.5, h = 1 ms). The
+ * overlap of two boxes is measured from their poses alone: the least overlap of their
+ * projections over the 15 separating axes of two boxes (3 + 3 face normals, 9 edge cross
+ * products), positive where they interpenetrate.
+ *
+ * The law's resting depths at this ka (docs/contact-laws.md, "Contact methods"): a box of weight
+ * W on a face sinks W/(ka A) = 0.098 mm, on an edge of length L across a face sqrt(W/(ka L)) =
+ * 3.1 mm (a right-angled wedge of volume L d^2 carries ka L d^2 = W). Claims:
+ *  - with the default `auto`, no two boxes overlap deeper than the edge depth 3.1 mm at the end;
+ *  - with `vertex` a box sinks into another deeper than that (the overlap it misses where no
+ *    vertex is inside: what the test would see if the default missed edges). */
+#include <math.h>
+
+#include "comply/comply.h"
+#include "core/cm_math.h"
+#include "scenes.h"
+#include "test.h"
+
+static char err[1024];
+
+enum { NBOX = 8 };
+static const double SIZE = 0.1, KA = 1e7;
+
+static cmModel* pile(cmMethod method) {
+  unsigned long long rng = 0x2545F4914F6CDD1Dull;
+  cmScene* s = cm_scene_new("tilted pile");
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
+  cmBodyDef gr = scene_ground();
+  CHECK(cm_scene_add_body(s, &gr, err, sizeof err) == 0);
+  const double inner = 0.34, wt = 0.05, wh = 0.4;
+  for (int w = 0; w < 4; w++) {
+    char name[16];
+    snprintf(name, sizeof name, "wall%d", w);
+    int x = w < 2;
+    cmBodyDef b = scene_box(name, x ? wt : inner + 2 * wt, x ? inner + 2 * wt : wt, wh, 1);
+    b.motion = CM_MOTION_FIXED;
+    double off = 0.5 * (inner + wt) * (w % 2 ? 1 : -1);
+    b.position[0] = x ? off : 0;
+    b.position[1] = x ? 0 : off;
+    b.position[2] = 0.5 * wh;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
+  }
+  for (int i = 0; i < NBOX; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "box%d", i);
+    cmBodyDef b = scene_box(name, SIZE, SIZE, SIZE, 2);
+    b.position[0] = 0.15 * (i % 2 - 0.5);
+    b.position[1] = 0.15 * (i / 2 % 2 - 0.5);
+    b.position[2] = 0.15 * (1 + i / 4);
+    double ax[3] = {test_urand(&rng) - 0.5, test_urand(&rng) - 0.5, test_urand(&rng) - 0.5};
+    double ang = 0.25 * test_urand(&rng), n = cm_v3_norm(ax);
+    b.orientation[0] = cos(ang / 2);
+    for (int k = 0; k < 3; k++)
+      b.orientation[1 + k] = sin(ang / 2) * ax[k] / n;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
+  }
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = KA;
+  r.friction = 0.5;
+  r.method = method;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  return scene_compile(s);
+}
+
+/* the overlap of two cubes of side SIZE at centres c and rotations R (columns: axes) over the 15
+ * separating axes; negative if apart */
+static double sat_overlap(const double ca[3], const double Ra[9], const double cb[3],
+                          const double Rb[9]) {
+  double axes[15][3], d[3], best = INFINITY;
+  int na = 0;
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++) {
+      axes[na][k] = Ra[3 * k + i];
+      axes[na + 1][k] = Rb[3 * k + i];
+    }
+    na += 2;
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double u[3] = {Ra[i], Ra[3 + i], Ra[6 + i]}, v[3] = {Rb[j], Rb[3 + j], Rb[6 + j]}, c[3];
+      cm_v3_cross(c, u, v);
+      double n = cm_v3_norm(c);
+      if (n < 1e-9) continue;
+      cm_v3_scale(axes[na++], c, 1 / n);
+    }
+  cm_v3_sub(d, cb, ca);
+  for (int a = 0; a < na; a++) {
+    double ra = 0, rb = 0;
+    for (int i = 0; i < 3; i++) {
+      double u[3] = {Ra[i], Ra[3 + i], Ra[6 + i]}, v[3] = {Rb[i], Rb[3 + i], Rb[6 + i]};
+      ra += 0.5 * SIZE * fabs(cm_v3_dot(u, axes[a]));
+      rb += 0.5 * SIZE * fabs(cm_v3_dot(v, axes[a]));
+    }
+    best = fmin(best, ra + rb - fabs(cm_v3_dot(d, axes[a])));
+  }
+  return best;
+}
+
+/* the deepest box-box overlap after 2 s */
+static double deepest(cmMethod method) {
+  cmModel* m = pile(method);
+  CHECK(m != NULL);
+  if (!m) return NAN;
+  cmData* d = cm_data_new(m);
+  for (int i = 0; i < 2000; i++)
+    CHECK(cm_step(m, d) == CM_OK);
+  int first = 5; /* ground, four walls */
+  double worst = -INFINITY, R[NBOX][9];
+  for (int i = 0; i < NBOX; i++)
+    cm_quat_to_mat(R[i], d->body_xquat + 4 * (first + i));
+  for (int i = 0; i < NBOX; i++)
+    for (int j = i + 1; j < NBOX; j++)
+      worst = fmax(worst, sat_overlap(d->body_cpos + 3 * (first + i), R[i],
+                                      d->body_cpos + 3 * (first + j), R[j]));
+  double vmax = 0;
+  for (int b = first; b < m->nbody; b++)
+    vmax = fmax(vmax, cm_v3_norm(d->body_cvel + 3 * b));
+  printf("  %s: deepest box-box overlap %.3f mm, |v| <= %.2g m/s, %d warnings of deep "
+         "penetration\n",
+         cm_method_name(method), 1e3 * worst, vmax, d->warning[CM_WARN_DEEP]);
+  CHECK(vmax < 0.05); /* settled */
+  cm_data_free(d);
+  cm_model_free(m);
+  return worst;
+}
+
+static void test_default_holds(void) {
+  double edge = sqrt(9.81 / (KA * SIZE));
+  CHECK(cm_rule_def_default().method == CM_METHOD_AUTO);
+  double o = deepest(CM_METHOD_AUTO);
+  printf("  the law's depth of a box resting on an edge: %.3f mm\n", 1e3 * edge);
+  CHECK(o <= edge);
+}
+
+static void test_vertex_sinks(void) {
+  double edge = sqrt(9.81 / (KA * SIZE));
+  CHECK(deepest(CM_METHOD_VERTEX) > edge);
+}
+
+int main(void) {
+  RUN(test_default_holds);
+  RUN(test_vertex_sinks);
+  return test_report();
+}
