@@ -31,8 +31,10 @@ void cm_stage_broadphase(const cmModel* m, cmData* d);
 void cm_stage_narrowphase(const cmModel* m, cmData* d);
 
 /* Method auto (mesh pairs): both bodies' vertices, their areas shared by depth, when neither is
- * deformable and one has ridges, else the finer body's only (vertex); plus vertex_edge's edge
- * contacts when neither is deformable and one has ridges (narrowphase.c) */
+ * deformable and one has ridges, unless the finer is smooth and CM_AUTO_FINE times finer (vertices
+ * per unit area); else the finer body's only (vertex); plus vertex_edge's edge contacts when
+ * neither is deformable and one has ridges (narrowphase.c) */
+#define CM_AUTO_FINE 4.0
 int cm_auto_two_way(const cmModel* m, int a, int b);
 
 /* result of one vertex query, world frame */

@@ -398,6 +398,7 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
   Cand* cand = cm_arena_alloc(arena, (size_t)cap * sizeof *cand);
   if (!cand) return -1;
   for (int s = 0; s < 2; s++) {
+    if (m->geom_nridge[c.g[s]] == 0) continue; /* a smooth mesh: no ridge to start from */
     int* rl;
     int nr = near_ridges(&c, s, arena, &rl);
     if (nr < 0) return -1;

@@ -125,7 +125,12 @@ int cm_auto_two_way(const cmModel* m, int a, int b) {
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0;
   int ga = m->body_geom[a], gb = m->body_geom[b];
-  return m->geom_nridge[ga] > 0 || m->geom_nridge[gb] > 0; /* smooth: no corner to miss */
+  if (!m->geom_nridge[ga] && !m->geom_nridge[gb]) return 0; /* smooth: no corner to miss */
+  /* a smooth mesh CM_AUTO_FINE times finer than the other samples the patch alone: the other's
+   * corners that reach in are caught by the edge-edge contacts (a ball on a box, on a terrain) */
+  double da = m->geom_nvert[ga] / m->geom_area[ga], db = m->geom_nvert[gb] / m->geom_area[gb];
+  int fine = da >= db ? ga : gb;
+  return !(m->geom_nridge[fine] == 0 && fmax(da, db) >= CM_AUTO_FINE * fmin(da, db));
 }
 
 /* room for `need` contacts; 0 (and the limit flag) beyond max_contacts or without memory */

@@ -246,14 +246,15 @@ interactions:
 def test_auto_per_pair(s):
     # the default method auto, resolved per pair (docs/contact-laws.md, "Contact methods"):
     # where a mesh has ridges, both meshes' vertices (areas shared by depth) and edge-edge
-    # contacts; two smooth balls one way, no edges; a rule naming vertex keeps it
+    # contacts, unless the finer is smooth and 4 times finer (a ball on a coarse box: its own
+    # vertices and edge-edge); two smooth balls one way, no edges; a rule naming vertex keeps it
     r = s.run("check", s.write("auto.yaml", AUTO))
     expect_exit(r, 0, "check auto")
     out = r.stdout
     for want in ("box1 <-> box2: rule 1 (area_compliant, line 11); auto: vertices of both, areas "
                  "shared by depth, edge-edge\n",
-                 "floor <-> ball1: rule 1 (area_compliant, line 11); auto: vertices of both, "
-                 "areas shared by depth, edge-edge\n",
+                 "floor <-> ball1: rule 1 (area_compliant, line 11); auto: vertices of ball1, "
+                 "edge-edge\n",
                  "ball1 <-> ball2: rule 1 (area_compliant, line 11); auto: vertices of ball1\n",
                  "die1 <-> die2: rule 2 (area_compliant, line 12); vertex: vertices of die1\n"):
         check(want in out, want + " not in:\n" + out[-1500:])

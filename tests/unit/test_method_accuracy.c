@@ -983,12 +983,11 @@ static void test_sphere(void) {
         CHECK(r[M_VERTEX_EDGE].n == r[M_TWO_WAY].n);
         CHECK_REL(r[M_VERTEX_EDGE].V, r[M_TWO_WAY].V, 1e-12);
       }
-      /* auto: both meshes' vertices, areas shared by depth; with no box vertex inside the
-       * sphere the sphere's contacts carry their whole area, exactly vertex's (the box's
-       * ridges are 150 mm or more from the cap: no edge contact) */
-      if (vB == 0)
-        CHECK(r[M_AUTO].n == r[M_VERTEX].n && r[M_AUTO].V == r[M_VERTEX].V &&
-              r[M_AUTO].depth == r[M_VERTEX].depth);
+      /* auto: the sphere is smooth and far finer than the box (642 vertices on 0.031 m^2
+       * against 8 to 98 on 0.7 m^2), so its vertices alone, as vertex (the box's ridges are 150
+       * mm or more from the cap: no edge contact) */
+      CHECK(r[M_AUTO].n == r[M_VERTEX].n && r[M_AUTO].V == r[M_VERTEX].V &&
+            r[M_AUTO].depth == r[M_VERTEX].depth);
       CHECK_REL(r[M_CONTOUR].area, Aflat, 1e-9);
       CHECK_NEAR(r[M_CONTOUR].depth, fmax(depth, vB), EPS_POS);
       if (vB <= depth) CHECK(r[M_CONTOUR].V >= V * (1 - 1e-9) && r[M_CONTOUR].V <= 3 * V);
