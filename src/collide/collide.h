@@ -72,7 +72,7 @@ typedef struct cmEdgeHit {
   double p0[3]; /* closest point of eA to eB's line, m */
   double p1[3]; /* closest point of eB to eA's line, m */
   double n[3];  /* unit normal eA_dir x eB_dir, oriented out of B toward A */
-  double dist;  /* -|p0 - p1|, m */
+  double dist;  /* -|p0 - p1|, at most the projected overlaps (edge_depth), m */
   double area;  /* |n . sum A_f n_f| / 3 over the two faces adjacent to eA, m^2 */
 } cmEdgeHit;
 

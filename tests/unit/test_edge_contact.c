@@ -241,7 +241,8 @@ static void test_random_meshes(void) {
         double w[3];
         cm_v3_sub(w, c->p0, c->p1);
         CHECK_NEAR(cm_v3_norm(c->n), 1, 1e-12);
-        CHECK_NEAR(c->dist, -cm_v3_norm(w), 1e-12);
+        /* |p0 - p1|, or less where the bodies overlap less across a face (edge_depth) */
+        CHECK(c->dist >= -cm_v3_norm(w) - 1e-12);
         CHECK(c->vert == -1);
       }
       total += nedge;

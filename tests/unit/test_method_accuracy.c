@@ -753,6 +753,12 @@ static void test_boxes(void) {
            * the vertex contacts' areas shared by depth instead of halved */
           if (k == M_AUTO) CHECK(r.n == rve.n && r.depth == rve.depth);
           if (k == M_VERTEX_EDGE) rve = r;
+          /* no vertex contact deeper than the overlap (the least translation that separates
+           * the boxes, the SAT depth: a vertex must move at least its depth to leave); an edge
+           * contact at most twice it (its depth capped by the projected overlaps across the
+           * faces around its edges, edge_depth: up to 50 times before, 1.8 times now) */
+          if (k == M_VERTEX || k == M_TWO_WAY) CHECK(r.depth <= x.depth * (1 + 1e-9) + EPS_POS);
+          if (k == M_VERTEX_EDGE || k == M_AUTO) CHECK(r.depth <= 2 * x.depth + EPS_POS);
           if (ee) stat_add(&st[NCASE][i][k], &r, x.V, x.depth);
           if (k == M_VERTEX_EDGE && r.depth > 2 * x.depth) {
             spurious++;
