@@ -24,7 +24,7 @@ int cmd_mesh_info(int argc, char** argv);
 int cmd_mesh_repair(int argc, char** argv);
 int cmd_advise(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
-int cmd_plot(int argc, char** argv); /* cmd_plot.c: runs python3 -m comply.plot */
+int cmd_plot(int argc, char** argv);    /* cmd_plot.c: runs python3 -m comply.plot */
 int cmd_tetmesh(int argc, char** argv); /* cmd_tetmesh.c: runs gmsh */
 
 /* print the help of a command (NULL or "" for the overview) to f; 0 if the command exists */
@@ -50,6 +50,12 @@ int cli_parse_number(const char* s, double* out); /* finite number */
  * is a usage error (returns -1 after printing). Returns 0 if the argument is another thing. */
 int cli_option(const char* cmd, int argc, char** argv, int* i, const char* name,
                const char* short_name, const char** value);
+
+/* A long option whose value must be a finite number > 0: as cli_option, then the value parsed
+ * into *out; a bad value is a usage error naming the option and `what` it expects ("a finite
+ * number > 0"). Returns 1, 0 (another argument) or -1 (usage error, printed). */
+int cli_positive_option(const char* cmd, int argc, char** argv, int* i, const char* name,
+                        const char* what, double* out);
 
 /* the options of `comply run` (run_args.c) */
 typedef struct cliRunArgs {
@@ -165,15 +171,15 @@ typedef struct Sweep {
   size_t scene_len;
   int nparam;
   SweepParam* param;
-  int zip;        /* 1: the i-th values together; 0: the cartesian product (grid) */
-  long nvariant;  /* variants */
+  int zip;       /* 1: the i-th values together; 0: the cartesian product (grid) */
+  long nvariant; /* variants */
   int ncollect;
   SweepCollect* collect;
-  char* header;   /* the CSV header line of sweep.csv (no newline) */
-  int width;      /* digits of the variant folder numbers (at least 4) */
-  int reuse;      /* 1: every parameter is a numeric rule parameter or a body's initial
-                     position, velocity or angular velocity, so every variant has the same
-                     geometry: a compiled model is reused, patched per variant */
+  char* header; /* the CSV header line of sweep.csv (no newline) */
+  int width;    /* digits of the variant folder numbers (at least 4) */
+  int reuse;    /* 1: every parameter is a numeric rule parameter or a body's initial
+                   position, velocity or angular velocity, so every variant has the same
+                   geometry: a compiled model is reused, patched per variant */
 } Sweep;
 
 /* Read and check a sweep file; errors "FILE:LINE:COL: FIELD: what (expected ...)" in err.

@@ -50,7 +50,6 @@ int cmd_mesh_info(int argc, char** argv) {
   for (int i = 1; i < argc;) {
     const char* a = argv[i];
     if (!only_positional && a[0] == '-' && a[1]) {
-      const char* v = NULL;
       int r;
       if (strcmp(a, "--") == 0) {
         only_positional = 1;
@@ -58,10 +57,9 @@ int cmd_mesh_info(int argc, char** argv) {
       } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
         cli_help(stdout, "mesh-info");
         return CLI_OK;
-      } else if ((r = cli_option("mesh-info", argc, argv, &i, "--scale", NULL, &v)) != 0) {
+      } else if ((r = cli_positive_option("mesh-info", argc, argv, &i, "--scale",
+                                          "a finite number > 0", &scale)) != 0) {
         if (r < 0) return CLI_USAGE;
-        if (cli_parse_number(v, &scale) != 0 || !(scale > 0))
-          return cli_usage_error("mesh-info", "--scale: expected a finite number > 0, got '%s'", v);
       } else {
         return cli_usage_error("mesh-info", "unknown option '%s'", a);
       }

@@ -41,11 +41,9 @@ int cmd_mesh_repair(int argc, char** argv) {
       } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
         cli_help(stdout, "mesh-repair");
         return CLI_OK;
-      } else if ((r = cli_option("mesh-repair", argc, argv, &i, "--scale", NULL, &v)) != 0) {
+      } else if ((r = cli_positive_option("mesh-repair", argc, argv, &i, "--scale",
+                                          "a finite number > 0", &scale)) != 0) {
         if (r < 0) return CLI_USAGE;
-        if (cli_parse_number(v, &scale) != 0 || !(scale > 0))
-          return cli_usage_error("mesh-repair", "--scale: expected a finite number > 0, got '%s'",
-                                 v);
       } else if ((r = cli_option("mesh-repair", argc, argv, &i, "--weld", NULL, &v)) != 0) {
         if (r < 0) return CLI_USAGE;
         if (cli_parse_number(v, &weld) != 0 || !(weld >= 0))

@@ -308,15 +308,12 @@ int cmd_tetmesh(int argc, char** argv) {
       } else if ((r = cli_option("tetmesh", argc, argv, &i, "--output", "-o", &v)) != 0) {
         if (r < 0) return CLI_USAGE;
         out = v;
-      } else if ((r = cli_option("tetmesh", argc, argv, &i, "--size", NULL, &v)) != 0) {
+      } else if ((r = cli_positive_option("tetmesh", argc, argv, &i, "--size",
+                                          "a finite length > 0 in m", &size)) != 0) {
         if (r < 0) return CLI_USAGE;
-        if (cli_parse_number(v, &size) != 0 || !(size > 0))
-          return cli_usage_error("tetmesh", "--size: expected a finite length > 0 in m, got '%s'",
-                                 v);
-      } else if ((r = cli_option("tetmesh", argc, argv, &i, "--scale", NULL, &v)) != 0) {
+      } else if ((r = cli_positive_option("tetmesh", argc, argv, &i, "--scale",
+                                          "a finite number > 0", &scale)) != 0) {
         if (r < 0) return CLI_USAGE;
-        if (cli_parse_number(v, &scale) != 0 || !(scale > 0))
-          return cli_usage_error("tetmesh", "--scale: expected a finite number > 0, got '%s'", v);
       } else {
         return cli_usage_error("tetmesh", "unknown option '%s'", a);
       }

@@ -138,8 +138,7 @@ static const Command COMMANDS[] = {
      "  when the force reaches 0), against a wall or with mass: effective.\n"
      "\n"
      "exit status: 0 done; 2 a missing, unknown or out-of-range option (the message names it).\n"},
-    {"plot", cmd_plot,
-     "comply plot OUT [-o PNG_DIR] [--step N] [--body NAME] [--pair A,B]",
+    {"plot", cmd_plot, "comply plot OUT [-o PNG_DIR] [--step N] [--body NAME] [--pair A,B]",
      "Draw PNG plots from the output files in OUT (a `comply run` output directory) into\n"
      "PNG_DIR (default OUT/plots): contact force |F| (N), largest penetration (m) and pressure\n"
      "(largest and mean |F| / area, Pa) per body pair over time; the kinetic energy per unit\n"
@@ -197,11 +196,10 @@ static void overview(FILE* f) {
   fprintf(f, "comply %s: compliant-contact rigid body simulation\n\nusage:\n", cm_version());
   for (int i = 0; i < NCOMMAND; i++)
     fprintf(f, "  %s\n", COMMANDS[i].usage);
-  fprintf(f,
-          "  comply --version\n\n"
-          "Run 'comply help COMMAND' for the options of a command.\n"
-          "exit status: 0 success, 1 simulation failed, 2 bad input or usage,\n"
-          "             130 interrupted by SIGINT, 143 by SIGTERM.\n");
+  fprintf(f, "  comply --version\n\n"
+             "Run 'comply help COMMAND' for the options of a command.\n"
+             "exit status: 0 success, 1 simulation failed, 2 bad input or usage,\n"
+             "             130 interrupted by SIGINT, 143 by SIGTERM.\n");
 }
 
 int cli_help(FILE* f, const char* cmd) {
@@ -289,6 +287,18 @@ int cli_option(const char* cmd, int argc, char** argv, int* i, const char* name,
   }
   *value = argv[*i + 1];
   *i += 2;
+  return 1;
+}
+
+int cli_positive_option(const char* cmd, int argc, char** argv, int* i, const char* name,
+                        const char* what, double* out) {
+  const char* v = NULL;
+  int r = cli_option(cmd, argc, argv, i, name, NULL, &v);
+  if (r <= 0) return r;
+  if (cli_parse_number(v, out) != 0 || !(*out > 0)) {
+    cli_usage_error(cmd, "%s: expected %s, got '%s'", name, what, v);
+    return -1;
+  }
   return 1;
 }
 
