@@ -18,7 +18,13 @@
  *    between its vertices); paired with another such edge it would give a contact whose normal
  *    (across the two edges) is not the surface's (a sphere pressed into a box's face paired its
  *    edges with the face's diagonal). So the search starts from the ridges of each mesh whose
- *    faces lie in leaves of its tree overlapping the other body's box (cm_bvh_box_faces).
+ *    faces lie in leaves of its tree overlapping the other body's box (cm_bvh_box_faces) and
+ *    that themselves meet that box (cm_seg_box, in the other body's frame). Before anything, a
+ *    pair whose two tree boxes are apart along one of the 15 axes of the separating-axis test
+ *    (boxes_apart) has no contact: about half the candidate pairs of a settled pile of boxes.
+ *    These filters, and B's vertices carried into A's frame once per call, cut the search's
+ *    instructions by a third on the S2 pile of 27 boxes (bench/README.md) with the same
+ *    contacts, bit for bit.
  * 2. Crossings. Each such ridge is tested against the faces of the other mesh near it
  *    (cm_bvh_seg_faces: cm_seg_tri, exact, symmetric in the edge's direction). The partners of a
  *    ridge that crosses faces are the three edges of every face it crosses (pairing rule below).
@@ -89,6 +95,12 @@ typedef struct Ctx {
   const double* v[2]; /* body-frame vertices */
   const int* f[2];    /* faces */
   double R[9], t[3];  /* B into A's frame */
+  double eps;         /* pair_eps */
+  /* B's vertices carried into A's frame, computed once per call when first asked for (ydone[i]
+   * set): the same values as cm_tri_xform each time, which the search asked for 5-10 times per
+   * vertex */
+  double* yb;
+  unsigned char* ydone;
   /* inside tests of vertices, cached per pair: open addressing on key 2 v + side */
   long* key;
   signed char* val;
@@ -106,10 +118,16 @@ static int cand_cmp(const void* x, const void* y) {
 /* vertex i of mesh side in A's frame */
 static void vert_a(const Ctx* c, int side, int i, double y[3]) {
   const double* x = c->v[side] + 3 * (size_t)i;
-  if (side == 0)
+  if (side == 0) {
     cm_v3_copy(y, x);
-  else
-    cm_tri_xform(y, c->R, c->t, x);
+    return;
+  }
+  double* z = c->yb + 3 * (size_t)i;
+  if (!c->ydone[i]) {
+    cm_tri_xform(z, c->R, c->t, x);
+    c->ydone[i] = 1;
+  }
+  cm_v3_copy(y, z);
 }
 
 /* is vertex i of mesh side inside the other mesh? (cached) */
@@ -331,35 +349,113 @@ static int closest_points_inside(const Ctx* c, const double p0[3], const double 
          cm_mesh_inside_local(c->m, c->g[0], p1, NULL);
 }
 
+/* 1e-9 of the sizes of the pair (root boxes, offset): far above the rounding of anything
+ * computed from the pose, far below any contact depth */
+static double pair_eps(const Ctx* c) {
+  double size = 1 + cm_v3_norm(c->t);
+  for (int s = 0; s < 2; s++) {
+    const double* b = ((const cmBvh*)c->m->geom_bvh + c->g[s])->node[0].box;
+    for (int k = 0; k < 6; k++)
+      size += fabs(b[k]);
+  }
+  return 1e-9 * size;
+}
+
+/* Are the two bodies' tree boxes apart (by more than eps) along one of the 15 axes of the
+ * separating-axis test for two boxes (the 3 + 3 box axes and their 9 cross products)? Then no
+ * edge of one crosses a face of the other (each lies in its body's box) and the pair has no edge
+ * contact. About half the candidate pairs of a settled pile of boxes (world boxes overlapping,
+ * the boxes themselves apart): this costs a few hundred operations where the search costs a few
+ * microseconds. */
+static int boxes_apart(const Ctx* c, double eps) {
+  const double* A = ((const cmBvh*)c->m->geom_bvh + c->g[0])->node[0].box;
+  const double* B = ((const cmBvh*)c->m->geom_bvh + c->g[1])->node[0].box;
+  double ea[3], eb[3], cb[3], d[3], aR[9];
+  for (int k = 0; k < 3; k++) {
+    ea[k] = 0.5 * (A[3 + k] - A[k]);
+    eb[k] = 0.5 * (B[3 + k] - B[k]);
+    cb[k] = 0.5 * (B[k] + B[3 + k]);
+  }
+  cm_tri_xform(d, c->R, c->t, cb); /* B's centre in A's frame, less A's centre */
+  for (int k = 0; k < 3; k++)
+    d[k] -= 0.5 * (A[k] + A[3 + k]);
+  for (int k = 0; k < 9; k++)
+    aR[k] = fabs(c->R[k]);
+  /* A's axes i: B's half-extent along it is sum_j |R_ij| eb_j */
+  for (int i = 0; i < 3; i++)
+    if (fabs(d[i]) - ea[i] - (aR[3 * i] * eb[0] + aR[3 * i + 1] * eb[1] + aR[3 * i + 2] * eb[2]) >
+        eps)
+      return 1;
+  /* B's axes j (column j of R) */
+  for (int j = 0; j < 3; j++) {
+    double dj = c->R[j] * d[0] + c->R[3 + j] * d[1] + c->R[6 + j] * d[2];
+    if (fabs(dj) - eb[j] - (aR[j] * ea[0] + aR[3 + j] * ea[1] + aR[6 + j] * ea[2]) > eps) return 1;
+  }
+  /* the cross products of A's axis i and B's axis j, u = e_i x b_j (not normalised: the test
+   * compares projections on u, so eps is scaled by |u|; nearly parallel axes are skipped, the
+   * box axes cover them) */
+  for (int i = 0; i < 3; i++) {
+    int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; j++) {
+      double u[3] = {0, 0, 0};
+      u[i1] = -c->R[3 * i2 + j];
+      u[i2] = c->R[3 * i1 + j];
+      double l = sqrt(u[i1] * u[i1] + u[i2] * u[i2]);
+      if (l < 1e-6) continue;
+      double du = u[i1] * d[i1] + u[i2] * d[i2];
+      double ra = ea[i1] * fabs(u[i1]) + ea[i2] * fabs(u[i2]);
+      double rb = 0;
+      for (int k = 0; k < 3; k++)
+        rb += eb[k] * fabs(u[i1] * c->R[3 * i1 + k] + u[i2] * c->R[3 * i2 + k]);
+      if (fabs(du) - ra - rb > eps * l) return 1;
+    }
+  }
+  return 0;
+}
+
 /* the other body's tree box carried into mesh side's frame (the 8 corners, widened by far more
  * than rounding) */
 static void other_box(const Ctx* c, int side, double box[6]) {
   const cmBvh* t = (const cmBvh*)c->m->geom_bvh + c->g[1 - side];
   const double* b = t->node[0].box;
-  double size = 1 + cm_v3_norm(c->t);
+  double ctr[3], e[3], y[3], r[3];
   for (int k = 0; k < 3; k++) {
-    box[k] = INFINITY;
-    box[3 + k] = -INFINITY;
-    size += fabs(b[k]) + fabs(b[3 + k]);
+    ctr[k] = 0.5 * (b[k] + b[3 + k]);
+    e[k] = 0.5 * (b[3 + k] - b[k]);
   }
-  for (int i = 0; i < 8; i++) {
-    double x[3] = {b[3 * (i & 1)], b[1 + 3 * ((i >> 1) & 1)], b[2 + 3 * ((i >> 2) & 1)]}, y[3];
-    double r[3];
-    if (side == 0)
-      cm_tri_xform(y, c->R, c->t, x); /* B's corner into A's frame */
-    else {
-      cm_v3_sub(r, x, c->t);
-      cm_m3_mulvt(y, c->R, r); /* A's corner into B's frame */
-    }
-    for (int k = 0; k < 3; k++) {
-      box[k] = fmin(box[k], y[k]);
-      box[3 + k] = fmax(box[3 + k], y[k]);
-    }
+  if (side == 0)
+    cm_tri_xform(y, c->R, c->t, ctr); /* B's centre into A's frame */
+  else {
+    cm_v3_sub(r, ctr, c->t);
+    cm_m3_mulvt(y, c->R, r); /* A's centre into B's frame */
   }
   for (int k = 0; k < 3; k++) {
-    box[k] -= 1e-9 * size;
-    box[3 + k] += 1e-9 * size;
+    /* the half-extent along axis k: |R| e (side 0) or |R|^T e (side 1) */
+    double h = 0;
+    for (int j = 0; j < 3; j++)
+      h += e[j] * fabs(side == 0 ? c->R[3 * k + j] : c->R[3 * j + k]);
+    box[k] = y[k] - h - c->eps;
+    box[3 + k] = y[k] + h + c->eps;
   }
+}
+
+/* does the ridge u-w of mesh side meet the other body's tree box, in that
+ * body's frame (widened by pair_eps)? The carried box of other_box is an axis-aligned box around
+ * a rotated one, far larger for a tilted pair: a ridge passing it can be far from the body */
+static int meets_other_box(const Ctx* c, int side, int u, int w) {
+  const double* b = ((const cmBvh*)c->m->geom_bvh + c->g[1 - side])->node[0].box;
+  double x[3], y[3], r[3];
+  if (side == 1) {
+    vert_a(c, 1, u, x); /* B's ridge into A's frame */
+    vert_a(c, 1, w, y);
+  } else {
+    const double* v = c->v[0];
+    cm_v3_sub(r, v + 3 * (size_t)u, c->t); /* A's ridge into B's frame */
+    cm_m3_mulvt(x, c->R, r);
+    cm_v3_sub(r, v + 3 * (size_t)w, c->t);
+    cm_m3_mulvt(y, c->R, r);
+  }
+  return cm_seg_box(x, y, b, c->eps);
 }
 
 /* the ridges of mesh side whose box overlaps the other body's box, as (e0, e1, face, local edge),
@@ -395,7 +491,7 @@ static int near_ridges(Ctx* c, int side, cmArena* arena, int** list) {
       int apart = 0;
       for (int r = 0; r < 3 && !apart; r++)
         apart = fmin(p[r], q[r]) > box[3 + r] || fmax(p[r], q[r]) < box[r];
-      if (apart) continue;
+      if (apart || !meets_other_box(c, side, u, w)) continue;
       int* o = out + 4 * nr++;
       o[0] = u < w ? u : w;
       o[1] = u < w ? w : u;
@@ -418,8 +514,8 @@ static int crossed_faces(const Ctx* c, int side, const double p[3], const double
     *out = cm_arena_alloc(arena, (size_t)cap * sizeof **out);
     if (!*out) return -1;
     /* B's faces are carried into A's frame by (R, t); A's are in it */
-    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o], o == 1 ? c->R : NULL, o == 1 ? c->t : NULL, p, q,
-                         *out, cap);
+    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o], o == 1 ? c->R : NULL, o == 1 ? c->t : NULL,
+                         o == 1 ? c->yb : NULL, o == 1 ? c->ydone : NULL, p, q, *out, cap);
     if (n <= cap) return n;
     cap = n;
   }
@@ -438,7 +534,14 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
     c.f[s] = m->mesh_face + 3 * (size_t)m->geom_faceadr[c.g[s]];
   }
   cm_pair_pose(d, a, b, c.R, c.t); /* B into A's frame */
-  double RA[9];                    /* A's frame into the world, for the results */
+  c.eps = pair_eps(&c);
+  if (boxes_apart(&c, c.eps)) return 0;
+  size_t nvb = (size_t)m->geom_nvert[c.g[1]];
+  c.yb = cm_arena_alloc(arena, 3 * nvb * sizeof *c.yb);
+  c.ydone = cm_arena_alloc(arena, nvb);
+  if (!c.yb || !c.ydone) return -1;
+  memset(c.ydone, 0, nvb);
+  double RA[9]; /* A's frame into the world, for the results */
   cm_quat_to_mat(RA, d->body_xquat + 4 * a);
 
   /* 1-2: the ridges of each mesh near the other, the faces they cross, and as candidates every

@@ -444,8 +444,42 @@ int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max) {
   return count;
 }
 
+/* the slab test of cm_seg_box with the inverse direction inv (1 / (q - p), per axis) given, and
+ * d its direction (an axis with d = 0 is tested by the point alone) */
+static int seg_box_inv(const double p[3], const double d[3], const double inv[3],
+                       const double box[6], double eps) {
+  double t0 = 0, t1 = 1;
+  for (int k = 0; k < 3; k++) {
+    double lo = box[k] - eps, hi = box[3 + k] + eps;
+    if (d[k] == 0) {
+      if (p[k] < lo || p[k] > hi) return 0;
+      continue;
+    }
+    double a = (lo - p[k]) * inv[k], b = (hi - p[k]) * inv[k];
+    if (a > b) {
+      double x = a;
+      a = b;
+      b = x;
+    }
+    t0 = a > t0 ? a : t0;
+    t1 = b < t1 ? b : t1;
+    if (t0 > t1) return 0;
+  }
+  return 1;
+}
+
+int cm_seg_box(const double p[3], const double q[3], const double box[6], double eps) {
+  double d[3], inv[3];
+  for (int k = 0; k < 3; k++) {
+    d[k] = q[k] - p[k];
+    inv[k] = d[k] != 0 ? 1 / d[k] : 0;
+  }
+  return seg_box_inv(p, d, inv, box, eps);
+}
+
 int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
-                     const double* t, const double p[3], const double q[3], int* out, int max) {
+                     const double* t, double* yb, unsigned char* ydone, const double p[3],
+                     const double q[3], int* out, int max) {
   if (tb->nnode == 0) return 0;
   /* the segment's box in B's frame (x_B = R^T (x - t)), widened by 1e-9 of the sizes involved:
    * the exact test below works on B's vertices carried the other way, which differ from this
@@ -463,16 +497,20 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
   }
   for (int k = 0; k < 3; k++)
     size += fabs(p[k]) + fabs(q[k]) + fabs(tb->node[0].box[k]) + fabs(tb->node[0].box[3 + k]);
-  double eps = 1e-9 * size;
+  double eps = 1e-9 * size, dir[3], inv[3];
   for (int k = 0; k < 3; k++) {
     sbox[k] = fmin(pb[k], qb[k]) - eps;
     sbox[3 + k] = fmax(pb[k], qb[k]) + eps;
+    dir[k] = qb[k] - pb[k];
+    inv[k] = dir[k] != 0 ? 1 / dir[k] : 0;
   }
   int stack[CM_BVH_MAX_DEPTH + 2], top = 0, count = 0;
   stack[top++] = 0;
   while (top > 0) {
     const cmBvhNode* n = &tb->node[stack[--top]];
-    if (!boxes_overlap(n->box, sbox)) continue;
+    /* the segment's box first (cheap), then the segment itself against the node's box, both
+     * widened by eps: a diagonal segment's box meets many more nodes than the segment does */
+    if (!boxes_overlap(n->box, sbox) || !seg_box_inv(pb, dir, inv, n->box, eps)) continue;
     if (n->count == 0) {
       stack[top++] = n->child + 1;
       stack[top++] = n->child;
@@ -482,11 +520,19 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
       int g = tb->order[-1 - n->child + i];
       double y[3][3];
       for (int k = 0; k < 3; k++) {
-        const double* x = vb + 3 * (size_t)fb[3 * g + k];
-        if (R)
-          cm_tri_xform(y[k], R, t, x);
-        else
+        int v = fb[3 * g + k];
+        const double* x = vb + 3 * (size_t)v;
+        if (!R) {
           cm_v3_copy(y[k], x);
+        } else if (yb) {
+          if (!ydone[v]) {
+            cm_tri_xform(yb + 3 * (size_t)v, R, t, x);
+            ydone[v] = 1;
+          }
+          cm_v3_copy(y[k], yb + 3 * (size_t)v);
+        } else {
+          cm_tri_xform(y[k], R, t, x);
+        }
       }
       if (cm_seg_tri(p, q, y[0], y[1], y[2], NULL) == CM_SEG_TRI_NONE) continue;
       if (count < max) out[count] = g;

@@ -53,7 +53,7 @@
 
 #include <suitesparse/amd.h>
 
-int cm_bchol_dense_max = 8;
+int cm_bchol_dense_max = 4;
 
 /* ints ascending (cm_sort: no allocation; equal ints are indistinguishable, so the order is
  * unique) */

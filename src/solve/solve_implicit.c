@@ -297,6 +297,7 @@ static void scatter(Island* is, int k, const double imp[3], const double hess[9]
         const double* Pt = t ? Z : P0;
         double sign = tw[s] * tw[t];
         if (is->H) {
+          if (ls < lt) continue; /* the upper block (the dense factor reads the lower) */
           size_t stride = (size_t)(6 * is->nb);
           add_block(is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt), stride, sign, K, Ps, Pt,
                     rs);
@@ -329,6 +330,7 @@ static void scatter(Island* is, int k, const double imp[3], const double hess[9]
       if (lt < 0) continue;
       double sign = s == t ? 1 : -1;
       if (is->H) {
+        if (ls < lt) continue; /* the upper block: the dense factor reads the lower triangle */
         size_t stride = (size_t)(6 * is->nb);
         add_block(is->H + (size_t)(6 * ls) * stride + (size_t)(6 * lt), stride, sign, K, P[s], P[t],
                   rr[s]);

@@ -8,6 +8,7 @@
  * cross products separates their projections strictly (zero axes skipped). Inputs include
  * near-coplanar points at large offsets (where the floating filter fails), coplanar and
  * touching triangles on a small grid, shared vertices and edges. */
+#include <math.h>
 #include <string.h>
 
 #include "comply/mesh.h"
@@ -366,11 +367,119 @@ static void test_bvh_pairs(void) {
   CHECK(total > 100);
 }
 
+/* the distance from point x to the box (0 inside) */
+static double box_dist(const double b[6], const double x[3]) {
+  double d2 = 0;
+  for (int k = 0; k < 3; k++) {
+    double e = x[k] < b[k] ? b[k] - x[k] : x[k] > b[3 + k] ? x[k] - b[3 + k] : 0;
+    d2 += e * e;
+  }
+  return sqrt(d2);
+}
+
+/* cm_seg_box against an independent reference: the distance from the box along the segment is
+ * convex in the parameter, so its minimum (golden-section search) is 0 iff they meet. Every
+ * segment that meets the box must be reported (also with eps = 0: through a face, an edge, a
+ * corner, along a face, axis-parallel, a point); one that stays farther than eps from the box
+ * may not be. */
+static void test_seg_box(void) {
+  const double box[6] = {-0.3, -0.2, -0.1, 0.5, 0.4, 0.3};
+  int met = 0, missed = 0, bad = 0;
+  for (int it = 0; it < 20000; it++) {
+    double p[3], q[3];
+    for (int k = 0; k < 3; k++) {
+      p[k] = 2 * urand() - 1;
+      q[k] = 2 * urand() - 1;
+    }
+    if (it % 7 == 0) q[it % 3] = p[it % 3]; /* parallel to a face */
+    if (it % 11 == 0) cm_v3_copy(q, p);     /* a point */
+    if (it % 13 == 0) {                     /* through a corner or along an edge */
+      for (int k = 0; k < 3; k++)
+        p[k] = box[3 * (it % 2) + k];
+      if (it % 2) q[1] = p[1];
+    }
+    double lo = 0, hi = 1, g = 0.5 * (sqrt(5.0) - 1);
+    for (int k = 0; k < 100; k++) {
+      double a = hi - g * (hi - lo), b = lo + g * (hi - lo), xa[3], xb[3], dpq[3];
+      cm_v3_sub(dpq, q, p);
+      cm_v3_madd(xa, p, dpq, a);
+      cm_v3_madd(xb, p, dpq, b);
+      if (box_dist(box, xa) <= box_dist(box, xb))
+        hi = b;
+      else
+        lo = a;
+    }
+    double x[3], dpq[3];
+    cm_v3_sub(dpq, q, p);
+    cm_v3_madd(x, p, dpq, 0.5 * (lo + hi));
+    double dist = fmin(box_dist(box, x), fmin(box_dist(box, p), box_dist(box, q)));
+    int got = cm_seg_box(p, q, box, 1e-9), got0 = cm_seg_box(p, q, box, 0);
+    if (dist == 0) {
+      met++;
+      bad += !got || !got0;
+    } else if (dist > 1e-6) {
+      missed++;
+      bad += got;
+    }
+    /* symmetric in the direction */
+    bad += cm_seg_box(q, p, box, 1e-9) != got;
+  }
+  printf("  %d segments meeting the box, %d missing it, %d wrong\n", met, missed, bad);
+  CHECK(bad == 0);
+  CHECK(met > 2000 && missed > 2000);
+}
+
+/* cm_bvh_seg_faces (the tree descent with the segment and its box, B carried by R, t, with and
+ * without the vertex cache) against every face tested by cm_seg_tri */
+static void test_bvh_seg_faces(void) {
+  int bad = 0, hits = 0;
+  const int its = test_trials(200, 40);
+  for (int it = 0; it < its; it++) {
+    cmMesh* B = rand_mesh(it % 3 + 1, 0.2);
+    cmBvh tb;
+    CHECK(cm_bvh_build(&tb, B->vert, B->face, B->nface) == CM_OK);
+    double R[9], t[3], p[3], q[3];
+    rand_pose(R, t, 0.5);
+    for (int k = 0; k < 3; k++) {
+      p[k] = t[k] + 2.4 * (urand() - 0.5);
+      q[k] = t[k] + 2.4 * (urand() - 0.5);
+    }
+    int* ref = malloc((size_t)B->nface * sizeof *ref);
+    int* got = malloc((size_t)B->nface * sizeof *got);
+    double* yb = malloc(3 * (size_t)B->nvert * sizeof *yb);
+    unsigned char* done = calloc((size_t)B->nvert, 1);
+    int nr = 0;
+    for (int f = 0; f < B->nface; f++) {
+      double y[3][3];
+      for (int k = 0; k < 3; k++)
+        cm_tri_xform(y[k], R, t, B->vert + 3 * B->face[3 * f + k]);
+      if (cm_seg_tri(p, q, y[0], y[1], y[2], NULL) != CM_SEG_TRI_NONE) ref[nr++] = f;
+    }
+    for (int cache = 0; cache < 2; cache++) {
+      int ng = cm_bvh_seg_faces(&tb, B->vert, B->face, R, t, cache ? yb : NULL, cache ? done : NULL,
+                                p, q, got, B->nface);
+      bad += ng != nr || memcmp(ref, got, (size_t)nr * sizeof *ref) != 0;
+    }
+    hits += nr;
+    free(ref);
+    free(got);
+    free(yb);
+    free(done);
+    cm_bvh_free(&tb);
+    cm_mesh_free(B);
+  }
+  printf("  %d crossed faces over %d segments, %d mismatching cases\n", hits, its, bad);
+  CHECK(bad == 0);
+  CHECK(hits > its);
+}
+
 int main(void) {
   RUN(test_orient3d);
   RUN(test_orient2d);
   RUN(test_tri_tri_reference);
   RUN(test_seg_tri_point);
   RUN(test_bvh_pairs);
+  RUN(test_seg_box);
+  RUN(test_bvh_seg_faces);
   return test_report();
 }
