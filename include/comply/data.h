@@ -180,8 +180,9 @@ CM_API void cm_data_free(cmData* d);
 CM_API void cm_data_reset(const cmModel* m, cmData* d);
 /* copy into dst (both data of model m) everything a user can read from src: state, derived body
  * values, contacts and pairs, counters, warnings, timers, message, solver statistics (the lists
- * of comply/fields.h; not the private scratch). CM_ERR_NOMEM, with dst unchanged, if the contact
- * buffers cannot grow. */
+ * of comply/fields.h), and the friction springs' stretches (private state: docs/contact-laws.md,
+ * "Friction"); not the private scratch. CM_ERR_NOMEM, with dst unchanged, if the buffers cannot
+ * grow. */
 CM_API cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
 
 /* Advance one step of m->opt.timestep. If the new state is not finite or a body exceeds

@@ -139,15 +139,33 @@ static int grow_contacts(const cmModel* m, cmData* d, int need) {
     cm_priv(d)->limit_hit = 1;
     return 0;
   }
-  if (need <= d->maxcontact) return 1;
-  int n = d->maxcontact ? d->maxcontact : 1024;
-  while (n < need)
-    n *= 2;
-  cmContact* c = cm_realloc(d->contact, (size_t)n * sizeof *c);
-  if (!c) return 0;
-  d->contact = c;
-  d->maxcontact = n;
+  if (need > d->maxcontact) {
+    int n = d->maxcontact ? d->maxcontact : 1024;
+    while (n < need)
+      n *= 2;
+    cmContact* c = cm_realloc(d->contact, (size_t)n * sizeof *c);
+    if (!c) return 0;
+    d->contact = c;
+    d->maxcontact = n;
+  }
+  /* the contacts' keys, as many (cm_data_copy may have grown the contacts alone) */
+  cmDataPriv* p = cm_priv(d);
+  if (p->maxckey < d->maxcontact) {
+    int* k = cm_realloc(p->ckey, (size_t)d->maxcontact * 4 * sizeof *k);
+    if (!k) return 0;
+    p->ckey = k;
+    p->maxckey = d->maxcontact;
+  }
   return 1;
+}
+
+/* the identity of contact i (ckey, model/data_internal.h) */
+static void set_key(cmData* d, int i, int k0, int k1, int k2, int k3) {
+  int* k = cm_priv(d)->ckey + 4 * (size_t)i;
+  k[0] = k0;
+  k[1] = k1;
+  k[2] = k2;
+  k[3] = k3;
 }
 
 static int grow_pairs(cmData* d, int need) {
@@ -302,6 +320,7 @@ static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job
       /* the pair summary, opened at its first contact */
       int p = open_pair(d, cand, J->pair, pair_of_cand);
       if (p < 0) return;
+      set_key(d, d->ncontact, v, -1, -1, -1);
       cmContact* c = &d->contact[d->ncontact++];
       memset(c, 0, sizeof *c);
       c->body[0] = J->a;
@@ -338,6 +357,7 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
   }
   int p = open_pair(d, cand, k, pair_of_cand);
   if (p < 0) return 0;
+  set_key(d, d->ncontact, -1, -1, -1, -1); /* an edge contact sets its own after */
   cmContact* c = &d->contact[d->ncontact++];
   memset(c, 0, sizeof *c);
   c->body[0] = cand[3 * k];
@@ -443,10 +463,12 @@ static void append_edges(const cmModel* m, cmData* d, const int* cand, int k, in
   cmEdgeHit* hit = e->hit[e->slot[k]];
   int nh = e->nhit[e->slot[k]];
   if (nh < 0) d->warning[CM_WARN_CONTACT_LIMIT]++;
-  for (int i = 0; i < nh; i++)
+  for (int i = 0; i < nh; i++) {
     if (!append_contact(m, d, cand, k, pair_of_cand, CM_CONTACT_EDGE, hit[i].p0, hit[i].p1,
                         hit[i].n, hit[i].dist, hit[i].area))
       return;
+    set_key(d, d->ncontact - 1, hit[i].ea[0], hit[i].ea[1], hit[i].eb[0], hit[i].eb[1]);
+  }
 }
 
 /* contour: the contour-region contacts of candidate pair k (collide_contour.c), appended

@@ -13,7 +13,11 @@
  * falling edge-first through another bar's edge), or, for the methods without edge contacts
  * (`vertex`, `two_way`), edges of the two meshes linked across each other deeper than
  * CM_DEEP_FRACTION (the edge-edge contacts `vertex_edge` would make, collide_edge.c: boxes of a
- * pile sunk 43 mm into each other edge first with no vertex inside, silent before).
+ * pile sunk 43 mm into each other edge first with no vertex inside, silent before), or for
+ * `vertex` a vertex of either body that deep inside the other (the one-way method tests one
+ * body's: a box's corner 40 mm into another's face went unseen). These are tested for pairs in
+ * contact too (a shallow vertex contact says nothing of a deep crossing elsewhere), in a step
+ * not counted otherwise and when the world boxes overlap by that much.
  *
  * Tunnelling. Vertex-penetration contact sees a vertex only once it is inside the other body,
  * and pushes it out through the nearest face. A vertex that moves more than half a body's
@@ -132,6 +136,17 @@ static int in_contact(const int* key, int n, int a, int b) {
   return lo < n && key[2 * lo] == a && key[2 * lo + 1] == b;
 }
 
+/* the deepest vertex of body a's mesh inside body b (0 if none) */
+static double vertex_depth(const cmModel* m, const cmData* d, int a, int b) {
+  double depth = 0;
+  for (int v = 0; v < m->geom_nvert[m->body_geom[a]]; v++) {
+    cmHit hit;
+    cm_collide_vertex(m, d, a, b, v, &hit);
+    if (hit.inside) depth = fmax(depth, -hit.dist);
+  }
+  return depth;
+}
+
 void cm_stage_depth(const cmModel* m, cmData* d) {
   int deep = 0;
   /* the pairs in contact: their deepest point against the thinner body */
@@ -149,7 +164,7 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
     deep |= ratio > CM_DEEP_FRACTION;
   }
   /* overlaps the method missed: a candidate pair of the broadphase (boxes overlapping) with no
-   * contact, one body's centre of mass inside the other (a bar that fell through another's
+   * contact and one body's centre of mass inside the other (a bar that fell through another's
    * edge with method vertex, no vertex ever inside: silent before). Its depth is at least half
    * the thickness of the body whose centre is inside. */
   const cmDataPriv* p = cm_priv(d);
@@ -157,7 +172,10 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
   if (d->npair && !key) p = NULL; /* no memory for the keys: skip this step's test */
   for (int k = 0; p && k < p->ncand; k++) {
     int a = p->cand[3 * k], b = p->cand[3 * k + 1]; /* a < b */
-    if (in_contact(key, d->npair, a, b)) continue;
+    /* a pair in contact has had its deepest point checked above; its edges are checked below
+     * all the same (a pair of tilted boxes with a vertex just inside can have edges crossed 40
+     * mm deep: physics/test_pile_overlap) */
+    int inc = in_contact(key, d->npair, a, b);
     /* a deformable body's surface moves with its nodes: the inside test of its rest geometry
      * would not see it (docs/deformable.md) */
     if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
@@ -165,11 +183,11 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
     /* a plane's "centre" is its frame origin, not a point of the body: not tested */
     int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
     int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;
-    int ain = !pa && cm_point_inside(m, d, b, d->body_cpos + 3 * a);
+    int ain = !inc && !pa && cm_point_inside(m, d, b, d->body_cpos + 3 * a);
     double ta = cm_body_thickness(m, a), tb = cm_body_thickness(m, b);
     double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
     double ratio;
-    if (ain || (!pb && cm_point_inside(m, d, a, d->body_cpos + 3 * b))) {
+    if (ain || (!inc && !pb && cm_point_inside(m, d, a, d->body_cpos + 3 * b))) {
       ratio = t > 0 ? 0.5 * (ain ? ta : tb) / t : 1;
       if (!(ratio >= 0.5)) ratio = 0.5;
     } else {
@@ -190,8 +208,18 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
       double depth = 0;
       for (int i = 0; i < nh; i++)
         depth = fmax(depth, -h[i].dist);
+      /* and, for `vertex` (one body's vertices only), the other body's corners inside */
+      if (meth == CM_METHOD_VERTEX && depth <= CM_DEEP_FRACTION * t)
+        depth = fmax(vertex_depth(m, d, a, b), vertex_depth(m, d, b, a));
       ratio = depth / t;
-      if (!(ratio > CM_DEEP_FRACTION)) continue;
+      if (!(ratio > CM_DEEP_FRACTION)) {
+        if (ratio > d->depth_ratio) { /* the run's largest, below the threshold */
+          d->depth_ratio = ratio;
+          d->depth_body_a = a;
+          d->depth_body_b = b;
+        }
+        continue;
+      }
     }
     deep = 1;
     if (ratio > d->depth_ratio) {

@@ -38,6 +38,9 @@
 static void roll_back(const cmModel* m, cmData* d, double t_step) {
   cmDataPriv* p = cm_priv(d);
   cm_state_load(m, d, p->save, p->node_save);
+  if (p->nanchor_save)
+    memcpy(p->anchor, p->anchor_save, (size_t)p->nanchor_save * sizeof *p->anchor);
+  p->nanchor = p->nanchor_save;
   cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
@@ -90,7 +93,16 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   int nsub = autosub ? 1 : m->opt.substeps, taken = 0;
   double f0 = 0, h = m->opt.timestep / nsub;
   cm_data_scratch_reset(d);
+  /* the friction springs' stretches of the step's start, for a rollback (the solve swaps the
+   * table, so the saved one may have to fit into the other buffer: room in both) */
+  if (!cm_anchor_room(&p->anchor_save, &p->maxanchor_save, p->nanchor) ||
+      !cm_anchor_room(&p->anchor_new, &p->maxanchor_new, p->nanchor)) {
+    snprintf(d->message, sizeof d->message, "out of memory for %d friction anchors", p->nanchor);
+    return CM_ERR_NOMEM;
+  }
   cm_state_save(m, d, p->save, p->node_save);
+  if (p->nanchor) memcpy(p->anchor_save, p->anchor, (size_t)p->nanchor * sizeof *p->anchor);
+  p->nanchor_save = p->nanchor;
   d->message[0] = 0;
   p->limit_hit = 0;
   if (d->step == 0) {

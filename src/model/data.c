@@ -1,6 +1,7 @@
 /* cmData: allocation, reset to the initial state, copy, energy and momentum. Allocation, free
  * and copy are generated from the field lists (comply/fields.h, CM_PRIV_BODY in
  * model/data_internal.h). */
+#include <stdint.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -50,6 +51,10 @@ void cm_data_free(cmData* d) {
     CM_PRIV_BODY(FREE_PRIV)
 #undef FREE_PRIV
     cm_free(p->cand);
+    cm_free(p->ckey);
+    cm_free(p->anchor);
+    cm_free(p->anchor_new);
+    cm_free(p->anchor_save);
     for (int g = 0; p->dbvh && g < p->ngeom; g++)
       cm_bvh_free((cmBvh*)p->dbvh + g);
     cm_free(p->dbvh);
@@ -127,6 +132,7 @@ void cm_data_reset(const cmModel* m, cmData* d) {
   }
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   memset(d->body_xfrc, 0, (size_t)m->nbody * 6 * sizeof *d->body_xfrc);
+  cm_priv(d)->nanchor = 0; /* no friction spring stretched */
   if (m->nnode) {
     memcpy(d->node_pos, m->node_pos0, (size_t)m->nnode * 3 * sizeof *d->node_pos);
     memcpy(d->node_vel, m->node_vel0, (size_t)m->nnode * 3 * sizeof *d->node_vel);
@@ -145,6 +151,12 @@ cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src) {
   }
   CM_DATA_BUFFERS(GROW)
 #undef GROW
+  /* and for the tangential anchors (state, private) */
+  const cmDataPriv* ps = cm_priv(src);
+  cmDataPriv* pd = cm_priv(dst);
+  if (!cm_anchor_room(&pd->anchor, &pd->maxanchor, ps->nanchor)) return CM_ERR_NOMEM;
+  if (ps->nanchor) memcpy(pd->anchor, ps->anchor, (size_t)ps->nanchor * sizeof *pd->anchor);
+  pd->nanchor = ps->nanchor;
   /* then every field of the lists but the private part */
 #define COPY_SCALAR(type, name) dst->name = src->name;
 #define COPY_FIXED(type, name, count) memcpy(dst->name, src->name, sizeof dst->name);
@@ -163,6 +175,50 @@ cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src) {
 #undef COPY_ARRAY
 #undef COPY_BUFFER
   return CM_OK;
+}
+
+int cm_anchor_room(cmAnchor** a, int* cap, int n) {
+  if (n <= *cap) return 1;
+  int c = *cap ? *cap : 256;
+  while (c < n)
+    c *= 2;
+  cmAnchor* g = cm_realloc(*a, (size_t)c * sizeof *g);
+  if (!g) return 0;
+  *a = g;
+  *cap = c;
+  return 1;
+}
+
+static unsigned anchor_hash(int a, int b, const int key[4]) {
+  uint64_t h = 1469598103934665603ull;
+  int v[6] = {a, b, key[0], key[1], key[2], key[3]};
+  for (int i = 0; i < 6; i++)
+    h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
+  return (unsigned)(h ^ (h >> 32));
+}
+
+static int anchor_is(const cmAnchor* x, int a, int b, const int key[4]) {
+  return x->body[0] == a && x->body[1] == b && !memcmp(x->key, key, sizeof x->key);
+}
+
+void cm_anchor_index(const cmDataPriv* p, int* idx, int cap) {
+  for (int i = 0; i < cap; i++)
+    idx[i] = -1;
+  for (int i = 0; i < p->nanchor; i++) {
+    const cmAnchor* x = &p->anchor[i];
+    unsigned j = anchor_hash(x->body[0], x->body[1], x->key) & (unsigned)(cap - 1);
+    while (idx[j] >= 0)
+      j = (j + 1) & (unsigned)(cap - 1);
+    idx[j] = i;
+  }
+}
+
+const cmAnchor* cm_anchor_find(const cmDataPriv* p, const int* idx, int cap, int a, int b,
+                               const int key[4]) {
+  unsigned j = anchor_hash(a, b, key) & (unsigned)(cap - 1);
+  for (; idx[j] >= 0; j = (j + 1) & (unsigned)(cap - 1))
+    if (anchor_is(&p->anchor[idx[j]], a, b, key)) return &p->anchor[idx[j]];
+  return NULL;
 }
 
 /* 1/2 w . I_world w with I_world = R I_body R^T, computed as 1/2 wb . I_body wb, wb = R^T w */

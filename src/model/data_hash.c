@@ -5,17 +5,21 @@
  *   body_cpos[3b..3b+2], body_xquat[4b..4b+3], body_cvel[3b..3b+2], body_angvel[3b..3b+2],
  *   body_dv[6b..6b+5]
  * then for every node n = 0 .. nnode-1 of the deformable bodies: node_pos[3n..3n+2],
- * node_vel[3n..3n+2] (CM_DATA_NODES; nothing for a scene of rigid bodies only)
+ * node_vel[3n..3n+2] (CM_DATA_NODES; nothing for a scene of rigid bodies only), then, if any
+ * contact's friction spring is stretched (the private table of anchors, docs/contact-laws.md,
+ * "Friction"), their count and for each in key order its two bodies and four key integers (as
+ * signed 64-bit integers) and its stretch (3 doubles)
  * (the doubles as their IEEE-754 bit patterns), which are the rows of CM_DATA_STATE
- * (comply/fields.h) in their order. These 19 numbers per body and the step are the whole state
- * that the next step depends on (every other field of cmData is derived from them or is per-step
- * scratch), so two data with equal hashes continue identically. d->time is
+ * (comply/fields.h) in their order. These 19 numbers per body, the nodes', the anchors' and the
+ * step are the whole state that the next step depends on (every other field of cmData is derived
+ * from them or is per-step scratch), so two data with equal hashes continue identically. d->time is
  * step * timestep and is not hashed separately. Bit patterns make the hash exact: -0.0 and 0.0
  * differ. */
 #include <stdint.h>
 
 #include "comply/fields.h"
 #include "core/hash.h"
+#include "model/data_internal.h"
 
 uint64_t cm_data_hash(const cmModel* m, const cmData* d) {
   uint64_t h = cm_fnv1a_u64(CM_FNV_OFFSET, (uint64_t)(int64_t)d->step);
@@ -28,6 +32,19 @@ uint64_t cm_data_hash(const cmModel* m, const cmData* d) {
   for (int b = 0; b < m->nnode; b++) {
     CM_DATA_NODES(HASH_STATE)
 #undef HASH_STATE
+  }
+  const cmDataPriv* p = cm_priv(d);
+  if (p && p->nanchor) {
+    h = cm_fnv1a_u64(h, (uint64_t)(int64_t)p->nanchor);
+    for (int i = 0; i < p->nanchor; i++) {
+      const cmAnchor* a = &p->anchor[i];
+      for (int k = 0; k < 2; k++)
+        h = cm_fnv1a_u64(h, (uint64_t)(int64_t)a->body[k]);
+      for (int k = 0; k < 4; k++)
+        h = cm_fnv1a_u64(h, (uint64_t)(int64_t)a->key[k]);
+      for (int k = 0; k < 3; k++)
+        h = cm_fnv1a_u64(h, cm_double_bits(a->s[k]));
+    }
   }
   return h;
 }

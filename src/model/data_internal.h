@@ -7,6 +7,14 @@
 #include "model/fields.h"
 #include "model/rows.h"
 
+/* the tangential stretch of one contact's friction spring (docs/contact-laws.md, "Friction"):
+ * the contact's identity (bodies and ckey) and the stretch, world, m */
+typedef struct cmAnchor {
+  int body[2];
+  int key[4];
+  double s[3];
+} cmAnchor;
+
 typedef struct cmDataPriv {
   cmArena arena; /* per-step scratch, reset at the start of every step */
   /* per-thread scratch of the narrowphase's edge search (one per OpenMP thread the data was
@@ -40,7 +48,34 @@ typedef struct cmDataPriv {
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */
   int nrow;      /* solver rows this step (arena) */
   cmRow* row;
+  /* the identity of every contact of this step (narrowphase): 4 ints per contact, with its
+   * bodies the key of its tangential anchor (docs/contact-laws.md, "Friction"): a vertex
+   * contact {vert, -1, -1, -1}, an edge-edge contact {ea0, ea1, eb0, eb1}, a contact without
+   * identity from step to step (contour) {-1, -1, -1, -1}       (maxckey x 4, >= maxcontact) */
+  int* ckey;
+  int maxckey;
+  /* The tangential anchors: the stretch of the friction spring of every anchored contact at the
+   * end of the last step (state, like body_dv: hashed, saved in checkpoints, copied), in the
+   * order of the solver rows that left them (the contacts' order: the same for any number of
+   * threads); the solve writes the next table into anchor_new and swaps; anchor_save holds the
+   * table of the step's start for a rollback. */
+  cmAnchor* anchor;
+  int nanchor, maxanchor;
+  cmAnchor* anchor_new;
+  int maxanchor_new;
+  cmAnchor* anchor_save;
+  int nanchor_save, maxanchor_save;
 } cmDataPriv;
+
+/* room for n anchors in *a (capacity *cap); 0 without memory */
+int cm_anchor_room(cmAnchor** a, int* cap, int n);
+
+/* A hash index of the anchors of p (open addressing, cap a power of two >= 2 nanchor, from the
+ * caller's memory: idx holds cap ints): build it, then find the anchor of key (bodies a, b and
+ * the 4 ints of ckey), NULL if none */
+void cm_anchor_index(const cmDataPriv* p, int* idx, int cap);
+const cmAnchor* cm_anchor_find(const cmDataPriv* p, const int* idx, int cap, int a, int b,
+                               const int key[4]);
 
 /* the private per-body arrays, allocated and freed with the data (data.c) like CM_DATA_BODY:
  * X(type, name, rows, cols). The arena and the candidates (grown by the broadphase) are freed by

@@ -7,29 +7,31 @@
 #include "comply/data.h"
 
 typedef struct cmRow {
-  int body[2];    /* A (pushed along +n) and B; -1 for the world (joints) */
-  int pair;       /* contact pair index */
-  int contact;    /* first contact index; ncontact contacts from there belong to the row */
-  int joint;      /* joint index for a joint's row, -1 for a contact row */
-  int ncontact;   /* 1 for a per-contact row, the pair's points for a pair row */
-  int implicit;   /* 1: solved in the implicit step; 0: explicit force */
-  int node[2];    /* the node whose velocity side A / B has, for a side that is a vertex of a
-                     deformable body (its lever arm rA / rB is then 0), else -1 */
-  int fnode[3];   /* side B a point of a deformable body's face: its three nodes, whose
-                     velocities weighted by fw give B's (rB is then 0); fnode[0] = -1 if not */
-  double fw[3];   /* the point's barycentric weights on that face (sum 1, each >= 0) */
-  double n[3];    /* unit normal out of B toward A, world */
-  double rA[3];   /* application point relative to A's com, world, m */
-  double rB[3];   /* application point relative to B's com, world, m */
-  double dist;    /* signed distance, m */
-  double f;       /* restoring force f(dist) <= 0, N */
-  double c;       /* compliance, m/N */
-  double D;       /* effective damping, N s/m */
-  double mu;      /* Coulomb friction coefficient */
-  double vs;      /* stick velocity: friction is proportional to slips below it, m/s */
-  double t[2][3]; /* tangent basis (unit, orthogonal to n) */
-  double lambda;  /* result: normal force on A along n, N (>= 0) */
-  double ftan[2]; /* result: friction force on A along t[0], t[1], N */
+  int body[2];       /* A (pushed along +n) and B; -1 for the world (joints) */
+  int pair;          /* contact pair index */
+  int contact;       /* first contact index; ncontact contacts from there belong to the row */
+  int joint;         /* joint index for a joint's row, -1 for a contact row */
+  int ncontact;      /* 1 for a per-contact row, the pair's points for a pair row */
+  int implicit;      /* 1: solved in the implicit step; 0: explicit force */
+  int node[2];       /* the node whose velocity side A / B has, for a side that is a vertex of a
+                        deformable body (its lever arm rA / rB is then 0), else -1 */
+  int fnode[3];      /* side B a point of a deformable body's face: its three nodes, whose
+                        velocities weighted by fw give B's (rB is then 0); fnode[0] = -1 if not */
+  double fw[3];      /* the point's barycentric weights on that face (sum 1, each >= 0) */
+  double n[3];       /* unit normal out of B toward A, world */
+  double rA[3];      /* application point relative to A's com, world, m */
+  double rB[3];      /* application point relative to B's com, world, m */
+  double dist;       /* signed distance, m */
+  double f;          /* restoring force f(dist) <= 0, N */
+  double c;          /* compliance, m/N */
+  double D;          /* effective damping, N s/m */
+  double mu;         /* Coulomb friction coefficient */
+  double vs;         /* stick velocity: friction is proportional to slips below it, m/s */
+  double t[2][3];    /* tangent basis (unit, orthogonal to n) */
+  double lambda;     /* result: normal force on A along n, N (>= 0) */
+  double ftan[2];    /* result: friction force on A along t[0], t[1], N */
+  int anchored;      /* result: the row's friction spring has a stretch to keep (stretch) */
+  double stretch[3]; /* result: that stretch at the end of the step, world, m */
 } cmRow;
 
 /* set r->t from r->n */

@@ -27,6 +27,10 @@
  *                       body_dv (6)
  *   ..      8 6 nnode   per node of the deformable bodies: node_pos (3), node_vel (3) (format 6;
  *                       nothing for rigid bodies only)
+ *   ..      8           A, the number of stretched friction springs (u64; format 7)
+ *   ..      72 A        per spring (the private table of anchors, docs/contact-laws.md,
+ *                       "Friction"): its contact's two bodies and four key integers (i64
+ *                       each), its stretch, world, m (3 f64)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
  *
  * The blocks after the header are generated from the field lists (comply/fields.h): the
@@ -36,7 +40,8 @@
  * docs/outputs.md follow.
  *
  * The state saved is all the next step depends on (the broadphase keeps nothing from step to
- * step; the solver's warm start is body_dv, saved with the state), so a run continued from a
+ * step; the solver's warm start is body_dv, saved with the state; the friction springs'
+ * stretches are the anchors), so a run continued from a
  * checkpoint is bit-identical to one that never stopped. Reading validates, in order: the magic,
  * the format version, the size, the checksum, the library version and the model (nbody, timestep
  * and the fingerprint), the step (>= 0), the integers (each must fit its field: an int count of
@@ -56,6 +61,7 @@
 #include "core/file.h"
 #include "core/hash.h"
 #include "core/internal.h"
+#include "model/data_internal.h"
 #include "model/fields.h"
 #include "model/state.h"
 
@@ -72,7 +78,7 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #define STATE_SIZE (8 * NSCALAR)
 _Static_assert(NSCALAR == 25 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
                    CM_NNODE_STATE == 6,
-               "the field lists changed the checkpoint layout of format 6: bump "
+               "the field lists changed the checkpoint layout of format 7: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
@@ -152,14 +158,22 @@ static double get_double(const unsigned char* p) {
   return get_f64(p);
 }
 
-static size_t file_size(int nbody, int nnode) {
+#define ANCHOR_BYTES 72 /* 6 integers and 3 doubles */
+
+/* the bytes before the anchors' count */
+static size_t body_end(int nbody, int nnode) {
   return HEADER_SIZE + STATE_SIZE + 8 * (size_t)NTOTAL + 8 * (size_t)CM_NSTATE * (size_t)nbody +
-         8 * (size_t)CM_NNODE_STATE * (size_t)nnode + 8;
+         8 * (size_t)CM_NNODE_STATE * (size_t)nnode;
 }
 
-/* the checkpoint of (m, d) in a new buffer of file_size(m->nbody) bytes */
+static size_t file_size(int nbody, int nnode, int nanchor) {
+  return body_end(nbody, nnode) + 8 + ANCHOR_BYTES * (size_t)nanchor + 8;
+}
+
+/* the checkpoint of (m, d) in a new buffer of file_size(...) bytes */
 static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
-  size_t n = file_size(m->nbody, m->nnode);
+  const cmDataPriv* pv = cm_priv(d);
+  size_t n = file_size(m->nbody, m->nnode, pv->nanchor);
   unsigned char* buf = cm_calloc(1, n);
   if (!buf) return NULL;
   memcpy(buf, MAGIC, 8);
@@ -191,6 +205,17 @@ static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
   for (int b = 0; b < m->nnode; b++) {
     CM_DATA_NODES(PUT_STATE)
 #undef PUT_STATE
+  }
+  put_u64(p, (uint64_t)pv->nanchor);
+  p += 8;
+  for (int i = 0; i < pv->nanchor; i++) {
+    const cmAnchor* a = &pv->anchor[i];
+    for (int k = 0; k < 2; k++, p += 8)
+      put_int(p, a->body[k]);
+    for (int k = 0; k < 4; k++, p += 8)
+      put_int(p, a->key[k]);
+    for (int k = 0; k < 3; k++, p += 8)
+      put_f64(p, a->s[k]);
   }
   put_u64(p, cm_fnv1a(CM_FNV_OFFSET, buf, n - 8));
   *size = n;
@@ -336,12 +361,11 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     "checkpoint '%s' is %s: %zu bytes, its header says %llu", path,
                     n < stored ? "truncated" : "too long", n, (unsigned long long)stored);
   uint32_t nbody = get_u32(buf + 12);
-  /* the nodes are what follows the bodies: a whole number of node states */
-  size_t base = nbody > INT32_MAX ? 0 : file_size((int)nbody, 0);
-  size_t node_bytes = 8 * (size_t)CM_NNODE_STATE;
+  /* at least the bodies, the anchors' count and the checksum (the nodes and anchors that follow
+   * the bodies are checked against the model below) */
+  size_t base = nbody > INT32_MAX ? 0 : file_size((int)nbody, 0, 0);
   if (get_u32(buf + 56) != CM_WARN_COUNT || get_u32(buf + 60) != CM_TIMER_COUNT ||
-      nbody > INT32_MAX || n < base || (n - base) % node_bytes != 0 ||
-      (n - base) / node_bytes > INT32_MAX)
+      nbody > INT32_MAX || n < base)
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is inconsistent: its size %zu does not match %u bodies", path,
                     n, (unsigned)nbody);
@@ -361,7 +385,7 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     path, lib, cm_version());
   double h = get_f64(buf + 40);
   if ((int)nbody != m->nbody || h != m->opt.timestep ||
-      (n - base) / node_bytes != (size_t)m->nnode || get_u64(buf + 32) != cm_model_fingerprint(m))
+      get_u64(buf + 32) != cm_model_fingerprint(m))
     return cm_error(err, errsz, CM_ERR_ARG,
                     "checkpoint '%s' is of another scene: it has %u bodies and timestep %.17g s, "
                     "this scene '%s' has %d bodies and timestep %.17g s%s",
@@ -384,17 +408,44 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is corrupted: body %d ('%s') has a %s that is not finite",
                     path, b, m->body_name[b], field);
-  const unsigned char* q = buf + base - 8;
+  /* the model's nodes (the fingerprint counts them), then the anchors */
+  size_t end = body_end(m->nbody, m->nnode);
+  uint64_t na = n >= end + 16 ? get_u64(buf + end) : UINT64_MAX;
+  if (na > INT32_MAX || n != file_size(m->nbody, m->nnode, (int)na))
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is inconsistent: its size %zu does not match %d bodies, %d "
+                    "nodes and its count of friction springs",
+                    path, n, m->nbody, m->nnode);
+  const unsigned char* q = buf + body_end(m->nbody, 0);
   for (int k = 0; k < CM_NNODE_STATE * m->nnode; k++, q += 8)
     if (!isfinite(get_f64(q)))
       return cm_error(err, errsz, CM_ERR_PARSE,
                       "checkpoint '%s' is corrupted: node %d of the deformable bodies has a "
                       "position or velocity that is not finite",
                       path, k / CM_NNODE_STATE);
+  q = buf + end + 8;
+  for (int i = 0; i < (int)na; i++, q += ANCHOR_BYTES) {
+    int bad = 0;
+    for (int k = 0; k < 2; k++) {
+      int64_t body = (int64_t)get_u64(q + 8 * k);
+      bad |= body < 0 || body >= m->nbody;
+    }
+    for (int k = 0; k < 4; k++) {
+      int64_t v = (int64_t)get_u64(q + 16 + 8 * k);
+      bad |= v < -1 || v > INT32_MAX;
+    }
+    for (int k = 0; k < 3; k++)
+      bad |= !isfinite(get_f64(q + 48 + 8 * k));
+    if (bad)
+      return cm_error(err, errsz, CM_ERR_PARSE,
+                      "checkpoint '%s' is corrupted: friction spring %d has a body index, key or "
+                      "stretch out of range",
+                      path, i);
+  }
   return CM_OK;
 }
 
-static void decode(const cmModel* m, cmData* d, const unsigned char* buf) {
+static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf) {
   const unsigned char* p = buf + HEADER_SIZE;
 #define GET_SCALAR(type, name)                                                                     \
   d->name = get_##type(p);                                                                         \
@@ -416,10 +467,25 @@ static void decode(const cmModel* m, cmData* d, const unsigned char* buf) {
     CM_DATA_NODES(GET_STATE)
 #undef GET_STATE
   }
+  cmDataPriv* pv = cm_priv(d);
+  int na = (int)get_u64(p);
+  p += 8;
+  if (!cm_anchor_room(&pv->anchor, &pv->maxanchor, na)) return CM_ERR_NOMEM;
+  for (int i = 0; i < na; i++) {
+    cmAnchor* a = &pv->anchor[i];
+    for (int k = 0; k < 2; k++, p += 8)
+      a->body[k] = get_int(p);
+    for (int k = 0; k < 4; k++, p += 8)
+      a->key[k] = get_int(p);
+    for (int k = 0; k < 3; k++, p += 8)
+      a->s[k] = get_f64(p);
+  }
+  pv->nanchor = na;
   /* no contacts (the next step finds them); the derived fields from the state */
   d->ncontact = 0;
   d->npair = 0;
   cm_body_derive(m, d);
+  return CM_OK;
 }
 
 cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err,
@@ -429,7 +495,9 @@ cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char*
   size_t n = 0;
   cmStatus st = read_all(path, &buf, &n, err, errsz);
   if (st == CM_OK) st = validate(m, buf, n, path, err, errsz);
-  if (st == CM_OK) decode(m, d, buf);
+  if (st == CM_OK && decode(m, d, buf) != CM_OK)
+    st = cm_error(err, errsz, CM_ERR_NOMEM,
+                  "checkpoint '%s': out of memory for its friction springs", path);
   cm_free(buf);
   return st;
 }

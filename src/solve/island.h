@@ -16,11 +16,19 @@ typedef struct Island {
   int nr;          /* rows */
   cmRow** row;     /* (nr) */
   double h;
-  int* lb;             /* per row: local index of body A and B, -1 if not a variable (nr x 2) */
-  double* R;           /* per row: R of the normal law (nr) */
-  double* b;           /* per row: b of the normal law (nr) */
-  double* limit;       /* per row: Coulomb limit impulse (nr) */
-  double* vs;          /* per row: stick velocity of this step (nr) */
+  int* lb;       /* per row: local index of body A and B, -1 if not a variable (nr x 2) */
+  double* R;     /* per row: R of the normal law (nr) */
+  double* b;     /* per row: b of the normal law (nr) */
+  double* limit; /* per row: Coulomb limit impulse (nr) */
+  double* vs;    /* per row: stick velocity of this step (nr) */
+  /* the anchored friction springs (docs/contact-laws.md, "Friction"), per row: kt2 = k_t h^2 +
+   * D_t h (0: no spring, the rule's stick velocity vs instead), the stretch at the start of the
+   * step s0 (2, along t1, t2) and the slip it offsets, cw = -k_t h s0 / kt2 (2) */
+  double* kt2;
+  double* s0;
+  double* cw;
+  const int* aidx; /* the hash index of the anchors (cm_anchor_index), aidx_cap slots */
+  int aidx_cap;
   unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
   double* aa;          /* Anderson history of the outer loop: G, f and AA_DEPTH differences of
                           each ((2 + 2 AA_DEPTH) x nr) */

@@ -104,8 +104,9 @@ static double sat_overlap(const double ca[3], const double Ra[9], const double c
   return best;
 }
 
-/* the deepest box-box overlap after 2 s; *deep: the steps counted as deep_penetration */
-static double deepest(cmMethod method, int* deep) {
+/* the deepest box-box overlap after 2 s; *deep: the steps counted as deep_penetration, *ratio:
+ * the depth monitor's largest depth over the thinner body's thickness */
+static double deepest(cmMethod method, int* deep, double* ratio) {
   cmModel* m = pile(method);
   CHECK(m != NULL);
   if (!m) return NAN;
@@ -124,10 +125,11 @@ static double deepest(cmMethod method, int* deep) {
   for (int b = first; b < m->nbody; b++)
     vmax = fmax(vmax, cm_v3_norm(d->body_cvel + 3 * b));
   printf("  %s: deepest box-box overlap %.3f mm, |v| <= %.2g m/s, %d warnings of deep "
-         "penetration\n",
-         cm_method_name(method), 1e3 * worst, vmax, d->warning[CM_WARN_DEEP]);
+         "penetration, the monitor's deepest %.1f %% of a box\n",
+         cm_method_name(method), 1e3 * worst, vmax, d->warning[CM_WARN_DEEP], 100 * d->depth_ratio);
   CHECK(vmax < 0.05); /* settled */
   *deep = d->warning[CM_WARN_DEEP];
+  *ratio = d->depth_ratio;
   cm_data_free(d);
   cm_model_free(m);
   return worst;
@@ -137,19 +139,23 @@ static void test_default_holds(void) {
   double edge = sqrt(9.81 / (KA * SIZE));
   CHECK(cm_rule_def_default().method == CM_METHOD_AUTO);
   int deep;
-  double o = deepest(CM_METHOD_AUTO, &deep);
+  double ratio, o = deepest(CM_METHOD_AUTO, &deep, &ratio);
   printf("  the law's depth of a box resting on an edge: %.3f mm\n", 1e3 * edge);
   CHECK(o <= edge);
   CHECK(deep == 0);
 }
 
-/* and the run says so: the depth monitor finds the boxes' edges linked across each other
- * deeper than 20 % of a box (docs/outputs.md, deep_penetration) */
+/* and the run sees it: the depth monitor finds the boxes' edges linked across each other, or a
+ * corner inside the other box, more than 10 % of a box deep (docs/outputs.md,
+ * deep_penetration, which warns beyond 20 %: with the anchored friction of 2026-12-03 this
+ * pile settles with local depths of 13 mm where the boxes overlap 40 mm, and the warning, which
+ * the trajectory before it raised, stays below its threshold; the summary's depth ratio says
+ * 13 %) */
 static void test_vertex_sinks(void) {
-  double edge = sqrt(9.81 / (KA * SIZE));
+  double edge = sqrt(9.81 / (KA * SIZE)), ratio;
   int deep;
-  CHECK(deepest(CM_METHOD_VERTEX, &deep) > edge);
-  CHECK(deep > 0);
+  CHECK(deepest(CM_METHOD_VERTEX, &deep, &ratio) > 10 * edge);
+  CHECK(ratio > 0.1);
 }
 
 int main(void) {

@@ -141,7 +141,7 @@ static void test_rejects(void) {
   cmModel* m = scene(1, 1e-3);
   if (!m) return;
   cmData* d = cm_data_new(m);
-  steps(m, d, 20);
+  steps(m, d, 150); /* the ball has landed: its contacts' friction springs are in the file */
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   size_t n = load(PATH);
   CHECK(n > 64 && n < sizeof file);
@@ -179,18 +179,30 @@ static void test_rejects(void) {
   expect_reject(m, BAD, CM_ERR_PARSE, "format version 99");
   /* checksum right, content no run writes (docs/outputs.md, the layout): a negative step (at
    * 64), solver_iter (an int, at 80) of 2^32 + 5, which a read would truncate to 5, a NaN in
-   * the last body's angular velocity (its last number is 7 numbers before the checksum: body_dv
-   * follows it) and one in its warm start body_dv (just before the checksum); fuzz_checkpoint
-   * found the second and third (fuzz/README.md) */
+   * the last body's angular velocity (its last number is 7 numbers before the end of the
+   * bodies, be: body_dv follows it) and one in its warm start body_dv (just before be);
+   * fuzz_checkpoint found the second and third (fuzz/README.md); after the bodies (no nodes
+   * here) the count of friction springs (this ball rests with friction: at least one), then
+   * 72 bytes per spring: a count one too large, a body index out of range, a NaN stretch */
+  size_t be = 64 + 200 + 8 * (size_t)(CM_WARN_COUNT + CM_TIMER_COUNT) + 8 * 19 * (size_t)m->nbody;
+  uint64_t na = 0;
+  for (int i = 7; i >= 0; i--)
+    na = na << 8 | good[be + i];
+  CHECK(na >= 1 && n == be + 8 + 72 * na + 8);
   const struct {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[4] = {{64, (uint64_t)-1, "negative step -1"},
+  } edit[7] = {{64, (uint64_t)-1, "negative step -1"},
                {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
-               {n - 8 - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
-               {n - 16, 0x7ff0000000000000ull, "body_dv that is not finite"}};
-  for (int k = 0; k < 4; k++) {
+               {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
+               {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
+               {be, na + 1, "count of friction springs"},
+               {be + 8, (uint64_t)m->nbody, "friction spring 0 has a body index"},
+               {be + 8 + 48, 0x7ff8000000000000ull,
+                "friction spring 0 has a body index, key or "
+                "stretch out of range"}};
+  for (int k = 0; k < 7; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
       file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));

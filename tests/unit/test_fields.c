@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "comply/comply.h"
+#include "model/data_internal.h"
 #include "test.h"
 
 static char err[1024];
@@ -468,7 +469,8 @@ static uint64_t le64(const unsigned char* p) {
 }
 
 /* docs/outputs.md: FNV-1a 64 over the step, then per body cpos, xquat, cvel, angvel, dv, then
- * per node of the deformable bodies its position and velocity */
+ * per node of the deformable bodies its position and velocity, then (if any) the count of the
+ * friction springs and per spring its two bodies, four key integers and stretch */
 static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   uint64_t h = fnv8(0xcbf29ce484222325ULL, (uint64_t)(int64_t)d->step);
   for (int b = 0; b < m->nbody; b++) {
@@ -489,10 +491,23 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
     for (int k = 0; k < 3; k++)
       h = fnv8(h, bits(d->node_vel[3 * n + k]));
   }
+  const cmDataPriv* p = cm_priv(d);
+  if (p->nanchor) {
+    h = fnv8(h, (uint64_t)(int64_t)p->nanchor);
+    for (int i = 0; i < p->nanchor; i++) {
+      const cmAnchor* a = &p->anchor[i];
+      for (int k = 0; k < 2; k++)
+        h = fnv8(h, (uint64_t)(int64_t)a->body[k]);
+      for (int k = 0; k < 4; k++)
+        h = fnv8(h, (uint64_t)(int64_t)a->key[k]);
+      for (int k = 0; k < 3; k++)
+        h = fnv8(h, bits(a->s[k]));
+    }
+  }
   return h;
 }
 
-/* the checkpoint of format 6 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 7 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -500,7 +515,7 @@ static void test_documented_hash_and_file(void) {
   steps(m, d, 120);
   d->warning[CM_WARN_SOLVER] = 11;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 6);
+  CHECK(CM_CHECKPOINT_VERSION == 7);
   CHECK(m->nnode == 8);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
@@ -508,10 +523,12 @@ static void test_documented_hash_and_file(void) {
   size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
   if (f) fclose(f);
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody, nn = (size_t)m->nnode;
-  CHECK(n == 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn + 8);
-  if (n != 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn + 8) goto done;
+  const cmDataPriv* pv = cm_priv(d);
+  size_t na = (size_t)pv->nanchor, be = 64 + 200 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
+  CHECK(n == be + 8 + 72 * na + 8);
+  if (n != be + 8 + 72 * na + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 6 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 7 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK((int64_t)le64(buf + 64) == d->step);
@@ -562,6 +579,17 @@ static void test_documented_hash_and_file(void) {
     for (int c = 0; c < 3; c++)
       ok = ok && le64(s + 8 * c) == bits(d->node_pos[3 * k + c]) &&
            le64(s + 24 + 8 * c) == bits(d->node_vel[3 * k + c]);
+  }
+  ok = ok && le64(buf + be) == na;
+  for (size_t i = 0; i < na; i++) {
+    const unsigned char* s = buf + be + 8 + 72 * i;
+    const cmAnchor* a = &pv->anchor[i];
+    for (int k = 0; k < 2; k++)
+      ok = ok && (int64_t)le64(s + 8 * k) == a->body[k];
+    for (int k = 0; k < 4; k++)
+      ok = ok && (int64_t)le64(s + 16 + 8 * k) == a->key[k];
+    for (int k = 0; k < 3; k++)
+      ok = ok && le64(s + 48 + 8 * k) == bits(a->s[k]);
   }
   CHECK(ok);
   uint64_t sum = 0xcbf29ce484222325ULL;
