@@ -205,10 +205,12 @@ typedef struct cmRuleDef {
   double damping;   /* N s/m per contact point, >= 0 (default 0) */
   /* all laws */
   double friction;       /* Coulomb mu >= 0 (default 0) */
-  double stick_velocity; /* slip speed below which friction is proportional to the slip, so
-                            that a sticking contact creeps at most this fast, m/s, in
-                            [1e-9, 1] (default 1e-5; docs/contact-laws.md: a larger value
-                            costs creep and saves Newton iterations) */
+  double stick_velocity; /* for implicit contacts without an anchored friction spring
+                            (contour regions): the slip speed below which friction is
+                            proportional to the slip, so that such a sticking contact creeps
+                            at most this fast, m/s, in [1e-9, 1] (default 1e-5;
+                            docs/contact-laws.md, "Friction": vertex and edge contacts have a
+                            spring and do not creep) */
   cmMethod method;
   cmDirection direction;
   cmIntegration integration;

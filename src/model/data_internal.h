@@ -51,7 +51,8 @@ typedef struct cmDataPriv {
   /* the identity of every contact of this step (narrowphase): 4 ints per contact, with its
    * bodies the key of its tangential anchor (docs/contact-laws.md, "Friction"): a vertex
    * contact {vert, -1, -1, -1}, an edge-edge contact {ea0, ea1, eb0, eb1}, a contact without
-   * identity from step to step (contour) {-1, -1, -1, -1}       (maxckey x 4, >= maxcontact) */
+   * identity from step to step (contour) {-1, -1, -1, -1} (maxckey x 4, >= maxcontact); the
+   * anchor of a contact_time pair row (one row per pair) has the key {-2, -2, -2, -2} */
   int* ckey;
   int maxckey;
   /* The tangential anchors: the stretch of the friction spring of every anchored contact at the

@@ -26,7 +26,8 @@ typedef struct cmRow {
   double c;          /* compliance, m/N */
   double D;          /* effective damping, N s/m */
   double mu;         /* Coulomb friction coefficient */
-  double vs;         /* stick velocity: friction is proportional to slips below it, m/s */
+  double vs;         /* stick velocity: friction is proportional to slips below it, m/s (rows
+                        without an anchored spring, solve_implicit.c) */
   double t[2][3];    /* tangent basis (unit, orthogonal to n) */
   double lambda;     /* result: normal force on A along n, N (>= 0) */
   double ftan[2];    /* result: friction force on A along t[0], t[1], N */

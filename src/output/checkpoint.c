@@ -432,7 +432,7 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
     }
     for (int k = 0; k < 4; k++) {
       int64_t v = (int64_t)get_u64(q + 16 + 8 * k);
-      bad |= v < -1 || v > INT32_MAX;
+      bad |= v < -2 || v > INT32_MAX;
     }
     for (int k = 0; k < 3; k++)
       bad |= !isfinite(get_f64(q + 48 + 8 * k));

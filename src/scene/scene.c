@@ -572,7 +572,7 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
   if (!(r->stick_velocity >= 1e-9 && r->stick_velocity <= 1))
     return fail(c, "stick_velocity",
                 "stick_velocity must be in [1e-9, 1] m/s (got %.10g): the slip speed below which "
-                "a sticking contact creeps",
+                "a sticking contact without a friction spring (contour) creeps",
                 r->stick_velocity);
   if (enm(c, "method", (int)r->method, 5, "vertex, two_way, vertex_edge, contour, auto")) return 1;
   if (enm(c, "direction", (int)r->direction, 2, "auto, first")) return 1;

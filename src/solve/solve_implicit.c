@@ -785,27 +785,46 @@ static int block_sparse(Island* is, cmArena* arena) {
   return 0;
 }
 
+/* the identity of row r's contact (its bodies ab and key, model/data_internal.h ckey): a
+ * per-contact row's contact, or for a pair row (the contact_time law: one row per pair) the pair,
+ * key {-2, -2, -2, -2}; 0 if none (a joint, a contour contact) */
+static int row_key(const cmModel* m, const cmData* d, const cmRow* r, int ab[2], int key[4]) {
+  if (r->joint >= 0 || r->contact < 0 || r->pair < 0) return 0;
+  const cmContactPair* P = &d->pair[r->pair];
+  if (m->rule[P->rule].law == CM_LAW_CONTACT_TIME && !m->rule_law_fn[P->rule]) {
+    ab[0] = P->body[0];
+    ab[1] = P->body[1];
+    key[0] = key[1] = key[2] = key[3] = -2;
+    return 1;
+  }
+  const int* ck = cm_priv(d)->ckey + 4 * (size_t)r->contact;
+  if (r->ncontact != 1 || ck[0] < 0) return 0;
+  const cmContact* c = &d->contact[r->contact];
+  ab[0] = c->body[0];
+  ab[1] = c->body[1];
+  memcpy(key, ck, 4 * sizeof *key);
+  return 1;
+}
+
 /* The anchored friction spring of row k (docs/contact-laws.md, "Friction"): a contact row with
- * friction, a compliance and an identity from step to step (a vertex or edge-edge contact; not
- * a contour or pair row) has a tangential spring of stiffness k_t = 1/c (its normal law's) and
- * damping D_t = D in series with the Coulomb slider: the friction impulse of the step is
- * -h (k_t s + D_t w), s = s0 + h w the stretch at its end, while that stays within the limit L
- * = mu lambda_imp, and L along the slip beyond. In the slip x = w - cw, cw = -k_t h s0 / kt2,
- * that is the regularised law with the width L / kt2, kt2 = k_t h^2 + D_t h: a body held by
- * friction does not creep (the spring holds it at the stretch of its load), and the stick zone
- * is as wide as the contact is compliant, not the rule's stick velocity. s0 is the stretch the
- * last step left at the same contact (the table of anchors, by contact identity), projected on
- * this step's tangent plane; 0 for a new contact. */
-static void anchor_setup(const cmData* d, Island* is, int k) {
+ * friction, a compliance and an identity from step to step (a vertex or edge-edge contact, or
+ * the pair of a contact_time pair row; not a contour contact) has a tangential spring of stiffness
+ * k_t = 1/c (its normal law's) and damping D_t = D in series with the Coulomb slider: the friction
+ * impulse of the step is -h (k_t s + D_t w), s = s0 + h w the stretch at its end, while that stays
+ * within the limit L = mu lambda_imp, and L along the slip beyond. In the slip x = w - cw, cw =
+ * -k_t h s0 / kt2, that is the regularised law with the width L / kt2, kt2 = k_t h^2 + D_t h: a
+ * body held by friction does not creep (the spring holds it at the stretch of its load), and the
+ * stick zone is as wide as the contact is compliant, not the rule's stick velocity. s0 is the
+ * stretch the last step left at the same contact (the table of anchors, by contact identity),
+ * projected on this step's tangent plane; 0 for a new contact. */
+static void anchor_setup(const cmModel* m, const cmData* d, Island* is, int k) {
   const cmRow* r = is->row[k];
-  if (!(r->mu > 0) || !(r->c > 0) || r->ncontact != 1 || r->contact < 0 || r->joint >= 0) return;
+  int ab[2], key[4];
+  if (!(r->mu > 0) || !(r->c > 0) || !row_key(m, d, r, ab, key)) return;
   const cmDataPriv* p = cm_priv(d);
-  const int* key = p->ckey + 4 * (size_t)r->contact;
-  if (key[0] < 0) return; /* no identity (contour) */
   double kt = 1 / r->c, h = is->h;
   is->kt2[k] = kt * h * h + r->D * h;
-  const cmContact* c = &d->contact[r->contact];
-  const cmAnchor* a = cm_anchor_find(p, is->aidx, is->aidx_cap, c->body[0], c->body[1], key);
+  const cmAnchor* a = cm_anchor_find(p, is->aidx, is->aidx_cap, ab[0], ab[1], key);
   if (!a) return;
   for (int i = 0; i < 2; i++) {
     is->s0[2 * k + i] = cm_v3_dot(a->s, r->t[i]);
@@ -838,7 +857,7 @@ static void anchor_result(const Island* is, int k, const double w[2], double L) 
 /* the table of anchors for the next step: the rows' stretches, by contact identity, in row
  * order (serial: the table does not depend on the threads). Without memory the table is emptied
  * (the springs start unstretched: a warning of the solver is counted). */
-static void anchor_table(cmData* d) {
+static void anchor_table(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   int n = 0;
   for (int k = 0; k < p->nrow; k++)
@@ -852,12 +871,10 @@ static void anchor_table(cmData* d) {
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
     if (!r->anchored) continue;
-    const cmContact* c = &d->contact[r->contact];
-    cmAnchor* a = &p->anchor_new[n++];
-    a->body[0] = c->body[0];
-    a->body[1] = c->body[1];
-    memcpy(a->key, p->ckey + 4 * (size_t)r->contact, sizeof a->key);
+    cmAnchor* a = &p->anchor_new[n];
+    if (!row_key(m, d, r, a->body, a->key)) continue; /* not reached: anchored rows have one */
     cm_v3_copy(a->s, r->stretch);
+    n++;
   }
   cmAnchor* t = p->anchor;
   int cap = p->maxanchor;
@@ -993,7 +1010,7 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
       row_rates(r, side[0], side[1], w0);
     }
     is->vs[k] = fmax(r->vs, STICK_FRAC * sqrt(w0[1] * w0[1] + w0[2] * w0[2]));
-    anchor_setup(d, is, k);
+    anchor_setup(m, d, is, k);
   }
   /* the elements of its deformable bodies */
   is->m = m;
@@ -1233,7 +1250,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
       }
     }
   }
-  anchor_table(d);
+  anchor_table(m, d);
   d->solver_solves++;
   d->solver_total_iter += d->solver_iter;
   d->solver_failed_solves += failed;
