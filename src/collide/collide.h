@@ -55,6 +55,16 @@ void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, c
  * t = R_a^T (x_b - x_a) (frame origins) */
 void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]);
 
+/* Are two boxes apart: box A (min xyz, max xyz, in A's frame) and box B (in B's frame, placed
+ * in A's by x_A = R x_B + t) separated by more than eps along one of the 15 axes of the
+ * separating-axis test (the 3 + 3 box axes and their 9 cross products; nearly parallel pairs,
+ * covered by the box axes, skipped)? Then nothing in one box touches anything in the other.
+ * cm_pair_box_eps: 1e-9 of the sizes involved, far above the rounding of the pose, far below
+ * any contact depth (collide_mesh.c). */
+int cm_boxes_apart(const double A[6], const double B[6], const double R[9], const double t[3],
+                   double eps);
+double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
+
 /* Is the point p, in the body frame of mesh geometry g, strictly inside that mesh? The search is
  * bounded by the distance to the mesh's box (collide_mesh.c); out (may be NULL) gets the
  * nearest surface point. */

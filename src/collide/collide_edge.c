@@ -352,65 +352,16 @@ static int closest_points_inside(const Ctx* c, const double p0[3], const double 
 /* 1e-9 of the sizes of the pair (root boxes, offset): far above the rounding of anything
  * computed from the pose, far below any contact depth */
 static double pair_eps(const Ctx* c) {
-  double size = 1 + cm_v3_norm(c->t);
-  for (int s = 0; s < 2; s++) {
-    const double* b = ((const cmBvh*)c->m->geom_bvh + c->g[s])->node[0].box;
-    for (int k = 0; k < 6; k++)
-      size += fabs(b[k]);
-  }
-  return 1e-9 * size;
+  return cm_pair_box_eps(((const cmBvh*)c->m->geom_bvh + c->g[0])->node[0].box,
+                         ((const cmBvh*)c->m->geom_bvh + c->g[1])->node[0].box, c->t);
 }
 
-/* Are the two bodies' tree boxes apart (by more than eps) along one of the 15 axes of the
- * separating-axis test for two boxes (the 3 + 3 box axes and their 9 cross products)? Then no
- * edge of one crosses a face of the other (each lies in its body's box) and the pair has no edge
- * contact. About half the candidate pairs of a settled pile of boxes (world boxes overlapping,
- * the boxes themselves apart): this costs a few hundred operations where the search costs a few
- * microseconds. */
+/* the two bodies' tree boxes apart (cm_boxes_apart): no edge of one crosses a face of the other
+ * (each lies in its body's box), so the pair has no edge contact. About half the candidate pairs
+ * of a settled pile of boxes. */
 static int boxes_apart(const Ctx* c, double eps) {
-  const double* A = ((const cmBvh*)c->m->geom_bvh + c->g[0])->node[0].box;
-  const double* B = ((const cmBvh*)c->m->geom_bvh + c->g[1])->node[0].box;
-  double ea[3], eb[3], cb[3], d[3], aR[9];
-  for (int k = 0; k < 3; k++) {
-    ea[k] = 0.5 * (A[3 + k] - A[k]);
-    eb[k] = 0.5 * (B[3 + k] - B[k]);
-    cb[k] = 0.5 * (B[k] + B[3 + k]);
-  }
-  cm_tri_xform(d, c->R, c->t, cb); /* B's centre in A's frame, less A's centre */
-  for (int k = 0; k < 3; k++)
-    d[k] -= 0.5 * (A[k] + A[3 + k]);
-  for (int k = 0; k < 9; k++)
-    aR[k] = fabs(c->R[k]);
-  /* A's axes i: B's half-extent along it is sum_j |R_ij| eb_j */
-  for (int i = 0; i < 3; i++)
-    if (fabs(d[i]) - ea[i] - (aR[3 * i] * eb[0] + aR[3 * i + 1] * eb[1] + aR[3 * i + 2] * eb[2]) >
-        eps)
-      return 1;
-  /* B's axes j (column j of R) */
-  for (int j = 0; j < 3; j++) {
-    double dj = c->R[j] * d[0] + c->R[3 + j] * d[1] + c->R[6 + j] * d[2];
-    if (fabs(dj) - eb[j] - (aR[j] * ea[0] + aR[3 + j] * ea[1] + aR[6 + j] * ea[2]) > eps) return 1;
-  }
-  /* the cross products of A's axis i and B's axis j, u = e_i x b_j (not normalised: the test
-   * compares projections on u, so eps is scaled by |u|; nearly parallel axes are skipped, the
-   * box axes cover them) */
-  for (int i = 0; i < 3; i++) {
-    int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-    for (int j = 0; j < 3; j++) {
-      double u[3] = {0, 0, 0};
-      u[i1] = -c->R[3 * i2 + j];
-      u[i2] = c->R[3 * i1 + j];
-      double l = sqrt(u[i1] * u[i1] + u[i2] * u[i2]);
-      if (l < 1e-6) continue;
-      double du = u[i1] * d[i1] + u[i2] * d[i2];
-      double ra = ea[i1] * fabs(u[i1]) + ea[i2] * fabs(u[i2]);
-      double rb = 0;
-      for (int k = 0; k < 3; k++)
-        rb += eb[k] * fabs(u[i1] * c->R[3 * i1 + k] + u[i2] * c->R[3 * i2 + k]);
-      if (fabs(du) - ra - rb > eps * l) return 1;
-    }
-  }
-  return 0;
+  return cm_boxes_apart(((const cmBvh*)c->m->geom_bvh + c->g[0])->node[0].box,
+                        ((const cmBvh*)c->m->geom_bvh + c->g[1])->node[0].box, c->R, c->t, eps);
 }
 
 /* the other body's tree box carried into mesh side's frame (the 8 corners, widened by far more

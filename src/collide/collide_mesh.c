@@ -11,6 +11,7 @@
 #include "collide/collide.h"
 #include "core/cm_math.h"
 #include "geom/bvh.h"
+#include "geom/tri_tri.h"
 
 void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]) {
   double RA[9], RB[9], RAt[9], dx[3];
@@ -20,6 +21,58 @@ void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]) {
   cm_m3_mul(R, RAt, RB);
   cm_v3_sub(dx, d->body_xpos + 3 * b, d->body_xpos + 3 * a);
   cm_m3_mulvt(t, RA, dx);
+}
+
+double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]) {
+  double size = 1 + cm_v3_norm(t);
+  for (int k = 0; k < 6; k++)
+    size += fabs(A[k]) + fabs(B[k]);
+  return 1e-9 * size;
+}
+
+int cm_boxes_apart(const double A[6], const double B[6], const double R[9], const double t[3],
+                   double eps) {
+  double ea[3], eb[3], cb[3], d[3], aR[9];
+  for (int k = 0; k < 3; k++) {
+    ea[k] = 0.5 * (A[3 + k] - A[k]);
+    eb[k] = 0.5 * (B[3 + k] - B[k]);
+    cb[k] = 0.5 * (B[k] + B[3 + k]);
+  }
+  cm_tri_xform(d, R, t, cb); /* B's centre in A's frame, less A's centre */
+  for (int k = 0; k < 3; k++)
+    d[k] -= 0.5 * (A[k] + A[3 + k]);
+  for (int k = 0; k < 9; k++)
+    aR[k] = fabs(R[k]);
+  /* A's axes i: B's half-extent along it is sum_j |R_ij| eb_j */
+  for (int i = 0; i < 3; i++)
+    if (fabs(d[i]) - ea[i] - (aR[3 * i] * eb[0] + aR[3 * i + 1] * eb[1] + aR[3 * i + 2] * eb[2]) >
+        eps)
+      return 1;
+  /* B's axes j (column j of R) */
+  for (int j = 0; j < 3; j++) {
+    double dj = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
+    if (fabs(dj) - eb[j] - (aR[j] * ea[0] + aR[3 + j] * ea[1] + aR[6 + j] * ea[2]) > eps) return 1;
+  }
+  /* the cross products of A's axis i and B's axis j, u = e_i x b_j (not normalised: the test
+   * compares projections on u, so eps is scaled by |u|; nearly parallel axes are skipped, the
+   * box axes cover them) */
+  for (int i = 0; i < 3; i++) {
+    int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; j++) {
+      double u[3] = {0, 0, 0};
+      u[i1] = -R[3 * i2 + j];
+      u[i2] = R[3 * i1 + j];
+      double l = sqrt(u[i1] * u[i1] + u[i2] * u[i2]);
+      if (l < 1e-6) continue;
+      double du = u[i1] * d[i1] + u[i2] * d[i2];
+      double ra = ea[i1] * fabs(u[i1]) + ea[i2] * fabs(u[i2]);
+      double rb = 0;
+      for (int k = 0; k < 3; k++)
+        rb += eb[k] * fabs(u[i1] * R[3 * i1 + k] + u[i2] * R[3 * i2 + k]);
+      if (fabs(du) - ra - rb > eps * l) return 1;
+    }
+  }
+  return 0;
 }
 
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* out) {

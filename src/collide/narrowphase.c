@@ -46,6 +46,7 @@
 #include "collide/collide.h"
 #include "core/cm_math.h"
 #include "core/internal.h"
+#include "geom/bvh.h"
 #include "model/data_internal.h"
 
 #define CM_BATCH (1 << 17)
@@ -192,6 +193,22 @@ static int above_plane(const cmModel* m, const cmData* d, int pl, int b) {
   return low >= c;
 }
 
+/* Two rigid meshes whose tree boxes are apart (cm_boxes_apart): no vertex of one is inside the
+ * other, no edges cross, so the pair has no job at all. The broadphase's world boxes of tilted
+ * bodies overlap far more often than the bodies' own boxes do: about half the candidate pairs of
+ * a settled pile of boxes, whose vertices the jobs would otherwise carry into the other body's
+ * frame one by one to cull them (8 % of the S2 pile of 125 boxes' step). */
+static int rigid_apart(const cmModel* m, const cmData* d, int a, int b) {
+  if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
+    return 0; /* their rest geometry's box does not bound the deformed mesh */
+  if (!m->geom_nface[m->body_geom[a]] || !m->geom_nface[m->body_geom[b]]) return 0;
+  const double* A = ((const cmBvh*)m->geom_bvh + m->body_geom[a])->node[0].box;
+  const double* B = ((const cmBvh*)m->geom_bvh + m->body_geom[b])->node[0].box;
+  double R[9], t[3];
+  cm_pair_pose(d, a, b, R, t);
+  return cm_boxes_apart(A, B, R, t, cm_pair_box_eps(A, B, t));
+}
+
 /* the jobs of candidate pair k (appended to jobs; returns the count) */
 static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, Job* jobs) {
   int a = cand[3 * k], b = cand[3 * k + 1];
@@ -210,6 +227,7 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
   } else if (tb == CM_GEOM_PLANE) {
     if (above_plane(m, d, b, a)) return 0;
   } else {
+    if (rigid_apart(m, d, a, b)) return 0;
     if (rule->method == CM_METHOD_CONTOUR) {
       /* contour: no vertex queries; an empty job marks the pair for append_contour */
       j.flags = CM_CONTACT_CONTOUR;
