@@ -60,6 +60,7 @@ static int overlap(const double* A, const double* B) {
  * the scratch memory. */
 static void sort_candidates(cmDataPriv* p, int nbody, cmArena* arena) {
   int n = p->ncand;
+  if (n < 2) return; /* (p->cand is NULL before the first candidate) */
   int* start = cm_arena_calloc(arena, (size_t)nbody + 2, sizeof *start);
   int* fill = cm_arena_alloc(arena, ((size_t)nbody + 2) * sizeof *fill);
   int* out = cm_arena_alloc(arena, ((size_t)n * 3 + 1) * sizeof *out);
