@@ -42,7 +42,10 @@ typedef struct cmDataPriv {
   int ngeom; /* entries of dbvh */
   double*
       node_vx; /* the velocity that moves each node over the step (solve, integrate) (nnode x 3) */
-  int ncand;   /* broadphase candidate pairs this step */
+  /* the implicit solve's work since cm_data_new (tests, benchmarks; not state): factorisations,
+   * Newton directions from a reused factor (conjugate gradients), coupled Newton steps taken */
+  long solve_nfactor, solve_nreuse, solve_ncoupled;
+  int ncand; /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */

@@ -368,11 +368,8 @@ int cm_bchol_factor(cmBlockChol* c) {
   return 1;
 }
 
-void cm_bchol_solve(cmBlockChol* c, double* x) {
+void cm_bchol_solve_perm(const cmBlockChol* c, double* y) {
   int n = c->n;
-  double* y = c->work;
-  for (int p = 0; p < n; p++)
-    memcpy(y + 6 * p, x + 6 * c->perm[p], 6 * sizeof *y);
   for (int p = 0; p < n; p++) {
     double* yp = y + 6 * p;
     cm_chol_forward(c->ld + 36 * p, 6, yp);
@@ -397,6 +394,14 @@ void cm_bchol_solve(cmBlockChol* c, double* x) {
     }
     cm_chol_backward(c->ld + 36 * p, 6, yp);
   }
+}
+
+void cm_bchol_solve(cmBlockChol* c, double* x) {
+  int n = c->n;
+  double* y = c->work;
+  for (int p = 0; p < n; p++)
+    memcpy(y + 6 * p, x + 6 * c->perm[p], 6 * sizeof *y);
+  cm_bchol_solve_perm(c, y);
   for (int p = 0; p < n; p++)
     memcpy(x + 6 * c->perm[p], y + 6 * p, 6 * sizeof *y);
 }

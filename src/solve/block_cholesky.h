@@ -59,6 +59,14 @@ int cm_bchol_pattern(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
 /* y = A x (x, y: 6 n, original order) for the stored symmetric matrix (diagonal blocks and the
  * lower blocks with their implied transposes) */
 void cm_bchol_matvec(const cmBlockChol* c, const double* x, double* y);
+/* Conjugate gradients on A x = b for the matrix now in the store of an analysed pattern
+ * (cm_bchol_analyse), preconditioned by the factor L L^T the store holds from an earlier
+ * cm_bchol_factor (of a nearby matrix: the Newton iterations of one time step), from x = 0
+ * until |r| <= rtol |b| (b, x: 6 n, original order). work: 4 x 6 n doubles. Returns the
+ * iterations taken, -1 if not converged in maxit, -2 if a search direction has p^T A p <= 0. */
+int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
+                        double* work);
+
 /* Conjugate gradients on A x = b, preconditioned by symmetric block Gauss-Seidel,
  * from x = 0 until |r| <= rtol |b| or maxit iterations (x: 6 n). work: 3 * 6 n + 36 n doubles.
  * Returns the iterations taken, -1 if a diagonal block is not positive definite, -2 if a search
@@ -86,5 +94,8 @@ static inline double* cm_bchol_block(cmBlockChol* c, int slot) {
 int cm_bchol_factor(cmBlockChol* c);
 /* solve A x = b in place (x: 6 n, original order) with the factor */
 void cm_bchol_solve(cmBlockChol* c, double* x);
+/* the same in the analysed order (y: 6 n, position p holds original row perm[p]): y := (L
+ * L^T)^-1 y, no permutation and no workspace */
+void cm_bchol_solve_perm(const cmBlockChol* c, double* y);
 
 #endif

@@ -163,3 +163,45 @@ int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, 
   }
   return it;
 }
+
+int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
+                        double* work) {
+  int n = c->n;
+  size_t m = 6 * (size_t)n;
+  /* in the analysed order throughout: the store's blocks are indexed by position */
+  double *xp = work, *r = work + m, *z = work + 2 * m, *p = work + 3 * m;
+  for (int q = 0; q < n; q++)
+    memcpy(r + 6 * (size_t)q, b + 6 * (size_t)c->perm[q], 6 * sizeof *r);
+  memset(xp, 0, m * sizeof *xp);
+  double bn = sqrt(dot(r, r, m));
+  int it = 0;
+  if (bn > 0) {
+    memcpy(z, r, m * sizeof *z);
+    cm_bchol_solve_perm(c, z);
+    memcpy(p, z, m * sizeof *p);
+    double rz = dot(r, z, m);
+    for (;;) {
+      if (it == maxit) return -1;
+      double* Ap = z; /* z is free until the next preconditioning */
+      cm_bchol_matvec(c, p, Ap);
+      double pAp = dot(p, Ap, m);
+      if (!(pAp > 0)) return -2;
+      double alpha = rz / pAp;
+      for (size_t k = 0; k < m; k++) {
+        xp[k] += alpha * p[k];
+        r[k] -= alpha * Ap[k];
+      }
+      it++;
+      if (sqrt(dot(r, r, m)) <= rtol * bn) break;
+      memcpy(z, r, m * sizeof *z);
+      cm_bchol_solve_perm(c, z);
+      double rz1 = dot(r, z, m), beta = rz1 / rz;
+      rz = rz1;
+      for (size_t k = 0; k < m; k++)
+        p[k] = z[k] + beta * p[k];
+    }
+  }
+  for (int q = 0; q < n; q++)
+    memcpy(x + 6 * (size_t)c->perm[q], xp + 6 * (size_t)q, 6 * sizeof *x);
+  return it;
+}

@@ -34,12 +34,24 @@ typedef struct Island {
                           each ((2 + 2 AA_DEPTH) x nr) */
   int aa_n;            /* differences held (<= AA_DEPTH); -1: no pass yet */
   int aa_next;         /* the slot the next difference goes to */
-  double* y;           /* per row: rates along n, t1, t2 at u (nr x 3) */
-  double* dy;          /* per row: the same along the direction (nr x 3) */
-  double* Mb;          /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
+  /* the coupled Newton step (solve_implicit.c, coupled_step): the sliding rows S it couples
+   * and the Krylov basis of its GMRES; cs_max = 0 where it does not run (no friction, deformable
+   * bodies) */
+  int cs_max;      /* rows in S at most */
+  int* cS;         /* S (cs_max) */
+  double* kv;      /* the basis ((KRYLOV_MAX + 1) x 6 nb) */
+  double *ub, *ds; /* u before a coupled step, the plain Newton direction (6 nb each) */
+  double* y;       /* per row: rates along n, t1, t2 at u (nr x 3) */
+  double* dy;      /* per row: the same along the direction (nr x 3) */
+  double* Mb;      /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
   double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
   double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
   cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
+  int reuse;       /* 1: the factor is reused across Newton iterations (as a preconditioner) */
+  int factored;    /* 1: bc holds a factor from an earlier iteration of this solve */
+  int fresh;       /* 1: the factor is that of the current Hessian */
+  int last_cg;     /* conjugate-gradient iterations of the last reuse */
+  double* rwork;   /* conjugate gradients with the factor (4 x 6 nb) */
   int pcg;         /* 1: the Newton systems are solved by conjugate gradients on bc (an island
                       with deformable bodies' nodes, block_pcg.c), not factorised */
   double* pcg_work;
@@ -53,9 +65,10 @@ typedef struct Island {
   int* fslot;  /* block-sparse: the slot of each pair of its terms (01 02 03 12 13 23; 6 per row) */
   int nface_rows;
   /* results */
-  int iter;   /* Newton iterations */
-  double res; /* final relative residual */
-  int failed; /* 1 if not converged (or not positive definite) */
+  int iter;                      /* Newton iterations */
+  double res;                    /* final relative residual */
+  int failed;                    /* 1 if not converged (or not positive definite) */
+  int nfactor, nreuse, ncoupled; /* factorisations, reused-factor directions, coupled steps */
   /* deformable bodies (solve_fem.c): their elements in the island */
   const cmModel* m;
   const cmData* d;

@@ -18,4 +18,13 @@ void cm_stage_integrate(const cmModel* m, cmData* d, double h, double t_end);
  * (solve_implicit.c) */
 void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0);
 
+/* 1 (default): the implicit solve takes coupled Newton steps (solve_implicit.c); 0: only the
+ * plain ones, as before they existed (tests and benchmarks compare the two; read once per
+ * step, not thread-safe to write during a step) */
+extern int cm_solve_coupled;
+/* an island reuses its first factorisation across the Newton iterations of a step (as the
+ * preconditioner of conjugate gradients) when one factorisation costs more multiply-adds than
+ * this many conjugate-gradient iterations (default 6; 0: always, a huge value: never) */
+extern double cm_solve_reuse_ratio;
+
 #endif

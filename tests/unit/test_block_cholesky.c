@@ -12,6 +12,8 @@
  * Structure: the pattern of L contains the (permuted) pattern of A, and it is exactly the
  * pattern of the dense factor of P A P^T: every entry of the dense factor outside the symbolic
  * pattern is zero (no cancellation can occur with random values), and L L^T = P A P^T.
+ * Conjugate gradients preconditioned by the factor (cm_bchol_pcg_factor) solve the stored
+ * matrix, in one iteration when it is the factor's own and in a few after it changed.
  * Determinism: the ordering depends on the set of edges, not on their order or duplicates, and
  * the factor equals, bit for bit, that of the plainest up-looking loop on untransposed blocks
  * (reference_diff). */
@@ -220,6 +222,43 @@ static void check_graph(const char* name, int nb, int ne, const int* edge) {
       lerr = fmax(lerr, fabs(F[(6 * p + a / 6) * n + 6 * p + a % 6] - bc.ld[36 * p + a]));
   CHECK(outside == 0);
   CHECK(lerr <= 1e-12 * (lmax > 1 ? lmax : 1));
+  /* conjugate gradients preconditioned by the factor (the Newton iterations' reuse): with the
+   * factor of the stored matrix itself, one iteration; after the matrix changed (every third
+   * diagonal block + 0.5 I, as a contact's stiffness changes), the solution of the changed
+   * matrix, in fewer iterations than unknowns; too few allowed: -1 */
+  {
+    double* w4 = calloc(4 * (size_t)n + 1, sizeof *w4);
+    double* y4 = calloc((size_t)n, sizeof *y4);
+    int k1 = cm_bchol_pcg_factor(&bc, b, y4, 1e-12, 5, w4);
+    CHECK(k1 >= 0 && k1 <= 2);
+    for (int i = 0; i < n; i++)
+      r[i] = y4[i] - xd[i];
+    CHECK(norm(r, n) <= 1e-11 * norm(xd, n));
+    double* A2 = malloc((size_t)n * n * sizeof *A2);
+    memcpy(A2, A, (size_t)n * n * sizeof *A2);
+    for (int i = 0; i < nb; i += 3)
+      for (int a = 0; a < 6; a++) {
+        cm_bchol_diag(&bc, i)[7 * a] += 0.5;
+        A2[(6 * i + a) * n + 6 * i + a] += 0.5;
+      }
+    double* x2 = malloc((size_t)n * sizeof *x2);
+    memcpy(x2, b, (size_t)n * sizeof *x2);
+    CHECK(cm_chol_factor(A2, A2, n));
+    cm_chol_solve(A2, n, x2);
+    int k2 = cm_bchol_pcg_factor(&bc, b, y4, 1e-12, n, w4);
+    CHECK(k2 > 1 && k2 < n);
+    for (int i = 0; i < n; i++)
+      r[i] = y4[i] - x2[i];
+    CHECK(norm(r, n) <= 1e-10 * norm(x2, n));
+    if (k2 > 1) CHECK(cm_bchol_pcg_factor(&bc, b, y4, 1e-12, 1, w4) == -1);
+    for (int i = 0; i < nb; i += 3)
+      for (int a = 0; a < 6; a++)
+        cm_bchol_diag(&bc, i)[7 * a] -= 0.5;
+    free(A2);
+    free(x2);
+    free(w4);
+    free(y4);
+  }
   /* the matrix alone (cm_bchol_pattern, identity order) assembled through its slots: its
    * product is the dense A x, and conjugate gradients find the dense solution */
   cmBlockChol pc;
