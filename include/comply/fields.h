@@ -77,6 +77,7 @@
   X(int, geom_nface, ngeom, 1)                                                                     \
   X(double, geom_plane, ngeom, 4)                                                                  \
   X(double, geom_aabb, ngeom, 6)                                                                   \
+  X(double, geom_ball, ngeom, 4)                                                                   \
   X(double, geom_volume, ngeom, 1)                                                                 \
   X(double, geom_area, ngeom, 1)                                                                   \
   X(int, geom_nridge, ngeom, 1)                                                                    \

@@ -61,6 +61,9 @@ typedef struct cmModel {
   int* geom_nface;          /* faces (0 for planes)                              (ngeom) */
   double* geom_plane;       /* plane unit normal and offset, body frame          (ngeom x 4) */
   double* geom_aabb;        /* body-frame bounding box min xyz, max xyz, m       (ngeom x 6) */
+  double* geom_ball;        /* body-frame bounding ball: the box's centre xyz and the largest
+                               distance of a vertex from it (times 1 + 1e-12), m; a point
+                               farther out is outside the mesh (planes: 0 0 0 inf) (ngeom x 4) */
   double* geom_volume;      /* m^3 (0 for planes)                                (ngeom) */
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */

@@ -1,11 +1,14 @@
 /* Point-in-mesh query for vertex penetration (collide_vertex.c).
  *
  * The world point is carried into the body frame of B, p = R_B^T (p0 - x_B). A point outside
- * B's bounding box is outside B. A point inside the box is at most b = (distance to the nearest
- * box face) from B's surface if it is inside B: any path from it to the box boundary leaves the
- * closed surface first. So the nearest-point search is bounded by b, which prunes most of the
- * tree for points that are outside, and the sign of the nearest feature's pseudonormal decides
- * inside or outside (geom/bvh.c). */
+ * B's bounding box, or outside its bounding ball (geom_ball: every vertex within it), is outside
+ * B. A point inside both is at most b = (distance to the nearest box face, or to the ball's
+ * sphere, whichever is less) from B's surface if it is inside B: any path from it to the box
+ * boundary or the sphere leaves the closed surface first. So the nearest-point search is
+ * bounded by b, which prunes most of the tree for points that are outside, and the sign of the
+ * nearest feature's pseudonormal decides inside or outside (geom/bvh.c). The ball matters for
+ * rounded meshes: between two touching spheres about half of one's vertices lie in the other's
+ * box, few in its ball. */
 #include <math.h>
 
 #include "collide/collide.h"
@@ -85,6 +88,14 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* 
     if (lo < bound) bound = lo;
     if (hi < bound) bound = hi;
   }
+  /* bounding ball: the same, with the distance to its sphere (a rounded mesh's box corners
+   * reach far from its surface) */
+  const double* ball = m->geom_ball + 4 * g;
+  double dx = p[0] - ball[0], dy = p[1] - ball[1], dz = p[2] - ball[2];
+  double r2 = dx * dx + dy * dy + dz * dz;
+  if (r2 > ball[3] * ball[3]) return 0;
+  double br = ball[3] - sqrt(r2);
+  if (br < bound) bound = br;
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
   return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
                        m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,

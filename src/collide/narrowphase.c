@@ -193,11 +193,11 @@ static int above_plane(const cmModel* m, const cmData* d, int pl, int b) {
   return low >= c;
 }
 
-/* Two rigid meshes whose tree boxes are apart (cm_boxes_apart): no vertex of one is inside the
- * other, no edges cross, so the pair has no job at all. The broadphase's world boxes of tilted
- * bodies overlap far more often than the bodies' own boxes do: about half the candidate pairs of
- * a settled pile of boxes, whose vertices the jobs would otherwise carry into the other body's
- * frame one by one to cull them (8 % of the S2 pile of 125 boxes' step). */
+/* Two rigid meshes whose bounding balls or tree boxes are apart (cm_boxes_apart): no vertex of
+ * one is inside the other, no edges cross, so the pair has no job at all. The broadphase's world
+ * boxes of tilted bodies overlap far more often than the bodies' own boxes do: about half the
+ * candidate pairs of a settled pile of boxes, whose vertices the jobs would otherwise carry into
+ * the other body's frame one by one to cull them (8 % of the S2 pile of 125 boxes' step). */
 static int rigid_apart(const cmModel* m, const cmData* d, int a, int b) {
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0; /* their rest geometry's box does not bound the deformed mesh */
@@ -206,7 +206,18 @@ static int rigid_apart(const cmModel* m, const cmData* d, int a, int b) {
   const double* B = ((const cmBvh*)m->geom_bvh + m->body_geom[b])->node[0].box;
   double R[9], t[3];
   cm_pair_pose(d, a, b, R, t);
-  return cm_boxes_apart(A, B, R, t, cm_pair_box_eps(A, B, t));
+  double eps = cm_pair_box_eps(A, B, t);
+  /* the bounding balls (geom_ball) apart: the test that separates rounded meshes, whose boxes
+   * overlap at the corners */
+  const double* ba = m->geom_ball + 4 * m->body_geom[a];
+  const double* bb = m->geom_ball + 4 * m->body_geom[b];
+  double cb[3], dc[3];
+  cm_m3_mulv(cb, R, bb);
+  cm_v3_add(cb, cb, t);
+  cm_v3_sub(dc, cb, ba);
+  double rr = ba[3] + bb[3] + eps;
+  if (cm_v3_dot(dc, dc) > rr * rr) return 1;
+  return cm_boxes_apart(A, B, R, t, eps);
 }
 
 /* the jobs of candidate pair k (appended to jobs; returns the count) */

@@ -505,7 +505,9 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       for (int k = 0; k < 3; k++) {
         m->geom_aabb[6 * g + k] = -INFINITY;
         m->geom_aabb[6 * g + 3 + k] = INFINITY;
+        m->geom_ball[4 * g + k] = 0;
       }
+      m->geom_ball[4 * g + 3] = INFINITY;
       continue;
     }
     m->geom_nvert[g] = me->nvert;
@@ -552,6 +554,17 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
         if (x < box[k]) box[k] = x;
         if (x > box[3 + k]) box[3 + k] = x;
       }
+    /* the bounding ball about the box's centre: it holds every vertex, so the mesh; the radius
+     * is widened by 1e-12 so that rounding never puts a point of the mesh outside it */
+    double *ball = m->geom_ball + 4 * g, r2 = 0;
+    for (int k = 0; k < 3; k++)
+      ball[k] = 0.5 * (box[k] + box[3 + k]);
+    for (int v = 0; v < me->nvert; v++) {
+      double dx = me->vert[3 * v] - ball[0], dy = me->vert[3 * v + 1] - ball[1],
+             dz = me->vert[3 * v + 2] - ball[2];
+      r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
+    }
+    ball[3] = sqrt(r2) * (1 + 1e-12);
     va += me->nvert;
     fa += me->nface;
   }

@@ -1,5 +1,6 @@
 /* cm_point_inside (src/engine/query.c): the public inside test of a body at its pose, against
- * the closed-form answer for a rotated, translated box and a tilted plane. */
+ * the closed-form answer for a rotated, translated box and a tilted plane, and against the faces
+ * of a convex icosphere (whose bounding ball, geom_ball, culls the corners of its box). */
 #include <math.h>
 
 #include "comply/comply.h"
@@ -55,7 +56,65 @@ static void test_box_and_plane(void) {
   cm_model_free(m);
 }
 
+/* an icosphere of radius 0.1 m (refine 2: 162 vertices, 320 faces) at (0.3, -0.2, 0.5), turned:
+ * its bounding ball holds every vertex and is tight; random points in its box and 20 % beyond
+ * are inside iff they are below every face's plane (the mesh is convex) */
+static void test_sphere_ball(void) {
+  cmBodyDef s = scene_sphere("ball", 0.1, 2);
+  double axis[3] = {3, -1, 2};
+  cm_v3_normalize(axis);
+  cm_quat_from_axis_angle(s.orientation, axis, 1.1);
+  cm_v3_set(s.position, 0.3, -0.2, 0.5);
+  cmBodyDef g = scene_ground();
+  g.geom.offset = -1;
+  cmModel* m = scene_compile(scene_two_bodies("ball", &g, &s, NULL));
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  int gb = m->body_geom[1], va = m->geom_vertadr[gb], fa = m->geom_faceadr[gb];
+  const double* ball = m->geom_ball + 4 * gb;
+  double rmax = 0;
+  for (int v = 0; v < m->geom_nvert[gb]; v++) {
+    double r[3];
+    cm_v3_sub(r, m->mesh_vert + 3 * (size_t)(va + v), ball);
+    rmax = fmax(rmax, cm_v3_norm(r));
+  }
+  printf("  ball radius %.17g, farthest vertex %.17g\n", ball[3], rmax);
+  CHECK(ball[3] >= rmax && ball[3] <= rmax * (1 + 2e-12));
+  CHECK(isinf(m->geom_ball[4 * m->body_geom[0] + 3])); /* the plane: no ball */
+  unsigned long long rng = 7;
+  const double* box = m->geom_aabb + 6 * gb;
+  int wrong = 0, inside = 0, corner = 0, n = test_trials(20000, 2000);
+  for (int i = 0; i < n; i++) {
+    double local[3], world[3], t[3];
+    for (int k = 0; k < 3; k++) {
+      double c = 0.5 * (box[k] + box[3 + k]), h = 0.5 * (box[3 + k] - box[k]);
+      local[k] = c + (2 * test_urand(&rng) - 1) * 1.2 * h;
+    }
+    double smax = -INFINITY; /* the largest signed distance to a face plane */
+    for (int f = 0; f < m->geom_nface[gb]; f++) {
+      const double* nf = m->mesh_face_normal + 3 * (size_t)(fa + f);
+      const double* v0 = m->mesh_vert + 3 * (size_t)(va + m->mesh_face[3 * (size_t)(fa + f)]);
+      cm_v3_sub(t, local, v0);
+      smax = fmax(smax, cm_v3_dot(t, nf));
+    }
+    if (fabs(smax) < 1e-12) continue; /* on the surface within rounding */
+    int expect = smax < 0;
+    cm_v3_sub(t, local, ball);
+    corner += cm_v3_norm(t) > ball[3];
+    cm_quat_rotate(t, d->body_xquat + 4, local);
+    cm_v3_add(world, t, d->body_xpos + 3);
+    wrong += cm_point_inside(m, d, 1, world) != expect;
+    inside += expect;
+  }
+  printf("  %d points, %d inside, %d outside the ball, %d wrong answers\n", n, inside, corner,
+         wrong);
+  CHECK(wrong == 0 && inside > n / 10 && corner > n / 10);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_box_and_plane);
+  RUN(test_sphere_ball);
   return test_report();
 }
