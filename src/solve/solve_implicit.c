@@ -81,7 +81,7 @@
  * inexact Newton direction to min(1e-2, sqrt(res)) of the gradient, still a descent direction of E,
  * so the line search and the convergence test are unchanged; the island factorises again when the
  * conjugate gradients needed more than REUSE_REFRESH iterations. The coupled step runs only on
- * iterations with a fresh factor. S2 pile of 1000 boxes at rest: 0.64-0.72x the time per step.
+ * iterations with a fresh factor. S2 pile of 1000 boxes at rest: 0.70x the time per step.
  *
  * Stick transitions. The Hessian of psi in the sliding zone is L/|w| (I - w w^T/|w|^2): nothing
  * along the slip. A Newton step then treats the friction force of a sliding contact as constant
