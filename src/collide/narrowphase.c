@@ -58,11 +58,13 @@ typedef struct Job {
   int share; /* auto's two-way: the areas are shared by depth (share_areas), not halved */
   int nvert; /* vertices of A */
   long hit0; /* first hit of this job in the batch */
-  /* B a mesh: A's vertices (vert: cm_geom_vert) into B's frame, y = R x + t, and B's box
-   * widened by a margin (lo, hi); cull = 0 for no culling (B a plane) */
+  /* B a mesh (cull 1): A's vertices (vert: cm_geom_vert) into B's frame, y = R x + t, and B's
+   * box widened by a margin (lo, hi). B a plane and A rigid (cull 2): the plane in A's frame,
+   * n . x <= c inside, c widened by the margin (pl). cull = 0: no culling */
   int cull;
   const double* vert;
   double R[9], t[3], lo[3], hi[3];
+  double pl[4];
 } Job;
 
 /* the culling transform and box of a job whose B is a mesh */
@@ -99,6 +101,25 @@ static void job_cull(const cmModel* m, const cmData* d, Job* j) {
   }
   j->vert = cm_geom_vert(m, d, ga);
   j->cull = 1;
+}
+
+/* the plane B in the frame of the rigid mesh A, for the cull: a vertex above it by more than the
+ * margin is outside (the query itself carries the vertex through the world: its distance there
+ * differs by rounding, which 1e-9 of the pose's size covers) */
+static void plane_cull(const cmModel* m, const cmData* d, Job* j) {
+  if (m->body_motion[j->a] == CM_MOTION_DEFORMABLE) return;
+  const double* g = m->geom_plane + 4 * m->body_geom[j->b];
+  double n[3];
+  cm_quat_rotate(n, d->body_xquat + 4 * j->b, g);
+  double c = g[3] + cm_v3_dot(n, d->body_xpos + 3 * j->b);
+  cm_quat_rotate_inv(j->pl, d->body_xquat + 4 * j->a, n);
+  const double* ba = m->geom_aabb + 6 * m->body_geom[j->a];
+  double size = 1 + fabs(c) + cm_v3_norm(d->body_xpos + 3 * j->a);
+  for (int k = 0; k < 6; k++)
+    size += fabs(ba[k]);
+  j->pl[3] = c - cm_v3_dot(n, d->body_xpos + 3 * j->a) + 1e-9 * size;
+  j->vert = cm_geom_vert(m, d, m->body_geom[j->a]);
+  j->cull = 2;
 }
 
 /* the finer-sampled mesh (vertices per unit area) penetrates; ties: the lower body index. A
@@ -235,8 +256,10 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
     if (above_plane(m, d, a, b)) return 0;
     j.a = b;
     j.b = a;
+    plane_cull(m, d, &j);
   } else if (tb == CM_GEOM_PLANE) {
     if (above_plane(m, d, b, a)) return 0;
+    plane_cull(m, d, &j);
   } else {
     if (rigid_apart(m, d, a, b)) return 0;
     if (rule->method == CM_METHOD_CONTOUR) {
@@ -293,7 +316,13 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
         lo++;
       const Job* J = &jobs[lo];
       int v = (int)(h - (J->hit0 - base));
-      if (J->cull) {
+      if (J->cull == 2) {
+        const double* x = J->vert + 3 * (size_t)v;
+        if (J->pl[0] * x[0] + J->pl[1] * x[1] + J->pl[2] * x[2] > J->pl[3]) {
+          in[h] = 0;
+          continue;
+        }
+      } else if (J->cull) {
         const double* x = J->vert + 3 * (size_t)v;
         int out = 0;
         for (int k = 0; k < 3; k++) {
