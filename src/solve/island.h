@@ -47,6 +47,10 @@ typedef struct Island {
   double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
   double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
   cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
+  double* hrow;    /* the delta assembly (block-sparse rigid islands; else NULL): each row's
+                      Hessian in its frame as last added to the store (9 per row); the store
+                      then holds the mass blocks too */
+  int assembled;   /* 1: the store holds the last iteration's Hessian (the delta assembly) */
   int reuse;       /* 1: the factor is reused across Newton iterations (as a preconditioner) */
   int factored;    /* 1: bc holds a factor from an earlier iteration of this solve */
   int fresh;       /* 1: the factor is that of the current Hessian */

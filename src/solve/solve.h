@@ -26,5 +26,8 @@ extern int cm_solve_coupled;
  * preconditioner of conjugate gradients) when one factorisation costs more multiply-adds than
  * this many conjugate-gradient iterations (default 6; 0: always, a huge value: never) */
 extern double cm_solve_reuse_ratio;
+/* 1 (default): a block-sparse island's Hessian is assembled once per solve and then updated by
+ * the rows whose Hessian changed; 0: assembled whole every iteration */
+extern int cm_solve_delta;
 
 #endif

@@ -83,6 +83,13 @@
  * conjugate gradients needed more than REUSE_REFRESH iterations. The coupled step runs only on
  * iterations with a fresh factor. S2 pile of 1000 boxes at rest: 0.70x the time per step.
  *
+ * Delta assembly. On a block-sparse island of rigid bodies (hrow) the store keeps the mass
+ * blocks and the rows' terms between iterations: the first gradient_hessian of a solve assembles
+ * everything, later ones add F (H_k - H_k,last) F^T for the rows whose 3x3 Hessian changed (a
+ * resting contact's normal 1/R and a stuck spring's kt2 do not; friction_law returns kt2 itself
+ * in the stick zone so that it does not change with the limit). S2 pile of 125 boxes at rest:
+ * 0.94x the time per step, 0.97x while it collapses, 0.91x at ka 5e10, the same at 1000 boxes.
+ *
  * Stick transitions. The Hessian of psi in the sliding zone is L/|w| (I - w w^T/|w|^2): nothing
  * along the slip. A Newton step then treats the friction force of a sliding contact as constant
  * along its slip, and a contact that is about to stick overshoots through w = 0; the line search
@@ -163,6 +170,7 @@
 #define PARALLEL_MIN_ROWS 64
 
 int cm_solve_coupled = 1;
+int cm_solve_delta = 1;
 double cm_solve_reuse_ratio = 6;
 
 static int find(int* parent, int i) {
@@ -236,15 +244,16 @@ static double normal_impulse(const Island* is, int k, double y) {
 }
 
 /* the friction impulse (2) for slip w and limit L, and (if Hf) its 2x2 Hessian: exact, or with
- * secant != 0 the isotropic secant L/|w| I in the sliding zone */
-static void friction_law(const double w[2], double L, double vs, double g[2], double Hf[4],
-                         int secant) {
+ * secant != 0 the isotropic secant L/|w| I in the sliding zone; hs = L / vs, the stiffness of
+ * the stick zone (given, so that a spring's is its own kt2 exactly, whatever L) */
+static void friction_law(const double w[2], double L, double vs, double hs, double g[2],
+                         double Hf[4], int secant) {
   double r = sqrt(w[0] * w[0] + w[1] * w[1]);
   if (r <= vs) {
     g[0] = -L * w[0] / vs;
     g[1] = -L * w[1] / vs;
     if (Hf) {
-      Hf[0] = Hf[3] = L / vs;
+      Hf[0] = Hf[3] = hs;
       Hf[1] = Hf[2] = 0;
     }
     return;
@@ -270,10 +279,11 @@ static void row_friction(const Island* is, int k, const double y12[2], double L,
                          double Hf[4], int secant) {
   if (is->kt2[k] > 0) {
     double w[2] = {y12[0] - is->cw[2 * k], y12[1] - is->cw[2 * k + 1]};
-    friction_law(w, L, fmax(L / is->kt2[k], 1e-300), g, Hf, secant);
+    double vs = fmax(L / is->kt2[k], 1e-300);
+    friction_law(w, L, vs, vs > 1e-300 ? is->kt2[k] : L / vs, g, Hf, secant);
     return;
   }
-  friction_law(y12, L, is->vs[k], g, Hf, secant);
+  friction_law(y12, L, is->vs[k], L / is->vs[k], g, Hf, secant);
 }
 
 /* ---- Newton ---------------------------------------------------------------------------- */
@@ -331,11 +341,26 @@ static void scatter(Island* is, int k, const double imp[3], const double hess[9]
   const cmRow* r = is->row[k];
   const double* F[3] = {r->n, r->t[0], r->t[1]};
   double f[3], K[9], FH[9], P[2][9];
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3; i++)
     f[i] = F[0][i] * imp[0] + F[1][i] * imp[1] + F[2][i] * imp[2];
+  if (!hess) {
+    /* the gradient alone (the delta assembly: this row's Hessian is in the store already) */
+    for (int s = 0; s < 2; s++) {
+      int ls = is->lb[2 * k + s];
+      if (ls < 0) continue;
+      double sg = s ? -1 : 1, rf[3];
+      cm_v3_cross(rf, s ? r->rB : r->rA, f);
+      double* g = is->g + 6 * ls;
+      for (int i = 0; i < 3; i++) {
+        g[i] -= sg * f[i];
+        g[3 + i] -= sg * rf[i];
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < 3; i++)
     for (int e = 0; e < 3; e++)
       FH[3 * i + e] = F[0][i] * hess[e] + F[1][i] * hess[3 + e] + F[2][i] * hess[6 + e];
-  }
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
       K[3 * i + j] = FH[3 * i] * F[0][j] + FH[3 * i + 1] * F[1][j] + FH[3 * i + 2] * F[2][j];
@@ -438,7 +463,24 @@ static double rows_eval(Island* is) {
       imp2 += imp[1] * imp[1] + imp[2] * imp[2];
       any = 1;
     }
-    if (any) scatter(is, k, imp, hess);
+    if (!is->hrow) {
+      if (any) scatter(is, k, imp, hess);
+      continue;
+    }
+    /* the delta assembly (gradient_hessian): only a change of the row's Hessian is added */
+    double* h0 = is->hrow + 9 * (size_t)k;
+    if (!is->assembled) {
+      memcpy(h0, hess, sizeof hess);
+      if (any) scatter(is, k, imp, hess);
+    } else if (memcmp(h0, hess, sizeof hess) == 0) {
+      if (any) scatter(is, k, imp, NULL);
+    } else {
+      double dh[9];
+      for (int i = 0; i < 9; i++)
+        dh[i] = hess[i] - h0[i];
+      memcpy(h0, hess, sizeof hess);
+      scatter(is, k, imp, dh);
+    }
   }
   return imp2;
 }
@@ -900,11 +942,19 @@ static int gradient_hessian(Island* is, double pscale) {
   for (int i = 0; i < n; i++)
     is->du[i] = is->u[i] - is->us[i];
   mass_mul(is, is->du, is->g);
-  if (is->H)
+  if (is->H) {
     memset(is->H, 0, (size_t)n * (size_t)n * sizeof *is->H);
-  else
+  } else if (!is->hrow || !is->assembled) {
     cm_bchol_zero(is->bc);
+    if (is->hrow) /* the delta path keeps the mass blocks in the store */
+      for (int l = 0; l < is->nb; l++) {
+        double* B = cm_bchol_diag(is->bc, l);
+        for (int i = 0; i < 36; i++)
+          B[i] += is->Mb[36 * l + i];
+      }
+  }
   double imp = sqrt(rows_eval(is)), gn = 0;
+  is->assembled = is->hrow != NULL;
   if (is->ntet && !cm_island_fem_grad_hess(is)) return 0;
   for (int i = 0; i < n; i++)
     gn += is->g[i] * is->g[i];
@@ -931,11 +981,12 @@ static int newton_direction(Island* is) {
     cm_chol_solve(is->H, n, is->du);
     return 1;
   }
-  for (int l = 0; l < is->nb; l++) {
-    double* B = cm_bchol_diag(is->bc, l);
-    for (int i = 0; i < 36; i++)
-      B[i] += is->Mb[36 * l + i];
-  }
+  if (!is->hrow)
+    for (int l = 0; l < is->nb; l++) {
+      double* B = cm_bchol_diag(is->bc, l);
+      for (int i = 0; i < 36; i++)
+        B[i] += is->Mb[36 * l + i];
+    }
   if (is->pcg) {
     /* -g into Mdu (free until the mass product after the direction), the direction into du */
     for (int i = 0; i < n; i++)
@@ -990,7 +1041,7 @@ static void solve_island(Island* is) {
   int outer = MERGED_ITER == 0; /* 0: limits every iteration; 1: only once converged for them */
   is->aa_n = -1;
   is->aa_next = 0;
-  is->factored = is->fresh = is->last_cg = 0;
+  is->factored = is->fresh = is->last_cg = is->assembled = 0;
   is->nfactor = is->nreuse = is->ncoupled = 0;
   for (int it = 0; it <= MAX_ITER; it++) {
     is->iter = it;
@@ -1337,8 +1388,13 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   is->pcg = 0;
   for (int l = 0; l < is->nb && is->nb > dense_max; l++)
     if (is->node[l] >= 0) is->pcg = 1;
+  is->hrow = NULL;
   if (is->nb > dense_max) {
     if (block_sparse(is, arena)) return 1;
+    if (cm_solve_delta && !is->pcg && !is->fterm && !is->ntet) {
+      is->hrow = cm_arena_alloc(arena, 9 * (size_t)nr * sizeof *is->hrow + 1);
+      if (!is->hrow) return 1;
+    }
   } else {
     is->H = cm_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *is->H);
     if (!is->H) return 1;
