@@ -72,7 +72,7 @@
  * otherwise the plain step with its line search follows, as before. Far from the solution
  * (contacts closing, sticking) the plain step does the work; near it the coupled step converges
  * quadratically. Measured (bench/README.md): mean Newton iterations per step on the S2 pile of
- * 125 boxes 6.8 -> 3.4 (first 0.6 s) and 4.8 -> 3.0 (resting), 58 -> 31 at ka 5e10; the
+ * 125 boxes 6.8 -> 3.4 (first 0.6 s) and 4.8 -> 3.0 (resting), 58 -> 28 at ka 5e10; the
  * solution is the same (the same equations, the same tolerance).
  *
  * Factor reuse. On an island whose factorisation costs more than cm_solve_reuse_ratio (6)
