@@ -127,19 +127,25 @@ static double dot(const double* a, const double* b, size_t n) {
   return s;
 }
 
-int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
-                 double* work) {
-  int n = c->n;
-  size_t m = 6 * (size_t)n;
-  double *r = work, *z = work + m, *p = work + 2 * m, *Ld = work + 3 * m;
-  /* the preconditioner: the Cholesky factors of the diagonal blocks */
-  for (int i = 0; i < n; i++)
-    if (!cm_chol_factor(c->ad + 36 * (size_t)i, Ld + 36 * (size_t)i, 6)) return -1;
-  memset(x, 0, m * sizeof *x);
-  memcpy(r, b, m * sizeof *r);
-  double bn = sqrt(dot(b, b, m));
-  if (!(bn > 0)) return 0;
-  precondition(c, Ld, r, z);
+/* the preconditioners, z = M^-1 r (ctx: the diagonal blocks' factors for Gauss-Seidel, unused
+ * for the stored factor) */
+typedef void (*Precond)(const cmBlockChol* c, const double* ctx, const double* r, double* z);
+
+static void precondition_factor(const cmBlockChol* c, const double* ctx, const double* r,
+                                double* z) {
+  (void)ctx;
+  memcpy(z, r, 6 * (size_t)c->n * sizeof *z);
+  cm_bchol_solve_perm(c, z);
+}
+
+/* conjugate gradients on the stored matrix (in the store's order) from x = 0 with r = b on entry
+ * and |b| = bn > 0; z, p: work (6 n each). Returns the iterations taken, -2 if a search
+ * direction has p^T A p <= 0; *conv is 1 if |r| <= rtol |b| was reached within maxit. */
+static int cg(const cmBlockChol* c, Precond pre, const double* ctx, double* x, double* r, double* z,
+              double* p, double bn, double rtol, int maxit, int* conv) {
+  size_t m = 6 * (size_t)c->n;
+  *conv = 0;
+  pre(c, ctx, r, z);
   memcpy(p, z, m * sizeof *p);
   double rz = dot(r, z, m);
   int it = 0;
@@ -154,8 +160,11 @@ int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, 
       r[k] -= alpha * Ap[k];
     }
     it++;
-    if (sqrt(dot(r, r, m)) <= rtol * bn) break;
-    precondition(c, Ld, r, z);
+    if (sqrt(dot(r, r, m)) <= rtol * bn) {
+      *conv = 1;
+      break;
+    }
+    pre(c, ctx, r, z);
     double rz1 = dot(r, z, m), beta = rz1 / rz;
     rz = rz1;
     for (size_t k = 0; k < m; k++)
@@ -164,9 +173,24 @@ int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, 
   return it;
 }
 
+int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
+                 double* work) {
+  int n = c->n, conv;
+  size_t m = 6 * (size_t)n;
+  double *r = work, *z = work + m, *p = work + 2 * m, *Ld = work + 3 * m;
+  /* the preconditioner: the Cholesky factors of the diagonal blocks */
+  for (int i = 0; i < n; i++)
+    if (!cm_chol_factor(c->ad + 36 * (size_t)i, Ld + 36 * (size_t)i, 6)) return -1;
+  memset(x, 0, m * sizeof *x);
+  memcpy(r, b, m * sizeof *r);
+  double bn = sqrt(dot(b, b, m));
+  if (!(bn > 0)) return 0;
+  return cg(c, precondition, Ld, x, r, z, p, bn, rtol, maxit, &conv);
+}
+
 int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
                         double* work) {
-  int n = c->n;
+  int n = c->n, it = 0, conv = 1;
   size_t m = 6 * (size_t)n;
   /* in the analysed order throughout: the store's blocks are indexed by position */
   double *xp = work, *r = work + m, *z = work + 2 * m, *p = work + 3 * m;
@@ -174,33 +198,9 @@ int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double
     memcpy(r + 6 * (size_t)q, b + 6 * (size_t)c->perm[q], 6 * sizeof *r);
   memset(xp, 0, m * sizeof *xp);
   double bn = sqrt(dot(r, r, m));
-  int it = 0;
-  if (bn > 0) {
-    memcpy(z, r, m * sizeof *z);
-    cm_bchol_solve_perm(c, z);
-    memcpy(p, z, m * sizeof *p);
-    double rz = dot(r, z, m);
-    for (;;) {
-      if (it == maxit) return -1;
-      double* Ap = z; /* z is free until the next preconditioning */
-      cm_bchol_matvec(c, p, Ap);
-      double pAp = dot(p, Ap, m);
-      if (!(pAp > 0)) return -2;
-      double alpha = rz / pAp;
-      for (size_t k = 0; k < m; k++) {
-        xp[k] += alpha * p[k];
-        r[k] -= alpha * Ap[k];
-      }
-      it++;
-      if (sqrt(dot(r, r, m)) <= rtol * bn) break;
-      memcpy(z, r, m * sizeof *z);
-      cm_bchol_solve_perm(c, z);
-      double rz1 = dot(r, z, m), beta = rz1 / rz;
-      rz = rz1;
-      for (size_t k = 0; k < m; k++)
-        p[k] = z[k] + beta * p[k];
-    }
-  }
+  if (bn > 0) it = cg(c, precondition_factor, NULL, xp, r, z, p, bn, rtol, maxit, &conv);
+  if (it < 0) return it;
+  if (!conv) return -1;
   for (int q = 0; q < n; q++)
     memcpy(x + 6 * (size_t)c->perm[q], xp + 6 * (size_t)q, 6 * sizeof *x);
   return it;
