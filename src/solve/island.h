@@ -34,6 +34,7 @@ typedef struct Island {
                           each ((2 + 2 AA_DEPTH) x nr) */
   int aa_n;            /* differences held (<= AA_DEPTH); -1: no pass yet */
   int aa_next;         /* the slot the next difference goes to */
+  double aa_fn;        /* |G(L) - L| of the last pass */
   /* the coupled Newton step (solve_implicit.c, coupled_step): the sliding rows S it couples
    * and the Krylov basis of its GMRES; cs_max = 0 where it does not run (no friction, deformable
    * bodies) */

@@ -147,6 +147,9 @@
 #define LINE_TOL 1e-3
 #define KEEP_FRAC 0.2
 #define AA_DEPTH 4
+/* the outer loop's Anderson mixing restarts when a pass did not decrease |G(L) - L|: history
+ * dropped, the limits moved by AA_DAMP of the residual (anderson_limits) */
+#define AA_DAMP 0.5
 #define STICK_FRAC 0.1
 /* the factor reused across the Newton iterations of a step (islands where one factorisation
  * costs more than cm_solve_reuse_ratio conjugate-gradient iterations): each later direction by
@@ -615,8 +618,15 @@ static int update_limits(Island* is, double pscale) {
  * times the normal impulses of the Newton solution for limits L) is mixed from the last passes:
  * with f = G(L) - L, the differences dF_j, dG_j of f and G between passes, gamma minimises
  * |f - sum gamma_j dF_j| and L+ = G - sum gamma_j dG_j (clamped at 0), a secant method for the
- * fixed point that converges where the plain iteration L+ = G contracts slowly or cycles. Returns
- * 1 if the limits changed by more than the tolerance of update_limits. */
+ * fixed point that converges where the plain iteration L+ = G contracts slowly or cycles.
+ * Restart: where the map is steep and not smooth (a corner whose friction lifts it: in one
+ * traced island of two boxes at ka 5e10, G = 4.7e-3 N s at L = 0 and G = 0 at L = 2.4e-3 N s)
+ * the secant from old passes points the wrong way and the passes cycle (L = 0, G(0), their
+ * mix, 0, ...) until MAX_ITER. A pass
+ * that does not decrease |f| drops the history and moves the limits by AA_DAMP f (S2 pile of
+ * 125 boxes at ka 5e10, four variants of the lattice, 2 s each: solves not converged 100 -> 54;
+ * at ka 1e7 the outer loop does not run and nothing changes). Returns 1 if the limits changed
+ * by more than the tolerance of update_limits. */
 static int anderson_limits(Island* is, double pscale) {
   int nr = is->nr;
   double* G0 = is->aa;
@@ -641,6 +651,21 @@ static int anderson_limits(Island* is, double pscale) {
     f0[k] = f;
   }
   double noise = 10 * TOL * mu_max * fmax(pscale, sqrt(imp2));
+  double fn = 0;
+  for (int k = 0; k < nr; k++)
+    fn += f0[k] * f0[k];
+  fn = sqrt(fn);
+  int restart = is->aa_n >= 0 && !(fn < is->aa_fn);
+  is->aa_fn = fn;
+  if (restart) {
+    is->aa_n = 0;
+    is->aa_next = 0;
+    for (int k = 0; k < nr; k++) {
+      double L = is->limit[k] + AA_DAMP * f0[k];
+      is->limit[k] = L > 0 ? L : 0;
+    }
+    return change > fmax(LIMIT_TOL * big, noise);
+  }
   if (is->aa_n >= 0) {
     if (is->aa_n < AA_DEPTH) is->aa_n++;
     is->aa_next = (slot + 1) % AA_DEPTH;
