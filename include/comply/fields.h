@@ -45,6 +45,7 @@
   X(int, ntet)                                                                                     \
   X(int, ndvert)                                                                                   \
   X(int, ndface)                                                                                   \
+  X(int, nridge)                                                                                   \
   X(int, nnote)
 
 /* the scene name (an owned string) and the options (held by value): X(type, name) */
@@ -81,6 +82,7 @@
   X(double, geom_volume, ngeom, 1)                                                                 \
   X(double, geom_area, ngeom, 1)                                                                   \
   X(int, geom_nridge, ngeom, 1)                                                                    \
+  X(int, geom_ridgeadr, ngeom, 1)                                                                  \
   X(double, mesh_vert, nvert, 3)                                                                   \
   X(int, mesh_vert_source, nvert, 1)                                                               \
   X(int, mesh_face, nface, 3)                                                                      \
@@ -91,6 +93,7 @@
   X(double, mesh_edge_pn, nface, 9)                                                                \
   X(int, mesh_face_adj, nface, 3)                                                                  \
   X(int, mesh_face_ridge, nface, 1)                                                                \
+  X(int, mesh_ridge, nridge, 4)                                                                    \
   X(void*, rule_law_fn, nrule, 1)                                                                  \
   X(void*, rule_law_ctx, nrule, 1)                                                                 \
   X(int, alias_class, nalias, 1)                                                                   \

@@ -32,6 +32,7 @@ typedef struct cmModel {
   int ndvert; /* nvert if the model has a deformable body, else 0: the rows of the data's
                  deformed-geometry arrays */
   int ndface; /* nface likewise */
+  int nridge; /* ridges over all geometries (rows of mesh_ridge) */
 
   char* name;    /* scene name */
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
@@ -67,6 +68,7 @@ typedef struct cmModel {
   double* geom_volume;      /* m^3 (0 for planes)                                (ngeom) */
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
+  int* geom_ridgeadr;       /* first ridge in mesh_ridge                         (ngeom) */
   double* mesh_vert;        /* vertices in the body frame, m                     (nvert x 3)
                                (reordered along a Morton curve for cache-friendly contact queries;
                                mesh_vert_source gives each one's index in the original mesh) */
@@ -82,6 +84,9 @@ typedef struct cmModel {
                                 to the geometry; -1 if none (contour flood fill) (nface x 3) */
   int* mesh_face_ridge;      /* bit k set: edge k of face f is a ridge, its two faces meeting at
                                 CM_RIDGE_DEG (25) degrees or more, or a border (vertex_edge) (nface) */
+  int* mesh_ridge;           /* the ridges of each geometry, each once, in face order: lower and
+                                higher vertex, the face it is listed from (the lower-numbered of
+                                its two) and its edge k there, local to the geometry (nridge x 4) */
   void* geom_bvh;            /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */

@@ -429,6 +429,27 @@ static int face_ridges(const int* adj, const double* normal, int nface, int* rid
   return n;
 }
 
+/* mesh_ridge of geometry g: each ridge of mesh_face_ridge once, from the lower-numbered of its
+ * two faces (or its only one), in face order, as (lower vertex, higher vertex, face, k); writes
+ * geom_nridge[g] rows */
+static void ridge_list(const cmModel* m, int g, int* out) {
+  int fa = m->geom_faceadr[g], n = 0;
+  const int* face = m->mesh_face + 3 * (size_t)fa;
+  const int* adj = m->mesh_face_adj + 3 * (size_t)fa;
+  for (int f = 0; f < m->geom_nface[g]; f++)
+    for (int k = 0; k < 3; k++) {
+      int across = adj[3 * f + k];
+      if (!(m->mesh_face_ridge[fa + f] >> k & 1) || (across >= 0 && across < f)) continue;
+      int u = face[3 * f + k], w = face[3 * f + (k + 1) % 3];
+      int* o = out + 4 * n++;
+      o[0] = u < w ? u : w;
+      o[1] = u < w ? w : u;
+      o[2] = f;
+      o[3] = k;
+    }
+  CM_ASSERT(n == m->geom_nridge[g]);
+}
+
 /* geometries: distinct ones built once; body_geom set; mesh arrays concatenated */
 static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, char* err,
                               size_t errsz) {
@@ -568,6 +589,19 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     va += me->nvert;
     fa += me->nface;
   }
+  /* the ridge lists, from the ridge bits */
+  m->nridge = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_nridge[g] > INT32_MAX - m->nridge) {
+      st = cm_error(err, errsz, CM_ERR_LIMIT, "scene has more than 2^31 mesh ridges");
+      goto done;
+    }
+    m->geom_ridgeadr[g] = m->nridge;
+    m->nridge += m->geom_nridge[g];
+  }
+  if (!cm_model_alloc_rows(m, &m->nridge)) goto nomem;
+  for (int g = 0; g < m->ngeom; g++)
+    if (m->geom_nridge[g] > 0) ridge_list(m, g, m->mesh_ridge + 4 * (size_t)m->geom_ridgeadr[g]);
   *out_gb = gb;
   gb = NULL;
   goto done;

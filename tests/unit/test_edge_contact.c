@@ -489,7 +489,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   return n;
 }
 
-/* Random overlapping poses of two boxes (divisions 1, 2, 4 on each side), a box and an
+/* Random overlapping poses of two boxes (divisions 1, 2, 4, 8 on each side: 12 to 48 ridges are
+ * searched from the ridge list, 96 from the face tree), a box and an
  * icosphere, and two random star-shaped meshes: the kernel's edge pairs are the brute-force
  * rule's, pair for pair (ea, eb), in the same (sorted) order. */
 static void test_rule_brute_force(void) {
@@ -506,7 +507,7 @@ static void test_rule_brute_force(void) {
       /* mean half-size: a box's half its size, an icosphere's its radius */
       half[s] = (size[0] + size[1] + size[2]) / 6;
       if (kind == 0 || (kind == 1 && s == 0))
-        M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 3));
+        M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 4));
       else if (kind == 1)
         M[s] = cm_mesh_icosphere(half[s] = 0.6, 2);
       else {
@@ -562,6 +563,61 @@ static void test_rule_brute_force(void) {
   CHECK(differ == 0);
   CHECK(pairs >= 20); /* the poses do produce pairs */
   cm_arena_destroy(&arena);
+}
+
+/* The ridge list (mesh_ridge) of boxes of 1 to 8 divisions and an icosphere: each ridge once,
+ * from the lower-numbered of its two faces, with that face's ridge bit, and for a box exactly the
+ * segments of its 12 edges (both ends on two of the box's faces: 12 n of them), none on a
+ * sphere (adjacent faces meet at about 12 degrees, under CM_RIDGE_DEG). */
+static void test_ridge_list(void) {
+  for (int k = 0; k < 4; k++) {
+    cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
+    int div = 1 << k;
+    a.name = "a";
+    a.geom.type = CM_GEOM_BOX;
+    a.geom.size[0] = 0.3;
+    a.geom.size[1] = 0.2;
+    a.geom.size[2] = 0.1;
+    a.geom.divisions = div;
+    b.name = "b";
+    b.geom.type = CM_GEOM_SPHERE;
+    b.geom.radius = 0.1;
+    b.geom.refine = 2;
+    b.position[0] = 1;
+    cmModel* m = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
+    CHECK(m != NULL);
+    if (!m) continue;
+    int total = 0;
+    for (int g = 0; g < m->ngeom; g++) {
+      CHECK(m->geom_ridgeadr[g] == total);
+      total += m->geom_nridge[g];
+    }
+    CHECK(m->nridge == total);
+    int ga = m->body_geom[0], gb = m->body_geom[1], fa = m->geom_faceadr[ga];
+    CHECK(m->geom_nridge[ga] == 12 * div);
+    CHECK(m->geom_nridge[gb] == 0);
+    const int* R = m->mesh_ridge + 4 * m->geom_ridgeadr[ga];
+    const double* V = m->mesh_vert + 3 * m->geom_vertadr[ga];
+    int bad = 0;
+    for (int i = 0; i < m->geom_nridge[ga]; i++) {
+      const int* r = R + 4 * i;
+      const int* F = m->mesh_face + 3 * (fa + r[2]);
+      int u = F[r[3]], w = F[(r[3] + 1) % 3], across = m->mesh_face_adj[3 * (fa + r[2]) + r[3]];
+      bad += r[0] != (u < w ? u : w) || r[1] != (u < w ? w : u);
+      bad += !(m->mesh_face_ridge[fa + r[2]] >> r[3] & 1) || across < r[2];
+      if (i > 0) bad += R[4 * i - 2] > r[2] || (R[4 * i - 2] == r[2] && R[4 * i - 1] >= r[3]);
+      for (int e = 0; e < 2; e++) { /* both ends on two faces of the box */
+        const double* x = V + 3 * r[e];
+        int on = 0;
+        for (int c = 0; c < 3; c++)
+          on += fabs(fabs(x[c]) - 0.5 * a.geom.size[c]) < 1e-12;
+        bad += on < 2;
+      }
+    }
+    printf("  box of %d divisions: %d ridges listed, %d wrong\n", div, m->geom_nridge[ga], bad);
+    CHECK(bad == 0);
+    cm_model_free(m);
+  }
 }
 
 /* What auto does per pair: two boxes (24 ridges each at divisions 2: 12 edges of 2 segments):
@@ -695,6 +751,7 @@ int main(void) {
   RUN(test_rigid_invariance_bars);
   RUN(test_random_meshes);
   RUN(test_rule_brute_force);
+  RUN(test_ridge_list);
   RUN(test_auto_choice);
   RUN(test_pairs_contiguous);
   return test_report();
