@@ -26,6 +26,12 @@ extern int cm_solve_coupled;
  * preconditioner of conjugate gradients) when one factorisation costs more multiply-adds than
  * this many conjugate-gradient iterations (default 6; 0: always, a huge value: never) */
 extern double cm_solve_reuse_ratio;
+/* 1 (default): an island of rigid bodies whose factorisation costs more than the conjugate
+ * gradients its stiffness ratio calls for (solve_implicit.c, "Conjugate gradients for large
+ * islands") is solved by conjugate gradients preconditioned by block Gauss-Seidel instead;
+ * 0: always factorised; 2: every block-sparse island of rigid bodies by conjugate gradients
+ * (tests) */
+extern int cm_solve_pcg_rigid;
 /* 1 (default): a block-sparse island's Hessian is assembled once per solve and then updated by
  * the rows whose Hessian changed; 0: assembled whole every iteration */
 extern int cm_solve_delta;
