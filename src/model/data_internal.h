@@ -45,6 +45,9 @@ typedef struct cmDataPriv {
   /* the implicit solve's work since cm_data_new (tests, benchmarks; not state): factorisations,
    * Newton directions from a reused factor (conjugate gradients), coupled Newton steps taken */
   long solve_nfactor, solve_nreuse, solve_ncoupled;
+  /* the largest relative residual of an island's Newton start in the last step (the warm start's
+   * quality; tests) */
+  double solve_res0;
   int ncand; /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */

@@ -72,6 +72,7 @@ typedef struct Island {
   /* results */
   int iter;                      /* Newton iterations */
   double res;                    /* final relative residual */
+  double res0;                   /* the relative residual at the Newton start */
   int failed;                    /* 1 if not converged (or not positive definite) */
   int nfactor, nreuse, ncoupled; /* factorisations, reused-factor directions, coupled steps */
   /* deformable bodies (solve_fem.c): their elements in the island */
