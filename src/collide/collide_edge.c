@@ -238,8 +238,8 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
   cm_v3_cross(x2, u, n2);
   cm_v3_add(mid, n1, n2);
   if (cm_v3_dot(x1, x2) >= 0 && cm_v3_dot(u, mid) > 0) return 0;
-  double c1 = fmin(1, fmax(-1, cm_v3_dot(u, n1))), c2 = fmin(1, fmax(-1, cm_v3_dot(u, n2)));
-  return fmax(c1, c2) < cos_max;
+  /* both cosines below the limit (clamping them to [-1, 1] first would not change that) */
+  return cm_v3_dot(u, n1) < cos_max && cm_v3_dot(u, n2) < cos_max;
 }
 
 /* how far (degrees) the pair's normal may lie outside an edge's normal cone: a flat edge (faces
@@ -269,8 +269,8 @@ static int edge_contact(const Ctx* c, const Edge* ea, const Edge* eb, double p0[
   double s = (bb * ff - cc * ee) / den, u = (aa * ff - bb * cc) / den;
   const double tol = 1e-9;
   if (!(s >= -tol && s <= 1 + tol && u >= -tol && u <= 1 + tol)) return 0;
-  s = fmin(fmax(s, 0), 1);
-  u = fmin(fmax(u, 0), 1);
+  s = s < 0 ? 0 : s > 1 ? 1 : s;
+  u = u < 0 ? 0 : u > 1 ? 1 : u;
   cm_v3_madd(p0, a0, dA, s);
   cm_v3_madd(p1, b0, dB, u);
   cm_v3_scale(n, n, 1 / sqrt(den));
@@ -427,7 +427,7 @@ static int meets_other_box(const Ctx* c, int side, int u, int w) {
 static int ridge_near(const Ctx* c, int side, const double box[6], int u, int w) {
   const double *p = c->v[side] + 3 * (size_t)u, *q = c->v[side] + 3 * (size_t)w;
   for (int r = 0; r < 3; r++)
-    if (fmin(p[r], q[r]) > box[3 + r] || fmax(p[r], q[r]) < box[r]) return 0;
+    if ((p[r] > box[3 + r] && q[r] > box[3 + r]) || (p[r] < box[r] && q[r] < box[r])) return 0;
   return meets_other_box(c, side, u, w);
 }
 

@@ -295,7 +295,8 @@ static void row_friction(const Island* is, int k, const double y12[2], double L,
                          double Hf[4], int secant) {
   if (is->kt2[k] > 0) {
     double w[2] = {y12[0] - is->cw[2 * k], y12[1] - is->cw[2 * k + 1]};
-    double vs = fmax(L / is->kt2[k], 1e-300);
+    double vs = L / is->kt2[k];
+    vs = vs > 1e-300 ? vs : 1e-300;
     friction_law(w, L, vs, vs > 1e-300 ? is->kt2[k] : L / vs, g, Hf, secant);
     return;
   }
@@ -612,10 +613,11 @@ static int update_limits(Island* is, double pscale) {
     double mu = is->row[k]->mu;
     if (!(mu > 0)) continue;
     double lam = normal_impulse(is, k, is->y[3 * k]), L = mu * lam;
-    change = fmax(change, fabs(L - is->limit[k]));
-    big = fmax(big, L);
+    double dl = fabs(L - is->limit[k]);
+    change = dl > change ? dl : change;
+    big = L > big ? L : big;
     imp2 += lam * lam;
-    mu_max = fmax(mu_max, mu);
+    mu_max = mu > mu_max ? mu : mu_max;
     is->limit[k] = L;
   }
   double noise = 10 * TOL * mu_max * fmax(pscale, sqrt(imp2));
@@ -647,10 +649,10 @@ static int anderson_limits(Island* is, double pscale) {
     double mu = is->row[k]->mu;
     double lam = normal_impulse(is, k, is->y[3 * k]), G = mu > 0 ? mu * lam : 0;
     double f = G - is->limit[k];
-    change = fmax(change, fabs(f));
-    big = fmax(big, G);
+    change = fabs(f) > change ? fabs(f) : change;
+    big = G > big ? G : big;
     imp2 += lam * lam;
-    mu_max = fmax(mu_max, mu);
+    mu_max = mu > mu_max ? mu : mu_max;
     if (is->aa_n >= 0) {
       dG[slot * nr + k] = G - G0[k];
       dF[slot * nr + k] = f - f0[k];
