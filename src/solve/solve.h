@@ -27,8 +27,8 @@ extern int cm_solve_coupled;
  * this many conjugate-gradient iterations (default 6; 0: always, a huge value: never) */
 extern double cm_solve_reuse_ratio;
 /* 1 (default): an island of rigid bodies whose factorisation costs more than the conjugate
- * gradients its stiffness ratio calls for (solve_implicit.c, "Conjugate gradients for large
- * islands") is solved by conjugate gradients preconditioned by block Gauss-Seidel instead;
+ * gradients its stiffness ratio calls for (solve_implicit.c, "Large islands by conjugate
+ * gradients") is solved by conjugate gradients preconditioned by block Gauss-Seidel instead;
  * 0: always factorised; 2: every block-sparse island of rigid bodies by conjugate gradients
  * (tests) */
 extern int cm_solve_pcg_rigid;
