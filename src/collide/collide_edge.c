@@ -90,6 +90,7 @@ typedef struct Edge {
 typedef struct Cand {
   int a0, a1, b0, b1;
   int fa, ka, fb, kb;
+  int geo; /* its geometry from edge_contact: p0, p1, n, area at geo[10 * this] */
 } Cand;
 
 typedef struct Ctx {
@@ -534,7 +535,8 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
    * edge of those faces */
   int cap = 64, nc = 0;
   Cand* cand = cm_arena_alloc(arena, (size_t)cap * sizeof *cand);
-  if (!cand) return -1;
+  double* geo = cm_arena_alloc(arena, (size_t)cap * 10 * sizeof *geo);
+  if (!cand || !geo) return -1;
   for (int s = 0; s < 2; s++) {
     if (m->geom_nridge[c.g[s]] == 0) continue; /* a smooth mesh: no ridge to start from */
     int* rl;
@@ -550,9 +552,12 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
       if (nc + 3 * ng > cap) {
         int nc2 = 2 * (nc + 3 * ng);
         Cand* c2 = cm_arena_alloc(arena, (size_t)nc2 * sizeof *c2);
-        if (!c2) return -1;
+        double* g2 = cm_arena_alloc(arena, (size_t)nc2 * 10 * sizeof *g2);
+        if (!c2 || !g2) return -1;
         memcpy(c2, cand, (size_t)nc * sizeof *cand);
+        memcpy(g2, geo, (size_t)nc * 10 * sizeof *geo);
         cand = c2;
+        geo = g2;
         cap = nc2;
       }
       for (int j = 0; j < ng; j++) {
@@ -562,16 +567,18 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
           int x0 = u < w ? u : w, x1 = u < w ? w : u;
           Cand C;
           if (s == 0)
-            C = (Cand){rl[4 * i], rl[4 * i + 1], x0, x1, rl[4 * i + 2], rl[4 * i + 3], g[j], k};
+            C = (Cand){rl[4 * i], rl[4 * i + 1], x0, x1, rl[4 * i + 2], rl[4 * i + 3], g[j], k, nc};
           else
-            C = (Cand){x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3]};
+            C = (Cand){x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3], nc};
           /* the pair's geometry first (the cheapest of the rule's conditions: most candidates
-           * fail it, and the order of the conditions does not change the result) */
+           * fail it, and the order of the conditions does not change the result), kept for
+           * step 4: two candidates with the same edges have the same geometry (edge_of and
+           * edge_pn do not depend on the face an edge was reached from) */
           Edge ea, eb;
-          double p0[3], p1[3], n[3], area;
+          double* G10 = geo + 10 * (size_t)nc;
           edge_of(&c, 0, C.fa, C.ka, &ea);
           edge_of(&c, 1, C.fb, C.kb, &eb);
-          if (edge_contact(&c, &ea, &eb, p0, p1, n, &area)) cand[nc++] = C;
+          if (edge_contact(&c, &ea, &eb, G10, G10 + 3, G10 + 6, G10 + 9)) cand[nc++] = C;
         }
       }
     }
@@ -599,8 +606,8 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
     edge_of(&c, 0, cand[k].fa, cand[k].ka, &ea);
     edge_of(&c, 1, cand[k].fb, cand[k].kb, &eb);
     /* the crossings, then the inside queries (the geometry passed when listed) */
-    double p0[3], p1[3], n[3], w[3], area;
-    edge_contact(&c, &ea, &eb, p0, p1, n, &area);
+    const double *p0 = geo + 10 * (size_t)cand[k].geo, *p1 = p0 + 3, *n = p0 + 6, area = p0[9];
+    double w[3];
     if (!crosses_adjacent(&c, &ea, &eb) || !crosses_adjacent(&c, &eb, &ea)) continue;
     int ia0 = vertex_inside(&c, 0, ea.e0), ia1 = vertex_inside(&c, 0, ea.e1);
     if (ia0 && ia1) continue;

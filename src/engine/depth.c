@@ -119,7 +119,12 @@ static int* contact_keys(cmData* d) {
     key[2 * k] = a < b ? a : b;
     key[2 * k + 1] = a < b ? b : a;
   }
-  cm_sort(key, (size_t)d->npair, 2 * sizeof *key, cm_int2_cmp);
+  /* the pairs come in the broadphase's (a, b) order, so the keys are usually sorted already
+   * (a heap sort of sorted keys was 0.8 % of a step of the S2 pile of 125 boxes) */
+  int sorted = 1;
+  for (int k = 1; k < d->npair && sorted; k++)
+    sorted = cm_int2_cmp(key + 2 * (k - 1), key + 2 * k) < 0;
+  if (!sorted) cm_sort(key, (size_t)d->npair, 2 * sizeof *key, cm_int2_cmp);
   return key;
 }
 
