@@ -60,7 +60,8 @@ typedef struct Island {
   int pcg;         /* 1: the Newton systems are solved by conjugate gradients on bc (an island
                       with deformable bodies' nodes, block_pcg.c), not factorised */
   double* pcg_work;
-  int* slot; /* per row: its off-diagonal block in bc (-1: none) */
+  double* pcg_rhs; /* conjugate-gradient solves of the coupled step: the right side (6 nb) */
+  int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
   /* rows whose side B is a point of a deformable body's face (cmRow.fnode): four terms, A
    * then the face's three nodes, each a block (-1: not a variable) with a signed weight (A's
    * +1, node i's -w_i); their levers are rA and 0 */

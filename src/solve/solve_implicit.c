@@ -87,10 +87,16 @@
  * conjugate gradients a direction is expected to need (PCG_DECADES decades at sqrt(1 + s) each,
  * s the island's stiffness ratio, stiffness_ratio), the island of rigid bodies is solved by
  * conjugate gradients preconditioned by symmetric block Gauss-Seidel (cm_bchol_pcg) to the same
- * residual, with no factor and no coupled steps (block_sparse decides): soft contacts (ka 1e7,
- * s = 4 in the 1000-box pile) make the Hessian nearly its mass blocks. The resting 1000-box pile:
- * 0.51x the time per step of the reused factor; stiff ones (ka 5e10, s 5000 times larger) keep
- * the factor.
+ * residual, with no factor (block_sparse decides): soft contacts (ka 1e7, s = 4 in the 1000-box
+ * pile) make the Hessian nearly its mass blocks. The resting 1000-box pile: 0.51x the time per
+ * step of the reused factor; stiff ones (ka 5e10, s 5000 times larger) keep the factor. The
+ * coupled steps run there too, each product with A^-1 of their GMRES by conjugate gradients to
+ * REUSE_TOL (hess_solve): an inexact coupled direction, kept only when Armijo's rule accepts it
+ * like the exact one (tighter solves, to the Newton direction's own tolerance, cost more than
+ * the iterations they saved). Without them the merged iteration's linear rate (about 1/40 per
+ * iteration near the solution) set the iterations of the big island: the S2 pile of 1000 boxes,
+ * first 0.6 s, 15.8 -> 4.2 Newton iterations per step and 0.69x the time; at rest from 2 s 7.2
+ * -> 3.7 and 0.90x; the sliding pile of physics/test_pile 31.0 -> 8.2 (since 2026-12-04).
  *
  * Delta assembly. On a block-sparse island of rigid bodies (hrow) the store keeps the mass
  * blocks and the rows' terms between iterations: the first gradient_hessian of a solve assembles
@@ -796,12 +802,20 @@ static double merit(Island* is, double pscale) {
   return 0.5 * s;
 }
 
-/* x := A^-1 x with the island's factorised Hessian */
-static void hess_solve(Island* is, double* x) {
-  if (is->H)
+/* x := A^-1 x with the island's factorised Hessian, or on the conjugate-gradient path by
+ * conjugate gradients to REUSE_TOL (an inexact product: the coupled step is kept only if
+ * Armijo's rule accepts it); 0 if they fail */
+static int hess_solve(Island* is, double* x) {
+  if (is->H) {
     cm_chol_solve(is->H, 6 * is->nb, x);
-  else
+    return 1;
+  }
+  if (!is->pcg) {
     cm_bchol_solve(is->bc, x);
+    return 1;
+  }
+  memcpy(is->pcg_rhs, x, 6 * (size_t)is->nb * sizeof *x);
+  return cm_bchol_pcg(is->bc, is->pcg_rhs, x, REUSE_TOL, PCG_MAX_ITER, is->pcg_work) >= 0;
 }
 
 /* out -= U W V^T x over the rows S (module comment): for each, mu / R times the normal rate of
@@ -860,7 +874,7 @@ static int coupled_direction(Island* is) {
     const double* vk = is->kv + (size_t)k * n;
     double* w = is->kv + (size_t)(k + 1) * n;
     memcpy(z, vk, (size_t)n * sizeof *z);
-    hess_solve(is, z);
+    if (!hess_solve(is, z)) return 0;
     memcpy(w, vk, (size_t)n * sizeof *w);
     coupling_sub(is, ns, z, w);
     for (int i = 0; i <= k; i++) {
@@ -911,7 +925,7 @@ static int coupled_direction(Island* is) {
     for (int q = 0; q < n; q++)
       z[q] += yk[i] * vi[q];
   }
-  hess_solve(is, z);
+  if (!hess_solve(is, z)) return 0;
   for (int q = 0; q < n; q++)
     is->du[q] += z[q];
   return ns;
@@ -953,9 +967,13 @@ static int coupled_setup(Island* is, cmArena* arena) {
   for (int k = 0; k < is->nr; k++)
     nf += is->row[k]->mu > 0;
   is->cs_max = 0;
-  if (!cm_solve_coupled || !nf || is->pcg || is->fterm || is->ntet) return 0;
+  if (!cm_solve_coupled || !nf || is->fterm || is->ntet) return 0;
   int ns = nf;
   size_t n = 6 * (size_t)is->nb;
+  if (is->pcg) {
+    is->pcg_rhs = cm_arena_alloc(arena, n * sizeof *is->pcg_rhs);
+    if (!is->pcg_rhs) return 1;
+  }
   is->cS = cm_arena_alloc(arena, (size_t)ns * sizeof *is->cS);
   is->kv = cm_arena_alloc(arena, (KRYLOV_MAX + 1) * n * sizeof *is->kv);
   is->ub = cm_arena_alloc(arena, n * sizeof *is->ub);
@@ -1044,6 +1062,7 @@ static int newton_direction(Island* is) {
     for (int i = 0; i < n; i++)
       is->Mdu[i] = -is->g[i];
     double rtol = is->ntet ? PCG_TOL : fmin(REUSE_TOL, fmax(PCG_TOL, sqrt(fmax(is->res, 1e-300))));
+    is->fresh = 1; /* the coupled step's solves use the same matrix */
     return cm_bchol_pcg(is->bc, is->Mdu, is->du, rtol, PCG_MAX_ITER, is->pcg_work) >= 0;
   }
   if (is->reuse && is->factored && is->last_cg <= REUSE_REFRESH) {

@@ -184,17 +184,19 @@ static void test_pile_solver_paths(void) {
     d0->body_angvel[3 * b + 2] = 2.0 * ((b % 4) - 1.5);
   }
   /* paths: 0 plain (advances d0), 1 coupled, 2 coupled with the factor always reused, 3
-   * conjugate gradients (block Gauss-Seidel) instead of the factor; 1 to 3 step a copy of d0's
-   * state. Per path: Newton iterations and the work counters; for 1 to 3 the largest difference
-   * of a body's velocity (v, and w times the half size) to the plain step's */
-  const int coupled[4] = {0, 1, 1, 1}, pcg[4] = {0, 0, 0, 2};
-  const double ratio[4] = {1e300, 1e300, 0, 1e300};
-  long iter[4] = {0}, nfac[4] = {0}, nreuse[4] = {0}, ncoup[4] = {0};
-  double dv[4] = {0}, vmax = 0;
-  double* vel = malloc(3 * (size_t)nb * 6 * sizeof *vel);
+   * conjugate gradients (block Gauss-Seidel) instead of the factor, with coupled steps (their
+   * solves by conjugate gradients too), 4 conjugate gradients without; 1 to 4 step a copy of
+   * d0's state. Per path: Newton iterations and the work counters; for 1 to 4 the largest
+   * difference of a body's velocity (v, and w times the half size) to the plain step's */
+  enum { NP = 5 };
+  const int coupled[NP] = {0, 1, 1, 1, 0}, pcg[NP] = {0, 0, 0, 2, 2};
+  const double ratio[NP] = {1e300, 1e300, 0, 1e300, 1e300};
+  long iter[NP] = {0}, nfac[NP] = {0}, nreuse[NP] = {0}, ncoup[NP] = {0};
+  double dv[NP] = {0}, vmax = 0;
+  double* vel = malloc((NP - 1) * (size_t)nb * 6 * sizeof *vel);
   int warn = 0;
   for (int i = 0; i < steps; i++) {
-    for (int c = 3; c >= 0; c--) {
+    for (int c = NP - 1; c >= 0; c--) {
       cmData* d = c ? d1 : d0;
       if (c) cm_data_copy(m, d1, d0);
       cm_solve_coupled = coupled[c];
@@ -222,34 +224,37 @@ static void test_pile_solver_paths(void) {
       for (int k = 0; k < 6; k++) {
         double v0 = k < 3 ? d0->body_cvel[3 * b + k] : 0.5 * SIZE * d0->body_angvel[3 * b + k - 3];
         vmax = fmax(vmax, fabs(v0));
-        for (int c = 1; c < 4; c++)
+        for (int c = 1; c < NP; c++)
           dv[c] = fmax(dv[c], fabs(vel[(size_t)(c - 1) * nb * 6 + 6 * b + k] - v0));
       }
   }
   cm_solve_coupled = saved_c;
   cm_solve_reuse_ratio = saved_r;
   cm_solve_pcg_rigid = saved_p;
-  const char* name[4] = {"plain", "coupled", "coupled, factor reused", "conjugate gradients"};
-  for (int c = 0; c < 4; c++)
+  const char* name[NP] = {"plain", "coupled", "coupled, factor reused", "conjugate gradients",
+                          "CG, not coupled"};
+  for (int c = 0; c < NP; c++)
     printf("  %-23s Newton iterations %5ld (mean %5.2f), factorisations %5ld, reused-factor "
            "directions %5ld, coupled steps %4ld, velocity difference to plain <= %.2g m/s\n",
            name[c], iter[c], (double)iter[c] / steps, nfac[c], nreuse[c], ncoup[c], dv[c]);
   printf("  largest velocity %.3g m/s\n", vmax);
   CHECK(warn == 0);
   /* the paths ran: coupled steps were taken (none by the plain one), the factor was reused */
-  CHECK(ncoup[0] == 0 && ncoup[1] > 0 && ncoup[2] > 0);
+  CHECK(ncoup[0] == 0 && ncoup[1] > 0 && ncoup[2] > 0 && ncoup[3] > 0 && ncoup[4] == 0);
   /* conjugate gradients gave most directions (small islands of a few bodies still factorise) */
   CHECK(nfac[3] < nfac[1] / 4);
   CHECK(nreuse[0] == 0 && nreuse[1] == 0 && nreuse[2] > 0);
   CHECK(nfac[2] < iter[2]);
-  /* fewer Newton iterations with the coupled steps */
+  /* fewer Newton iterations with the coupled steps, factorised or by conjugate gradients */
   CHECK(iter[1] < iter[0]);
+  CHECK(iter[3] < iter[4]);
   /* the same steps: each solve meets the same equations to the Newton tolerance (1e-10 of the
    * momentum scale); sliding contacts at their Coulomb limits make the velocities more sensitive
    * to that residual than the residual itself: measured 5e-8 of the largest velocity */
   CHECK(dv[1] <= 1e-6 * vmax);
   CHECK(dv[2] <= 1e-6 * vmax);
   CHECK(dv[3] <= 1e-6 * vmax);
+  CHECK(dv[4] <= 1e-6 * vmax);
   free(vel);
   cm_data_free(d0);
   cm_data_free(d1);
