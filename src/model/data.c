@@ -47,6 +47,8 @@ void cm_data_free(cmData* d) {
     for (int i = 0; p->tarena && i < p->ntarena; i++)
       cm_arena_destroy(&p->tarena[i]);
     cm_free(p->tarena);
+    for (int i = 0; i < CM_BCHOL_KEPT; i++)
+      cm_arena_destroy(&p->bc_arena[i]);
 #define FREE_PRIV(type, name, rows, cols) FREE_ARRAY(type, p->name, rows, cols)
     CM_PRIV_BODY(FREE_PRIV)
 #undef FREE_PRIV

@@ -48,7 +48,19 @@ typedef struct cmDataPriv {
   /* the largest relative residual of an island's Newton start in the last step (the warm start's
    * quality; tests) */
   double solve_res0;
-  int ncand; /* broadphase candidate pairs this step */
+  /* the symbolic analyses of the block-sparse islands, kept from step to step while an island's
+   * pattern holds (solve/block_cholesky.c, cm_bchol_analyse_kept): not state, so neither
+   * copied nor saved (the analysis is a function of the pattern alone). CM_BCHOL_KEPT entries,
+   * each in its own arena and keyed by the island's first body; the least recently used is
+   * replaced. */
+#define CM_BCHOL_KEPT 8
+  cmArena bc_arena[CM_BCHOL_KEPT];
+  void* bc_kept[CM_BCHOL_KEPT];
+  int bc_body[CM_BCHOL_KEPT]; /* first body + 1 (0: unused) */
+  long bc_used[CM_BCHOL_KEPT], bc_clock;
+  long bc_solve_clock;              /* bc_clock when the current implicit solve began */
+  long solve_nanalyse, solve_nkept; /* analyses run, analyses kept from an earlier step */
+  int ncand;                        /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */

@@ -124,17 +124,39 @@ static int begin(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* ed
   return adjacency(arena, n, nedge, edge, *xadj, adj, *mark, *fillp, *deg);
 }
 
-int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
-  int *xadj, *adj, *mark, *fillp, *deg;
-  if (begin(c, arena, n, nedge, edge, &xadj, &adj, &mark, &fillp, &deg)) return -1;
-  int nadj = xadj[n];
+/* the numeric arrays of an analysed pattern (c->nnz_l, c->ap set): the factor, the matrix, the
+ * work arrays; from the step's arena */
+static int numeric(cmBlockChol* c, cmArena* arena) {
+  int n = c->n;
+  c->lx = cm_arena_alloc(arena, ((size_t)c->nnz_l + 1) * 36 * sizeof(double));
+  c->ld = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  c->ad = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  c->ax = cm_arena_alloc(arena, ((size_t)c->ap[n] + 1) * 36 * sizeof(double));
+  c->work = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
+  ALLOC(c->lnext, n);
+  if (!c->lx || !c->ld || !c->ad || !c->ax || !c->work) return -1;
+  return 0;
+}
+
+/* the ALLOC of the pattern's arrays, from the arena `keep` */
+#define KEEP(p, count)                                                                             \
+  do {                                                                                             \
+    (p) = cm_arena_alloc(keep, ((size_t)(count) + 1) * sizeof *(p));                               \
+    if (!(p)) return -1;                                                                           \
+  } while (0)
+
+/* the analysis of the adjacency (begin): the pattern's arrays (order, lower pattern, tree, the
+ * pattern of L) from `keep`, the numeric ones and the work from `arena` */
+static int analyse(cmBlockChol* c, cmArena* arena, cmArena* keep, int* xadj, int* adj, int* mark,
+                   int* fillp, int* deg) {
+  int n = c->n, nadj = xadj[n];
 
   /* approximate minimum degree order (SuiteSparse AMD's amd_2, on arena memory: it needs the
    * adjacency without duplicates or diagonal, elbow room of at least n in Iw, and destroys Iw) */
   int *perm, *iperm, *pe, *iw, *len, *nv, *head, *elen, *wk;
   int iwlen = nadj + nadj / 5 + 2 * n + 1;
-  ALLOC(perm, n);
-  ALLOC(iperm, n);
+  KEEP(perm, n);
+  KEEP(iperm, n);
   ALLOC(pe, n);
   ALLOC(iw, iwlen);
   ALLOC(len, n);
@@ -157,8 +179,8 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
   c->iperm = iperm;
 
   /* the lower pattern of the permuted matrix by row */
-  ALLOC(c->ap, n + 1);
-  ALLOC(c->acol, nadj / 2);
+  KEEP(c->ap, n + 1);
+  KEEP(c->acol, nadj / 2);
   c->ap[0] = 0;
   for (int p = 0; p < n; p++) {
     int i = perm[p], k = c->ap[p];
@@ -167,10 +189,9 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
     sort_int(c->acol + c->ap[p], k - c->ap[p]);
     c->ap[p + 1] = k;
   }
-  int nnza = c->ap[n];
 
   /* elimination tree (ancestor[] with path compression: reuse fillp) */
-  ALLOC(c->parent, n);
+  KEEP(c->parent, n);
   int* anc = fillp;
   for (int p = 0; p < n; p++) {
     c->parent[p] = -1;
@@ -186,8 +207,8 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
   }
 
   /* row patterns of L: count, then fill (reusing deg[] as column counts) */
-  ALLOC(c->rp, n + 1);
-  ALLOC(c->lp, n + 1);
+  KEEP(c->rp, n + 1);
+  KEEP(c->lp, n + 1);
   int* colcount = deg;
   for (int p = 0; p < n; p++) {
     mark[p] = -1;
@@ -205,15 +226,9 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
   }
   if (total > 0x3fffffff) return -1;
   c->nnz_l = total;
-  ALLOC(c->rcol, total);
-  ALLOC(c->lrow, total);
-  c->lx = cm_arena_alloc(arena, ((size_t)total + 1) * 36 * sizeof(double));
-  c->ld = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
-  c->ad = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
-  c->ax = cm_arena_alloc(arena, ((size_t)nnza + 1) * 36 * sizeof(double));
-  c->work = cm_arena_alloc(arena, ((size_t)n + 1) * 36 * sizeof(double));
-  ALLOC(c->lnext, n);
-  if (!c->lx || !c->ld || !c->ad || !c->ax || !c->work) return -1;
+  KEEP(c->rcol, total);
+  KEEP(c->lrow, total);
+  if (numeric(c, arena)) return -1;
   c->lp[0] = 0;
   double flops = 0;
   for (int q = 0; q < n; q++) {
@@ -238,6 +253,49 @@ int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int
       c->lrow[c->lnext[c->rcol[t]]++] = p;
     c->rp[p + 1] = k;
   }
+  return 0;
+}
+
+int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge) {
+  int *xadj, *adj, *mark, *fillp, *deg;
+  if (begin(c, arena, n, nedge, edge, &xadj, &adj, &mark, &fillp, &deg)) return -1;
+  return analyse(c, arena, arena, xadj, adj, mark, fillp, deg);
+}
+
+/* a kept analysis: its key (the deduplicated, sorted adjacency of begin) and the analysis,
+ * whose pattern arrays live in the same arena */
+typedef struct Kept {
+  int n;
+  int *xadj, *adj;
+  cmBlockChol c;
+} Kept;
+
+int cm_bchol_analyse_kept(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge,
+                          cmArena* keep, void** kept, int* hit) {
+  int *xadj, *adj, *mark, *fillp, *deg;
+  *hit = 0;
+  if (begin(c, arena, n, nedge, edge, &xadj, &adj, &mark, &fillp, &deg)) return -1;
+  Kept* k = *kept;
+  if (k && k->n == n && k->xadj[n] == xadj[n] &&
+      !memcmp(k->xadj, xadj, ((size_t)n + 1) * sizeof *xadj) &&
+      !memcmp(k->adj, adj, (size_t)xadj[n] * sizeof *adj)) {
+    *c = k->c; /* the pattern's arrays; the numeric ones anew */
+    *hit = 1;
+    return numeric(c, arena);
+  }
+  /* a new pattern: the old analysis is dropped, the new one kept with its key */
+  *kept = NULL;
+  cm_arena_reset(keep);
+  k = cm_arena_alloc(keep, sizeof *k);
+  if (!k) return -1;
+  k->n = n;
+  KEEP(k->xadj, n + 1);
+  KEEP(k->adj, xadj[n]);
+  memcpy(k->xadj, xadj, ((size_t)n + 1) * sizeof *xadj);
+  memcpy(k->adj, adj, (size_t)xadj[n] * sizeof *adj);
+  if (analyse(c, arena, keep, xadj, adj, mark, fillp, deg)) return -1;
+  k->c = *c;
+  *kept = k;
   return 0;
 }
 

@@ -47,9 +47,20 @@ extern int cm_bchol_dense_max;
 
 /* Symbolic analysis of the pattern with n block rows and the off-diagonal blocks (i, j) and
  * (j, i) for every pair edge[2e], edge[2e+1] (i != j; duplicates allowed; pairs with i == j
- * ignored). Orders by reverse Cuthill-McKee, computes the elimination tree and the pattern of L.
- * Returns 0 on success, -1 if the arena is out of memory. */
+ * ignored). Orders by approximate minimum degree (AMD), computes the elimination tree and the
+ * pattern of L. Returns 0 on success, -1 if the arena is out of memory. */
 int cm_bchol_analyse(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge);
+
+/* cm_bchol_analyse with the analysis kept from one call to the next: the pattern's arrays (order,
+ * lower pattern, elimination tree, pattern of L) live in the arena `keep` (the caller's, reset
+ * here when the pattern changes) with their key, the deduplicated adjacency; *kept (NULL the
+ * first time) points to them. When the pattern is the one kept (the same set of pairs: an
+ * island whose bodies touch the same neighbours as in the last step), only the adjacency is
+ * built and compared and the numeric arrays taken from `arena` (*hit = 1); else the analysis
+ * runs and is kept. The result is the same as cm_bchol_analyse's, which is a function of the
+ * pattern alone. Returns 0, or -1 without memory (then *kept may be NULL). */
+int cm_bchol_analyse_kept(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge,
+                          cmArena* keep, void** kept, int* hit);
 
 /* The matrix store alone, for the conjugate gradients of block_pcg.c: the pattern of the edges
  * in the original order (perm and iperm the identity), ap/acol/ax/ad, no factor (lp, lx, ...

@@ -32,6 +32,10 @@ extern double cm_solve_reuse_ratio;
  * 0: always factorised; 2: every block-sparse island of rigid bodies by conjugate gradients
  * (tests) */
 extern int cm_solve_pcg_rigid;
+/* 1 (default): a factorised island's symbolic analysis is kept from step to step while its
+ * pattern holds (solve_implicit.c, kept_analysis); 0: computed every step (tests: the same
+ * results) */
+extern int cm_solve_keep_analysis;
 /* 1 (default): a block-sparse island's Hessian is assembled once per solve and then updated by
  * the rows whose Hessian changed; 0: assembled whole every iteration */
 extern int cm_solve_delta;

@@ -126,6 +126,45 @@ static void test_pile_weight(void) {
   cm_model_free(m);
 }
 
+/* The symbolic analysis kept from step to step while an island's pattern holds
+ * (cm_solve_keep_analysis) is the analysis of that pattern: a pile stepped with and without it
+ * ends in the same state bit for bit. The boxes are thrown sideways and spinning (as in
+ * test_pile_solver_paths), so that the pattern changes as contacts open and close. */
+static void test_pile_kept_analysis(void) {
+  const int layers = 4, steps = 300;
+  cmModel* m = pyramid(layers, 0.5);
+  CHECK(m != NULL);
+  if (!m) return;
+  int saved = cm_solve_keep_analysis;
+  uint64_t hash[2];
+  long kept[2], fresh[2];
+  for (int pass = 0; pass < 2; pass++) {
+    cm_solve_keep_analysis = pass == 0;
+    cmData* d = cm_data_new(m);
+    for (int b = 1; b < m->nbody; b++) {
+      d->body_cvel[3 * b] = 0.3 * ((b % 3) - 1);
+      d->body_cvel[3 * b + 1] = 0.1 * ((b % 5) - 2);
+      d->body_angvel[3 * b + 2] = 2.0 * ((b % 4) - 1.5);
+    }
+    for (int i = 0; i < steps; i++)
+      CHECK(cm_step(m, d) == CM_OK);
+    hash[pass] = cm_data_hash(m, d);
+    kept[pass] = cm_priv(d)->solve_nkept;
+    fresh[pass] = cm_priv(d)->solve_nanalyse;
+    cm_data_free(d);
+  }
+  cm_solve_keep_analysis = saved;
+  printf("  %d boxes, %d steps: analyses kept %ld, computed %ld (without keeping: %ld, %ld); "
+         "states %s\n",
+         m->nbody - 1, steps, kept[0], fresh[0], kept[1], fresh[1],
+         hash[0] == hash[1] ? "identical" : "DIFFER");
+  CHECK(hash[0] == hash[1]);
+  CHECK(kept[1] == 0 && fresh[1] > 0);
+  CHECK(kept[0] > 0 && fresh[0] > 1); /* both: the pattern held and changed */
+  CHECK(kept[0] + fresh[0] == fresh[1]);
+  cm_model_free(m);
+}
+
 static void test_pile_dense_vs_sparse(void) {
   const int layers = 3, steps = 100;
   cmModel* m = pyramid(layers, 0.5);
@@ -301,6 +340,7 @@ static void test_pile_warm_start(void) {
 int main(void) {
   RUN(test_pile_warm_start);
   RUN(test_pile_solver_paths);
+  RUN(test_pile_kept_analysis);
   RUN(test_pile_dense_vs_sparse);
   RUN(test_pile_weight);
   return test_report();

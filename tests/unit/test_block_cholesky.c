@@ -422,9 +422,109 @@ static void test_pcg_indefinite(void) {
   cm_arena_destroy(&arena);
 }
 
+/* the same pattern arrays, value for value */
+static int same_pattern(const cmBlockChol* a, const cmBlockChol* b) {
+  int n = a->n;
+  if (b->n != n || a->nnz_l != b->nnz_l || a->flops != b->flops) return 0;
+  long nl = a->nnz_l, na = a->ap[n];
+  return !memcmp(a->perm, b->perm, (size_t)n * sizeof(int)) &&
+         !memcmp(a->iperm, b->iperm, (size_t)n * sizeof(int)) &&
+         !memcmp(a->ap, b->ap, ((size_t)n + 1) * sizeof(int)) &&
+         !memcmp(a->acol, b->acol, (size_t)na * sizeof(int)) &&
+         !memcmp(a->parent, b->parent, (size_t)n * sizeof(int)) &&
+         !memcmp(a->lp, b->lp, ((size_t)n + 1) * sizeof(int)) &&
+         !memcmp(a->lrow, b->lrow, (size_t)nl * sizeof(int)) &&
+         !memcmp(a->rp, b->rp, ((size_t)n + 1) * sizeof(int)) &&
+         !memcmp(a->rcol, b->rcol, (size_t)nl * sizeof(int));
+}
+
+/* a diagonally dominant symmetric matrix on the pattern of c (the value of entry (a, c) of the
+ * block between bodies i < j a function of i, j, a, c), factorised; x = A^-1 (1, 2, ...) */
+static int factor_solve(cmBlockChol* c, int nb, int ne, const int* edge, double* x) {
+  cm_bchol_zero(c);
+  for (int i = 0; i < nb; i++)
+    for (int k = 0; k < 6; k++)
+      cm_bchol_diag(c, i)[7 * k] = 100 + i % 7;
+  for (int e = 0; e < ne; e++) {
+    int i = edge[2 * e], j = edge[2 * e + 1];
+    int lo = i < j ? i : j, hi = i < j ? j : i, s = cm_bchol_slot(c, lo, hi);
+    if (s < 0) return 0;
+    /* the stored block is (lo, hi) if lo comes later in the order, else (hi, lo) */
+    int lo_row = c->iperm[lo] > c->iperm[hi];
+    double* B = cm_bchol_block(c, s);
+    for (int a = 0; a < 6; a++)
+      for (int k = 0; k < 6; k++) {
+        int r = lo_row ? a : k, q = lo_row ? k : a; /* entry (r, q) of block (lo, hi) */
+        B[6 * a + k] = 0.1 * sin(1.0 + lo + 3.0 * hi + 0.7 * r + 0.3 * q);
+      }
+  }
+  if (!cm_bchol_factor(c)) return 0;
+  for (int i = 0; i < 6 * nb; i++)
+    x[i] = 1 + i;
+  cm_bchol_solve(c, x);
+  return 1;
+}
+
+/* cm_bchol_analyse_kept: the first call analyses and keeps; a second call with the same set of
+ * edges (other order, a duplicate) takes the kept pattern arrays (the same addresses) with new
+ * numeric arrays, and the solve is the same bit for bit as after a fresh analysis; another
+ * pattern (one edge fewer) analyses again, equal to cm_bchol_analyse of it */
+static void test_kept_analysis(void) {
+  enum { NX = 4, NY = 4, NZ = 3, NB = NX * NY * NZ };
+  int edge[2 * 3 * NB + 2], ne = 0;
+  for (int z = 0; z < NZ; z++)
+    for (int y = 0; y < NY; y++)
+      for (int x = 0; x < NX; x++) {
+        int i = x + NX * (y + NY * z);
+        if (x + 1 < NX) edge[2 * ne] = i, edge[2 * ne++ + 1] = i + 1;
+        if (y + 1 < NY) edge[2 * ne] = i, edge[2 * ne++ + 1] = i + NX;
+        if (z + 1 < NZ) edge[2 * ne] = i, edge[2 * ne++ + 1] = i + NX * NY;
+      }
+  /* the same set: reversed, each pair turned round, the first one twice */
+  int shuffled[2 * 3 * NB + 4], ns = 0;
+  for (int e = ne - 1; e >= 0; e--)
+    shuffled[2 * ns] = edge[2 * e + 1], shuffled[2 * ns++ + 1] = edge[2 * e];
+  shuffled[2 * ns] = edge[0], shuffled[2 * ns++ + 1] = edge[1];
+  cmArena arena, keep, own;
+  cm_arena_init(&arena, 1 << 12);
+  cm_arena_init(&own, 1 << 12); /* the plain analyses' */
+  memset(&keep, 0, sizeof keep);
+  void* kept = NULL;
+  int hit = -1;
+  double x0[6 * NB], x1[6 * NB], x2[6 * NB];
+  cmBlockChol plain, k1, k2;
+  CHECK(cm_bchol_analyse(&plain, &own, NB, ne, edge) == 0);
+  CHECK(factor_solve(&plain, NB, ne, edge, x0));
+  CHECK(cm_bchol_analyse_kept(&k1, &arena, NB, ne, edge, &keep, &kept, &hit) == 0);
+  CHECK(hit == 0 && kept != NULL);
+  CHECK(same_pattern(&plain, &k1));
+  cm_arena_reset(&arena); /* a new step: the kept arrays survive the step's arena */
+  CHECK(cm_bchol_analyse_kept(&k2, &arena, NB, ns, shuffled, &keep, &kept, &hit) == 0);
+  CHECK(hit == 1);
+  CHECK(k2.perm == k1.perm && k2.lrow == k1.lrow && k2.rcol == k1.rcol);
+  CHECK(same_pattern(&plain, &k2));
+  CHECK(factor_solve(&k2, NB, ns, shuffled, x1));
+  CHECK(!memcmp(x0, x1, sizeof x0));
+  /* one pair fewer: analysed again, as a fresh analysis of that pattern */
+  CHECK(cm_bchol_analyse_kept(&k2, &arena, NB, ne - 1, edge, &keep, &kept, &hit) == 0);
+  CHECK(hit == 0 && kept != NULL);
+  CHECK(cm_bchol_analyse(&plain, &own, NB, ne - 1, edge) == 0);
+  CHECK(same_pattern(&plain, &k2));
+  CHECK(factor_solve(&k2, NB, ne - 1, edge, x2));
+  CHECK(factor_solve(&plain, NB, ne - 1, edge, x1));
+  CHECK(!memcmp(x1, x2, sizeof x1));
+  /* one body more, the same edges: another pattern */
+  CHECK(cm_bchol_analyse_kept(&k2, &arena, NB + 1, ne - 1, edge, &keep, &kept, &hit) == 0);
+  CHECK(hit == 0);
+  cm_arena_destroy(&arena);
+  cm_arena_destroy(&own);
+  cm_arena_destroy(&keep);
+}
+
 int main(void) {
   RUN(test_graphs);
   RUN(test_deterministic);
   RUN(test_pcg_indefinite);
+  RUN(test_kept_analysis);
   return test_report();
 }
