@@ -139,7 +139,7 @@ static HertzRun hertz_run(int n, double travel) {
   out.a_hertz = a;
   out.d_hertz = dH;
   for (int j = 0; j < 3; j++) {
-    double z = (j + 1) * a, x[3] = {0, 0, -R + z}, u[3];
+    double z = (j + 1) * a, x[3] = {0, 0, -R + z}, u[3] = {0, 0, 0};
     CHECK(interp_disp(m, d, x, u));
     double C = travel - u[2];                                   /* simulated compression */
     double CH = hertz_axis_compression(z / a, nu) * p0 * a / E; /* Hertz's */

@@ -645,7 +645,7 @@ static void test_patch(void) {
       }
       double E = assemble(&b, x, g, NULL);
       /* one F, one stress, in every tet */
-      double s0[9], vm0 = 0, P0[9], F0[9];
+      double s0[9] = {0}, vm0 = 0, P0[9] = {0}, F0[9] = {0};
       for (int t = 0; t < m->ntet; t++) {
         double xe[12], F[9], s[9];
         gather(m, t, x, xe);
