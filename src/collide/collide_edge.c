@@ -30,6 +30,10 @@
  * 2. Crossings. Each such ridge is tested against the faces of the other mesh near it
  *    (cm_bvh_seg_faces: cm_seg_tri, exact, symmetric in the edge's direction). The partners of a
  *    ridge that crosses faces are the three edges of every face it crosses (pairing rule below).
+ *    A ridge with both endpoints inside the other body is not searched: every pair it would
+ *    make has it as one edge, and step 3 drops an edge with both endpoints inside (the same
+ *    contacts bit for bit; the S2 pile of 125 boxes 0.94x the time while it collapses, 0.98x at
+ *    rest, where a box resting inside another's top face has its bottom ridges inside).
  *    Until 2026-12-03 every intersecting face pair of the two meshes was found first
  *    (cm_bvh_tri_pairs) and every edge of both faces tested against the other: the same crossings
  *    for the edges that can pair, at 5-10 times the cost of the vertex queries on a pile of
@@ -105,10 +109,8 @@ typedef struct Ctx {
    * vertex */
   double* yb;
   unsigned char* ydone;
-  /* inside tests of vertices, cached per pair: open addressing on key 2 v + side */
-  long* key;
-  signed char* val;
-  int mask;
+  /* inside tests of the vertices of each side, cached per pair (-1: not yet asked) */
+  signed char* ins[2];
 } Ctx;
 
 static int cand_cmp(const void* x, const void* y) {
@@ -136,11 +138,7 @@ static void vert_a(const Ctx* c, int side, int i, double y[3]) {
 
 /* is vertex i of mesh side inside the other mesh? (cached) */
 static int vertex_inside(Ctx* c, int side, int i) {
-  long key = 2 * (long)i + side;
-  unsigned h = (unsigned)(key * 2654435761u) & (unsigned)c->mask;
-  while (c->key[h] >= 0 && c->key[h] != key)
-    h = (h + 1) & (unsigned)c->mask;
-  if (c->key[h] == key) return c->val[h];
+  if (c->ins[side][i] >= 0) return c->ins[side][i];
   double y[3], r[3], x[3];
   int in;
   vert_a(c, side, i, y);
@@ -152,8 +150,7 @@ static int vertex_inside(Ctx* c, int side, int i) {
     cm_m3_mulvt(x, c->R, r);
     in = cm_mesh_inside_local(c->m, c->g[1], x, NULL);
   }
-  c->key[h] = key;
-  c->val[h] = (signed char)in;
+  c->ins[side][i] = (signed char)in;
   return in;
 }
 
@@ -526,8 +523,13 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
   size_t nvb = (size_t)m->geom_nvert[c.g[1]];
   c.yb = cm_arena_alloc(arena, 3 * nvb * sizeof *c.yb);
   c.ydone = cm_arena_alloc(arena, nvb);
-  if (!c.yb || !c.ydone) return -1;
+  size_t nva = (size_t)m->geom_nvert[c.g[0]];
+  c.ins[0] = cm_arena_alloc(arena, nva);
+  c.ins[1] = cm_arena_alloc(arena, nvb);
+  if (!c.yb || !c.ydone || !c.ins[0] || !c.ins[1]) return -1;
   memset(c.ydone, 0, nvb);
+  memset(c.ins[0], -1, nva);
+  memset(c.ins[1], -1, nvb);
   double RA[9]; /* A's frame into the world, for the results */
   cm_quat_to_mat(RA, d->body_xquat + 4 * a);
 
@@ -545,6 +547,9 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
     for (int i = 0; i < nr; i++) {
       double p[3], q[3];
       int* g;
+      /* a ridge with both ends inside the other body pairs only into candidates that step 3
+       * drops (an edge with both endpoints inside): its crossings are not needed */
+      if (vertex_inside(&c, s, rl[4 * i]) && vertex_inside(&c, s, rl[4 * i + 1])) continue;
       vert_a(&c, s, rl[4 * i], p);
       vert_a(&c, s, rl[4 * i + 1], q);
       int ng = crossed_faces(&c, s, p, q, arena, &g);
@@ -586,17 +591,8 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
   if (nc == 0) return 0;
   cm_sort(cand, (size_t)nc, sizeof *cand, cand_cmp);
 
-  /* the inside cache: at most 4 vertices per candidate */
-  int size = 16;
-  while (size < 8 * nc)
-    size *= 2;
-  c.key = cm_arena_alloc(arena, (size_t)size * sizeof *c.key);
-  c.val = cm_arena_alloc(arena, (size_t)size);
   cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)nc + 1) * sizeof *hit);
-  if (!c.key || !c.val || !hit) return -1;
-  for (int i = 0; i < size; i++)
-    c.key[i] = -1;
-  c.mask = size - 1;
+  if (!hit) return -1;
 
   /* 3-4: the linked candidates, one contact per distinct pair, in world coordinates */
   int nh = 0;
