@@ -121,6 +121,25 @@ static int cand_cmp(const void* x, const void* y) {
   return (p->b1 > q->b1) - (p->b1 < q->b1);
 }
 
+/* the candidates by their edges (cand_cmp): by insertion when few (a pair of boxes has 0 to 30,
+ * where cm_sort's calls through the comparison cost more than the sort), else cm_sort. Equal
+ * candidates (the same two edges, found from both ridges) differ only in the faces they were
+ * reached from, which give the same edges and geometry (edge_of, edge_pn): their order does
+ * not change the contacts. */
+static void sort_cands(Cand* cand, int nc) {
+  if (nc > 32) {
+    cm_sort(cand, (size_t)nc, sizeof *cand, cand_cmp);
+    return;
+  }
+  for (int i = 1; i < nc; i++) {
+    Cand x = cand[i];
+    int j = i;
+    for (; j > 0 && cand_cmp(&cand[j - 1], &x) > 0; j--)
+      cand[j] = cand[j - 1];
+    cand[j] = x;
+  }
+}
+
 /* vertex i of mesh side in A's frame */
 static void vert_a(const Ctx* c, int side, int i, double y[3]) {
   const double* x = c->v[side] + 3 * (size_t)i;
@@ -589,7 +608,7 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
     }
   }
   if (nc == 0) return 0;
-  cm_sort(cand, (size_t)nc, sizeof *cand, cand_cmp);
+  sort_cands(cand, nc);
 
   cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)nc + 1) * sizeof *hit);
   if (!hit) return -1;

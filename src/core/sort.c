@@ -20,7 +20,11 @@
  * that are equal byte for byte or whose order it does not use (the two half-edges of one
  * degenerate face in the pseudonormals).
  *
- * Elements are swapped through a 64-byte buffer, in pieces for larger elements. */
+ * Elements are swapped through a 64-byte buffer, in pieces for larger elements.
+ *
+ * cm_sort_int sorts short arrays of ints by insertion instead (the step's lists of crossed
+ * faces and neighbours hold 0 to 20): equal ints are indistinguishable, so every correct sort
+ * gives its array, and insertion costs less there than the heap's calls through cmp. */
 #include "core/sort.h"
 
 #include <stdint.h>
@@ -62,6 +66,23 @@ void cm_sort(void* base_, size_t n, size_t size, int (*cmp)(const void*, const v
   for (size_t end = n - 1; end > 0; end--) {
     swap_bytes(base, base + end * size, size);
     sift_down(base, 0, end, size, cmp);
+  }
+}
+
+/* arrays up to this long are sorted by insertion (cm_sort_int) */
+#define INSERTION_MAX 32
+
+void cm_sort_int(int* a, size_t n) {
+  if (n > INSERTION_MAX) {
+    cm_sort(a, n, sizeof *a, cm_int_cmp);
+    return;
+  }
+  for (size_t i = 1; i < n; i++) {
+    int x = a[i];
+    size_t j = i;
+    for (; j > 0 && a[j - 1] > x; j--)
+      a[j] = a[j - 1];
+    a[j] = x;
   }
 }
 

@@ -13,6 +13,11 @@
  * key). */
 void cm_sort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*));
 
+/* ints ascending: by insertion for short arrays (the lists of a step: crossed faces, a body's
+ * neighbours, 0 to 20 ints, where the heap's calls through cmp cost more than the sort), else
+ * cm_sort. Equal ints are indistinguishable, so the result is cm_sort's. */
+void cm_sort_int(int* a, size_t n);
+
 /* comparison of int pairs, lexicographic (an element of 2 ints, or the first 2 of a longer one) */
 int cm_int2_cmp(const void* x, const void* y);
 

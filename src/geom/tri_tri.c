@@ -539,6 +539,6 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
       count++;
     }
   }
-  if (count <= max) cm_sort(out, (size_t)count, sizeof *out, cm_int_cmp);
+  if (count <= max) cm_sort_int(out, (size_t)count);
   return count;
 }

@@ -58,7 +58,7 @@ int cm_bchol_dense_max = 4;
 /* ints ascending (cm_sort: no allocation; equal ints are indistinguishable, so the order is
  * unique) */
 static void sort_int(int* a, int n) {
-  cm_sort(a, (size_t)n, sizeof *a, cm_int_cmp);
+  cm_sort_int(a, (size_t)n);
 }
 
 #define ALLOC(p, count)                                                                            \

@@ -1,5 +1,5 @@
-/* cm_sort (src/core/sort.c) against an insertion sort written here, which is simple enough to be
- * obviously right and is stable.
+/* cm_sort and cm_sort_int (src/core/sort.c) against an insertion sort written here, which is simple
+ * enough to be obviously right and is stable.
  *
  * Checked: random, sorted, reversed and constant arrays of every length up to 40 and a long one
  * come out equal to the insertion sort's; elements larger than the 64-byte swap buffer; a total
@@ -14,7 +14,9 @@
 #include "test.h"
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
-static unsigned long long next(void) { return test_rand64(&rng); }
+static unsigned long long next(void) {
+  return test_rand64(&rng);
+}
 
 /* the reference: stable insertion sort */
 static void insertion_sort(void* base, size_t n, size_t size,
@@ -32,13 +34,17 @@ static void insertion_sort(void* base, size_t n, size_t size,
   }
 }
 
+/* cm_sort and cm_sort_int (insertion up to 32 ints, cm_sort beyond) against the reference */
 static void check_ints(const int* in, int n) {
-  int a[1000], r[1000];
+  int a[1000], b[1000], r[1000];
   memcpy(a, in, (size_t)n * sizeof *a);
+  memcpy(b, in, (size_t)n * sizeof *b);
   memcpy(r, in, (size_t)n * sizeof *r);
   cm_sort(a, (size_t)n, sizeof *a, cm_int_cmp);
+  cm_sort_int(b, (size_t)n);
   insertion_sort(r, (size_t)n, sizeof *r, cm_int_cmp);
   CHECK(memcmp(a, r, (size_t)n * sizeof *a) == 0);
+  CHECK(memcmp(b, r, (size_t)n * sizeof *b) == 0);
 }
 
 static void test_ints(void) {
