@@ -419,6 +419,7 @@ static void test_free_body_beside_contacts(void) {
       contacts += d->ncontact;
     }
     if (withc) CHECK(contacts > 1000);
+    if (withc) printf("  contacts over 500 steps: %d\n", contacts);
     memcpy(state[withc], d->body_cpos, 3 * sizeof(double));
     memcpy(state[withc] + 3, d->body_xquat, 4 * sizeof(double));
     memcpy(state[withc] + 7, d->body_cvel, 3 * sizeof(double));

@@ -16,6 +16,7 @@
  *    vertex is inside: what the test would see if the default missed edges), and the depth
  *    monitor counts it (deep_penetration), where the default's run counts nothing. */
 #include <math.h>
+#include <string.h>
 
 #include "comply/comply.h"
 #include "core/cm_math.h"
@@ -158,7 +159,58 @@ static void test_vertex_sinks(void) {
   CHECK(ratio > 0.1);
 }
 
+/* Two corners interlocked (a pose from the S2 pile of 125 boxes at t = 2 s, bodies 12 and 67):
+ * each box's corner is inside the other, 2.3 and 2.8 mm from the nearest face, while the boxes
+ * overlap 10.6 mm (the separating-axis depth). No two edges are linked across each other's
+ * faces there (each enters the other box through the third face at the other's corner), so
+ * until 2026-12-04 the default method had only the two vertex contacts: the pile kept the
+ * 10.6 mm to its end. The pair of corner ridges linked at their corners (collide_edge.c, step
+ * 3) pushes the upper box out: with the lower one fixed and the upper one free under gravity,
+ * within 40 ms the overlap is below the law's depth of a box resting on an edge. */
+static void test_corner_interlock(void) {
+  cmScene* s = cm_scene_new("corner interlock");
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
+  const double q[2][4] = {{0.9097, 0.1641, 0.0693, 0.3752}, {0.9377, 0.0280, 0.2179, 0.2692}};
+  const double x[2][3] = {{0.00525, -0.16432, 0.06323}, {0.06660, -0.06970, 0.14647}};
+  for (int i = 0; i < 2; i++) {
+    cmBodyDef b = scene_box(i ? "upper" : "lower", SIZE, SIZE, SIZE, 2);
+    if (i == 0) b.motion = CM_MOTION_FIXED;
+    memcpy(b.position, x[i], sizeof b.position);
+    double n = sqrt(q[i][0] * q[i][0] + q[i][1] * q[i][1] + q[i][2] * q[i][2] + q[i][3] * q[i][3]);
+    for (int k = 0; k < 4; k++)
+      b.orientation[k] = q[i][k] / n;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
+  }
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = KA;
+  r.friction = 0.5;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  cmModel* m = scene_compile(s);
+  CHECK(m != NULL);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  double R[2][9], o0 = NAN, o = NAN;
+  for (int i = 0; i <= 40; i++) {
+    if (i > 0) CHECK(cm_step(m, d) == CM_OK);
+    for (int b = 0; b < 2; b++)
+      cm_quat_to_mat(R[b], d->body_xquat + 4 * b);
+    o = sat_overlap(d->body_cpos, R[0], d->body_cpos + 3, R[1]);
+    if (i == 0) o0 = o;
+  }
+  double edge = sqrt(9.81 / (KA * SIZE));
+  printf("  interlocked corners: overlap %.2f mm at the start, %.3f mm after 40 ms (the law's edge "
+         "depth %.2f mm)\n",
+         1e3 * o0, 1e3 * o, 1e3 * edge);
+  CHECK(o0 > 10e-3);
+  CHECK(o <= edge);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
+  RUN(test_corner_interlock);
   RUN(test_default_holds);
   RUN(test_vertex_sinks);
   return test_report();
