@@ -7,13 +7,20 @@
 #include "core/arena.h"
 #include "model/data_internal.h"
 
-/* The body-frame vertices (nvert x 3) and vertex area vectors of geometry g: the model's, or
+/* The body-frame vertices (nvert x 3), vertex pseudonormals and vertex area vectors of geometry
+ * g: the model's, or
  * for a deformable body's geometry its deformed ones of this step (world = body frame:
  * model/state.c). */
 static inline const double* cm_geom_vert(const cmModel* m, const cmData* d, int g) {
   size_t va = (size_t)m->geom_vertadr[g];
   if (m->nnode && m->geom_nvert[g] && m->mesh_vert_node[va] >= 0) return cm_priv(d)->dvert + 3 * va;
   return m->mesh_vert + 3 * va;
+}
+static inline const double* cm_geom_vert_pn(const cmModel* m, const cmData* d, int g) {
+  size_t va = (size_t)m->geom_vertadr[g];
+  if (m->nnode && m->geom_nvert[g] && m->mesh_vert_node[va] >= 0)
+    return cm_priv(d)->dvert_pn + 3 * va;
+  return m->mesh_vert_pn + 3 * va;
 }
 static inline const double* cm_geom_areavec(const cmModel* m, const cmData* d, int g) {
   size_t va = (size_t)m->geom_vertadr[g];
@@ -71,9 +78,12 @@ double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
 struct cmNearest;
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], struct cmNearest* out);
 
-/* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. */
+/* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. vn (world,
+ * may be NULL): the outward normal of the penetrating surface at p0 (its vertex pseudonormal);
+ * where the nearest face of b does not face against it, the contact is with the nearest face
+ * that does (collide_mesh.c). */
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
-                           cmHit* hit);
+                           const double* vn, cmHit* hit);
 
 /* one edge-edge contact (SPEC 4 `vertex_edge`), world frame */
 typedef struct cmEdgeHit {

@@ -134,8 +134,30 @@ static void deformed_point(const cmModel* m, const cmData* d, int b, const doubl
   hit->dist = cm_v3_dot(t, hit->n);
 }
 
+/* The contact face of a penetrating vertex at p (B's frame, inside): the nearest face, unless
+ * its normal does not face against the vertex's outward normal vn (world): then the nearest face
+ * that does, if p is behind it. A face along which the vertex's surface runs (the flush side
+ * faces of two aligned boxes, one resting on the other) is nearest to the bottom corners at
+ * distance 0 whatever their depth below the top face, so those corners carried nothing and the
+ * upper box tipped onto them (docs/contact-laws.md, "Flush faces"). */
+static void facing_face(const cmModel* m, int g, const double q[4], const double p[3],
+                        const double* vn, cmNearest* near) {
+  const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[g];
+  double u[3];
+  cm_quat_rotate_inv(u, q, vn);
+  if (cm_v3_dot(fn + 3 * (size_t)near->face, u) < 0) return;
+  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
+  cmNearest f;
+  if (!cm_bvh_nearest_facing((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
+                             m->mesh_face + 3 * (size_t)fa, fn, u, p, INFINITY, &f))
+    return;
+  double t[3];
+  cm_v3_sub(t, p, f.point);
+  if (cm_v3_dot(t, fn + 3 * (size_t)f.face) < 0) *near = f;
+}
+
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
-                           cmHit* hit) {
+                           const double* vn, cmHit* hit) {
   if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
     deformed_point(m, d, b, p0, hit);
     return;
@@ -148,6 +170,7 @@ void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const doubl
   cmNearest near;
   if (!cm_mesh_inside_local(m, g, p, &near)) return;
   const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[g];
+  if (vn) facing_face(m, g, q, p, vn, &near);
   /* world quantities: nearest point, normal of the nearest face, signed distance */
   double p1[3], n[3], t[3];
   cm_quat_rotate(t, q, near.point);

@@ -41,5 +41,9 @@ void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, c
     plane_query(m, d, b, p0, hit);
     return;
   }
-  cm_collide_mesh_point(m, d, b, p0, hit);
+  /* the vertex's pseudonormal in world (a deformable body's frame has the world's axes and an
+   * identity orientation) */
+  double vn[3];
+  cm_quat_rotate(vn, d->body_xquat + 4 * a, cm_geom_vert_pn(m, d, ga) + 3 * (size_t)v);
+  cm_collide_mesh_point(m, d, b, p0, vn, hit);
 }

@@ -472,8 +472,13 @@ typedef struct StackEntry {
   double d2;
 } StackEntry;
 
-int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const double p[3],
-                   double max_dist, cmNearest* out) {
+/* cm_bvh_nearest, and with dir (not NULL) cm_bvh_nearest_facing: only the faces whose normal
+ * (face_normal) has a negative dot product with dir are candidates (the bounds stay valid: a
+ * box's distance bounds every face in it, skipped or not). Inlined into both, so the plain query
+ * carries no test per face. */
+static inline int nearest(const cmBvh* bvh, const double* vert, const int* face,
+                          const double* face_normal, const double* dir, const double p[3],
+                          double max_dist, cmNearest* out) {
   CM_ASSERT(bvh && out && p);
   StackEntry stack[CM_BVH_MAX_DEPTH];
   double best = max_dist * max_dist, q[3];
@@ -492,6 +497,7 @@ int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const 
       int n = nodes[node].count;
       for (int j = 0; j < n; j++) {
         int f = ord[j];
+        if (dir && !(cm_v3_dot(face_normal + 3 * (size_t)f, dir) < 0)) continue;
         const int* t = face + 3 * (size_t)f;
         const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
                                     vert + 3 * (size_t)t[2]};
@@ -538,6 +544,17 @@ done:
   out->face = bestf;
   out->dist2 = best;
   return 1;
+}
+
+int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const double p[3],
+                   double max_dist, cmNearest* out) {
+  return nearest(bvh, vert, face, NULL, NULL, p, max_dist, out);
+}
+
+int cm_bvh_nearest_facing(const cmBvh* bvh, const double* vert, const int* face,
+                          const double* face_normal, const double dir[3], const double p[3],
+                          double max_dist, cmNearest* out) {
+  return nearest(bvh, vert, face, face_normal, dir, p, max_dist, out);
 }
 
 double cm_bvh_signed_distance(const cmBvh* bvh, const double* vert, const int* face,

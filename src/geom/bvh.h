@@ -127,6 +127,13 @@ void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem);
 int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const double p[3],
                    double max_dist, cmNearest* out);
 
+/* cm_bvh_nearest over the faces that face against dir only: those whose normal (face_normal,
+ * nface x 3) has a negative dot product with dir. The vertex query's contact face where the
+ * nearest face runs along the penetrating vertex instead of against it (collide_mesh.c). */
+int cm_bvh_nearest_facing(const cmBvh* bvh, const double* vert, const int* face,
+                          const double* face_normal, const double dir[3], const double p[3],
+                          double max_dist, cmNearest* out);
+
 /* Signed distance from p to the surface, negative inside, by cm_bvh_nearest and the sign of
  * (p - q) . n with n the pseudonormal of the closest feature: the face normal (face_normal,
  * nface x 3 unit, may be NULL to compute it), the edge pseudonormal (edge_pn) or the vertex

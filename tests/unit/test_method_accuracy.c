@@ -362,31 +362,63 @@ static double curve_extent(const Exact* x, const double u[3]) {
 
 /* the vertices of a box primitive of d divisions: the 6 d^2 + 2 lattice points
  * (2 i - d)/(2 d) size on its surface, in world coordinates */
-static int box_lattice(const Box* b, int d, double* out) {
+static int box_lattice_n(const Box* b, int d, double* out, double* nrm) {
   int n = 0;
   for (int i = 0; i <= d; i++)
     for (int j = 0; j <= d; j++)
       for (int k = 0; k <= d; k++) {
         if (i > 0 && i < d && j > 0 && j < d && k > 0 && k < d) continue;
         int p[3] = {i, j, k};
-        double x[3], w[3];
-        for (int a = 0; a < 3; a++)
+        double x[3], w[3], s[3];
+        for (int a = 0; a < 3; a++) {
           x[a] = (double)(2 * p[a] - d) / d * b->e[a];
+          s[a] = p[a] == 0 ? -1 : p[a] == d ? 1 : 0;
+        }
         cm_m3_mulv(w, b->R, x);
         cm_v3_add(out + 3 * n, w, b->c);
+        if (nrm) cm_m3_mulv(nrm + 3 * n, b->R, s);
         n++;
       }
   return n;
 }
 
+/* the surface vertices of a box of d divisions (world); with box_lattice_n also the direction of
+ * each one's pseudonormal (the sum of the normals of the box faces it lies on: the angle-weighted
+ * pseudonormal's direction, whatever the triangulation) */
+static int box_lattice(const Box* b, int d, double* out) {
+  return box_lattice_n(b, d, out, NULL);
+}
+
+/* The vertex query's depth of a point p of outward normal direction nv inside box Y: its
+ * distance to the nearest face, unless that face's normal does not face against nv (a flush
+ * side face: collide_mesh.c, facing_face); then to the nearest face that does. For a point
+ * inside the box the nearest point of face (k, +-) is the point's projection on its plane. */
+static double box_slack_facing(const Box* Y, const double p[3], const double nv[3]) {
+  double r[3], x[3], m[3];
+  cm_v3_sub(r, p, Y->c);
+  cm_m3_mulvt(x, Y->R, r);
+  cm_m3_mulvt(m, Y->R, nv);
+  int kn = 0;
+  for (int k = 1; k < 3; k++)
+    if (Y->e[k] - fabs(x[k]) < Y->e[kn] - fabs(x[kn])) kn = k;
+  double near = Y->e[kn] - fabs(x[kn]);
+  if (!(near > 0) || (x[kn] >= 0 ? m[kn] : -m[kn]) < 0) return near;
+  double best = INFINITY;
+  for (int k = 0; k < 3; k++)
+    for (int sg = -1; sg <= 1; sg += 2)
+      if (sg * m[k] < 0) best = fmin(best, Y->e[k] - sg * x[k]);
+  return best < INFINITY ? best : near;
+}
+
 /* the depth of the deepest vertex of X (d divisions) inside Y (0 if none); *ambiguous counts
  * the vertices within rounding of Y's surface */
 static double deepest_vertex(const Box* X, int d, const Box* Y, int* ambiguous) {
-  double v[3 * MAXLAT], best = 0;
-  int n = box_lattice(X, d, v);
+  double v[3 * MAXLAT], nv[3 * MAXLAT], best = 0;
+  int n = box_lattice_n(X, d, v, nv);
   for (int i = 0; i < n; i++) {
     double s = box_slack(Y, v + 3 * i);
     if (fabs(s) <= EPS_POS) (*ambiguous)++;
+    if (s > 0) s = box_slack_facing(Y, v + 3 * i, nv + 3 * i);
     if (s > best) best = s;
   }
   return best;
@@ -723,8 +755,8 @@ static void test_boxes(void) {
   }
   static Stat st[NCASE + 1][NDIV][NMETHOD]; /* + random poses whose SAT axis is an edge pair */
   memset(st, 0, sizeof st);
-  int npose = test_trials(400, 8), nedge_axis = 0, spurious = 0;
-  double spurious_worst = 0;
+  int npose = test_trials(400, 8), nedge_axis = 0, spurious = 0, vdeep = 0;
+  double spurious_worst = 0, vdeep_worst = 0;
   for (int kind = 0; kind < NCASE; kind++)
     for (int it = 0; it < npose; it++) {
       Config c = config_random(kind);
@@ -753,11 +785,21 @@ static void test_boxes(void) {
            * the vertex contacts' areas shared by depth instead of halved */
           if (k == M_AUTO) CHECK(r.n == rve.n && r.depth == rve.depth);
           if (k == M_VERTEX_EDGE) rve = r;
-          /* no vertex contact deeper than the overlap (the least translation that separates
-           * the boxes, the SAT depth: a vertex must move at least its depth to leave); an edge
-           * contact at most twice it (its depth capped by the projected overlaps across the
-           * faces around its edges, edge_depth: up to 50 times before, 1.8 times now) */
-          if (k == M_VERTEX || k == M_TWO_WAY) CHECK(r.depth <= x.depth * (1 + 1e-9) + EPS_POS);
+          /* a vertex contact at most 1.2 times the overlap (the least translation that
+           * separates the boxes, the SAT depth). With the nearest face it was never deeper (a
+           * vertex must move at least its distance to the surface to leave); with the facing
+           * face (collide_mesh.c) a vertex whose nearest face runs along it is as deep as the
+           * nearest face against it, which can be more than the overlap along another axis:
+           * in 6 of the 1600 poses, by at most 15 %. An edge contact at most twice it (its
+           * depth capped by the projected overlaps across the faces around its edges,
+           * edge_depth: up to 50 times before, 1.8 times now) */
+          if (k == M_VERTEX || k == M_TWO_WAY) {
+            CHECK(r.depth <= 1.2 * x.depth + EPS_POS);
+            if (r.depth > x.depth * (1 + 1e-9) + EPS_POS) {
+              vdeep++;
+              vdeep_worst = fmax(vdeep_worst, r.depth / x.depth);
+            }
+          }
           if (k == M_VERTEX_EDGE || k == M_AUTO) CHECK(r.depth <= 2 * x.depth + EPS_POS);
           if (ee) stat_add(&st[NCASE][i][k], &r, x.V, x.depth);
           if (k == M_VERTEX_EDGE && r.depth > 2 * x.depth) {
@@ -774,6 +816,9 @@ static void test_boxes(void) {
   printf("  random poses whose SAT axis is an edge pair: %d of %d\n", nedge_axis, npose);
   printf("  vertex_edge contacts deeper than twice the overlap: %d poses (worst %.3g x)\n",
          spurious, spurious_worst);
+  printf("  vertex and two_way contacts deeper than the overlap: %d of %d (pose, division, "
+         "method) (worst %.3g x)\n",
+         vdeep, 2 * NDIV * NCASE * npose, vdeep_worst);
 
   /* contour, vertex_edge and auto report every overlap (docs; asserted per pose in
    * check_boxes): the default method holds crossed boxes at every subdivision */
