@@ -50,7 +50,8 @@ typedef struct cmHit {
   double dist;  /* (p0 - p1) . n, m (< 0) */
   double p0[3]; /* the vertex */
   double p1[3]; /* nearest point on the penetrated surface */
-  double n[3];  /* normal of the nearest face (or the plane), out of the penetrated body */
+  double n[3];  /* normal of the contact face (the nearest face facing against the vertex:
+                   collide_mesh.c) or the plane, out of the penetrated body */
   int face;     /* that face (within the penetrated body's geometry), -1 for a plane */
 } cmHit;
 
@@ -81,7 +82,7 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], struct cmNe
 /* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. vn (world,
  * may be NULL): the outward normal of the penetrating surface at p0 (its vertex pseudonormal);
  * where the nearest face of b does not face against it, the contact is with the nearest face
- * that does (collide_mesh.c). */
+ * that does (collide_mesh.c; a deformable b keeps the nearest face). */
 void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
                            const double* vn, cmHit* hit);
 

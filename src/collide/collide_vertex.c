@@ -6,7 +6,9 @@
  *  - B a mesh: p0 is carried into B's frame, rejected outside B's bounding box, and the nearest
  *    point p1 on B's surface is found with B's BVH; the sign of (p0 - p1) . pseudonormal of the
  *    nearest feature (face, edge or vertex) says inside or outside (robust near edges and
- *    vertices). n = normal of the nearest face, dist = (p0 - p1) . n. */
+ *    vertices). n = normal of the nearest face, dist = (p0 - p1) . n; where that face does not
+ *    face against the vertex's pseudonormal (a flush side face), the nearest face that does
+ *    (collide_mesh.c, facing_face; docs/contact-laws.md "Flush faces"). */
 #include <math.h>
 
 #include "collide/collide.h"
