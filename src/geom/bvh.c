@@ -476,9 +476,10 @@ typedef struct StackEntry {
  * (face_normal) has a negative dot product with dir are candidates (the bounds stay valid: a
  * box's distance bounds every face in it, skipped or not). Inlined into both, so the plain query
  * carries no test per face. */
-static inline int nearest(const cmBvh* bvh, const double* vert, const int* face,
-                          const double* face_normal, const double* dir, const double p[3],
-                          double max_dist, cmNearest* out) {
+static inline __attribute__((always_inline)) int nearest(const cmBvh* bvh, const double* vert,
+                                                         const int* face, const double* face_normal,
+                                                         const double* dir, const double p[3],
+                                                         double max_dist, cmNearest* out) {
   CM_ASSERT(bvh && out && p);
   StackEntry stack[CM_BVH_MAX_DEPTH];
   double best = max_dist * max_dist, q[3];
