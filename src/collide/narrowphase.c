@@ -311,31 +311,52 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
       else
         hi = mid - 1;
     }
-    for (long h = h0; h < h1; h++) {
+    for (long h = h0; h < h1;) {
       while (jobs[lo].hit0 - base + jobs[lo].nvert <= h)
         lo++;
+      /* the job's vertices in this chunk, with its cull in locals (the stores into in[], a
+       * char array, may alias the job's fields: read through J, they were loaded again for
+       * every vertex) */
       const Job* J = &jobs[lo];
-      int v = (int)(h - (J->hit0 - base));
+      long first = J->hit0 - base, end = first + J->nvert < h1 ? first + J->nvert : h1;
+      const double* vert = J->vert;
       if (J->cull == 2) {
-        const double* x = J->vert + 3 * (size_t)v;
-        if (J->pl[0] * x[0] + J->pl[1] * x[1] + J->pl[2] * x[2] > J->pl[3]) {
-          in[h] = 0;
-          continue;
+        const double p0 = J->pl[0], p1 = J->pl[1], p2 = J->pl[2], p3 = J->pl[3];
+        for (; h < end; h++) {
+          const double* x = vert + 3 * (size_t)(h - first);
+          if (p0 * x[0] + p1 * x[1] + p2 * x[2] > p3) {
+            in[h] = 0;
+            continue;
+          }
+          cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
+          in[h] = (unsigned char)hits[h].inside;
         }
       } else if (J->cull) {
-        const double* x = J->vert + 3 * (size_t)v;
-        int out = 0;
-        for (int k = 0; k < 3; k++) {
-          double y = J->R[3 * k] * x[0] + J->R[3 * k + 1] * x[1] + J->R[3 * k + 2] * x[2] + J->t[k];
-          out |= y < J->lo[k] || y > J->hi[k];
+        double R[9], t[3], lo3[3], hi3[3];
+        memcpy(R, J->R, sizeof R);
+        memcpy(t, J->t, sizeof t);
+        memcpy(lo3, J->lo, sizeof lo3);
+        memcpy(hi3, J->hi, sizeof hi3);
+        for (; h < end; h++) {
+          const double* x = vert + 3 * (size_t)(h - first);
+          int out = 0;
+          for (int k = 0; k < 3; k++) {
+            double y = R[3 * k] * x[0] + R[3 * k + 1] * x[1] + R[3 * k + 2] * x[2] + t[k];
+            out |= y < lo3[k] || y > hi3[k];
+          }
+          if (out) {
+            in[h] = 0; /* hits[h] is not written: the compaction reads in[] first */
+            continue;
+          }
+          cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
+          in[h] = (unsigned char)hits[h].inside;
         }
-        if (out) {
-          in[h] = 0; /* hits[h] is not written: the compaction reads in[] first */
-          continue;
+      } else {
+        for (; h < end; h++) {
+          cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
+          in[h] = (unsigned char)hits[h].inside;
         }
       }
-      cm_collide_vertex(m, d, J->a, J->b, v, &hits[h]);
-      in[h] = (unsigned char)hits[h].inside;
     }
   }
 }
