@@ -28,6 +28,17 @@ static char err[1024];
 enum { NBOX = 8 };
 static const double SIZE = 0.1, KA = 1e7;
 
+/* the scene compiled with the tests' one rule: area_compliant, ka KA, friction 0.5, method */
+static cmModel* compile_with_rule(cmScene* s, cmMethod method) {
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = KA;
+  r.friction = 0.5;
+  r.method = method;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
+  return scene_compile(s);
+}
+
 static cmModel* pile(cmMethod method) {
   unsigned long long rng = 0x2545F4914F6CDD1Dull;
   cmScene* s = cm_scene_new("tilted pile");
@@ -62,13 +73,7 @@ static cmModel* pile(cmMethod method) {
       b.orientation[1 + k] = sin(ang / 2) * ax[k] / n;
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
   }
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.ka = KA;
-  r.friction = 0.5;
-  r.method = method;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
-  return scene_compile(s);
+  return compile_with_rule(s, method);
 }
 
 /* the overlap of two cubes of side SIZE at centres c and rotations R (columns: axes) over the 15
@@ -183,12 +188,7 @@ static void test_corner_interlock(void) {
       b.orientation[k] = q[i][k] / n;
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
   }
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.ka = KA;
-  r.friction = 0.5;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
-  cmModel* m = scene_compile(s);
+  cmModel* m = compile_with_rule(s, CM_METHOD_AUTO);
   CHECK(m != NULL);
   if (!m) return;
   cmData* d = cm_data_new(m);
@@ -233,12 +233,7 @@ static void test_flush_faces(void) {
     b.position[2] = 0.0501 + 0.1001 * i;
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1 + i);
   }
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.ka = KA;
-  r.friction = 0.5;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
-  cmModel* m = scene_compile(s);
+  cmModel* m = compile_with_rule(s, CM_METHOD_AUTO);
   CHECK(m != NULL);
   if (!m) return;
   cmData* d = cm_data_new(m);
