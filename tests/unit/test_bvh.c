@@ -93,10 +93,14 @@ static void free_mesh(TestMesh* t) {
 }
 
 /* brute-force nearest face: smallest squared distance, ties to the smallest face index */
-static int brute_nearest(const cmMesh* m, const double p[3], cmNearest* out) {
+/* brute force over every face; with dir (not NULL) only the faces whose normal has a negative
+ * dot product with it */
+static int brute_nearest_dir(const cmMesh* m, const double p[3], const double* dir,
+                             cmNearest* out) {
   out->face = -1;
   out->dist2 = INFINITY;
   for (int f = 0; f < m->nface; f++) {
+    if (dir && !(cm_v3_dot(m->face_normal + 3 * f, dir) < 0)) continue;
     double q[3];
     int feat, idx;
     const int* t = m->face + 3 * f;
@@ -110,6 +114,10 @@ static int brute_nearest(const cmMesh* m, const double p[3], cmNearest* out) {
     }
   }
   return out->face >= 0;
+}
+
+static int brute_nearest(const cmMesh* m, const double p[3], cmNearest* out) {
+  return brute_nearest_dir(m, p, NULL, out);
 }
 
 /* Ray parity along direction d: +1 inside (odd crossings), 0 outside, -1 ambiguous (a hit near an
@@ -519,6 +527,51 @@ static void test_nearest_brute_force(void) {
   printf("     nearest: %d queries, same face as brute force: %d\n", total, same);
 }
 
+/* cm_bvh_nearest_facing (the vertex query's contact face where the nearest one does not face
+ * against the vertex: collide_mesh.c): the nearest point over the faces whose normal has a
+ * negative dot product with a direction, against brute force over those faces, on perturbed
+ * spheres and boxes, random points and directions (axis directions too: the flush faces of a
+ * box are exactly perpendicular to them, a dot product of 0, so they are not candidates); and 0
+ * when no face qualifies (dir 0) */
+static void test_nearest_facing(void) {
+  int ok = 1, total = 0;
+  for (int trial = 0; trial < 4; trial++) {
+    TestMesh t;
+    int kind = trial % 2;
+    CHECK(make_mesh(&t, kind, kind == 0 ? 2 : 2 + trial / 2, trial < 2 ? 0 : 0.2));
+    for (int i = 0; i < test_trials(800, 1); i++) {
+      double p[3], dir[3];
+      query_point(t.m, i % Q_NKIND, p);
+      if (i % 4 == 0)
+        cm_v3_set(dir, 0, 0, 0), dir[i / 4 % 3] = i % 8 ? 1 : -1;
+      else
+        rand_dir(dir);
+      cmNearest a, b;
+      int fa = cm_bvh_nearest_facing(&t.bvh, t.m->vert, t.m->face, t.m->face_normal, dir, p,
+                                     INFINITY, &a);
+      int fb = brute_nearest_dir(t.m, p, dir, &b);
+      int good = fa == fb;
+      if (fa && fb) {
+        good &= fabs(a.dist2 - b.dist2) <= 1e-12 * b.dist2;
+        good &= cm_v3_dot(t.m->face_normal + 3 * a.face, dir) < 0;
+      }
+      if (!good && ok)
+        fprintf(stderr, "facing mismatch: bvh %d face %d d2 %.17g, brute %d face %d %.17g\n", fa,
+                a.face, a.dist2, fb, b.face, b.dist2);
+      ok &= good;
+      total++;
+    }
+    double p[3] = {0, 0, 0}, zero[3] = {0, 0, 0};
+    cmNearest r;
+    CHECK(cm_bvh_nearest_facing(&t.bvh, t.m->vert, t.m->face, t.m->face_normal, zero, p, INFINITY,
+                                &r) == 0 &&
+          r.face == -1);
+    free_mesh(&t);
+  }
+  CHECK(ok);
+  printf("     nearest facing: %d queries against brute force\n", total);
+}
+
 /* refit: a tree built on a mesh, the vertices then moved (a twist and a stretch, as a deformable
  * body's surface deforms), the boxes refitted: every invariant holds on the moved mesh and the
  * nearest points equal brute force's on it */
@@ -639,7 +692,6 @@ static void test_signed_vs_rays(void) {
 /* ---------------------------------------------------------------------------------------------
  * copy, serialisation, determinism, no allocation */
 
-
 static int same_result(const cmNearest* a, const cmNearest* b) {
   return a->face == b->face && a->feature == b->feature && a->index == b->index &&
          a->dist2 == b->dist2 && memcmp(a->point, b->point, sizeof a->point) == 0;
@@ -692,6 +744,7 @@ int main(void) {
   RUN(test_pseudonormal_errors);
   RUN(test_bvh_invariants);
   RUN(test_nearest_brute_force);
+  RUN(test_nearest_facing);
   RUN(test_refit);
   RUN(test_nearest_bounded);
   RUN(test_signed_vs_rays);
