@@ -58,8 +58,9 @@ typedef struct cmContact {
   int body[2];    /* body A (penetrating, cpnt0) and body B (penetrated, cpnt1) */
   int pair;       /* index into cmData.pair */
   int vert;       /* penetrating vertex index within A's geometry, -1 if none */
-  int face;       /* the face of B's mesh nearest to p1 (within B's geometry), -1 if none (B a
-                     plane, edge and contour contacts) */
+  int face;       /* the face of B's mesh p1 lies on (within B's geometry): the nearest face to
+                     the vertex, or the nearest facing against it (docs/contact-laws.md, "Flush
+                     faces"); -1 if none (B a plane, edge and contour contacts) */
   int flags;      /* CM_CONTACT_* */
   double p0[3];   /* point on A, world, m */
   double p1[3];   /* point on B, world, m */
