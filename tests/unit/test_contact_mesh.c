@@ -1,4 +1,5 @@
 /* Mesh-mesh vertex penetration (SPEC 4 `vertex`, `two_way`; SPEC 5 areas). */
+#include <math.h>
 #include <string.h>
 
 #include "comply/comply.h"
@@ -159,8 +160,48 @@ static void test_threads(void) {
 #endif
 }
 
+/* Flush faces (collide_mesh.c, facing_face): a box on another of the same mesh (so the lower
+ * one, body 0, penetrates: the tie rule), their y faces flush but for 1e-6 m, sunk delta = 1 mm.
+ * The lower box's top vertices on its -y edge are 1e-6 m inside the upper box's -y face and
+ * delta above its bottom face: the nearest face is the side one, which runs along them (its
+ * normal, -y, does not face against their pseudonormals), so the contact is with the bottom face:
+ * normal -z, depth delta, the point straight above on that face (with the nearest face it was
+ * the side: depth 1e-6 m, normal -y). The other top vertices inside have the bottom face as their
+ * nearest face anyway. */
+static void test_flush_faces(void) {
+  const double delta = 1e-3, gap = 1e-6;
+  cmBodyDef low = scene_box("low", 0.1, 0.1, 0.1, 2);
+  low.motion = CM_MOTION_FIXED;
+  cmBodyDef up = scene_box("up", 0.1, 0.1, 0.1, 2);
+  up.position[0] = 0.01;
+  up.position[1] = -gap;
+  up.position[2] = 0.1 - delta;
+  cmModel* m = two_bodies(&low, &up, CM_METHOD_VERTEX);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  cm_collide(m, d);
+  int flush = 0;
+  for (int i = 0; i < d->ncontact; i++) {
+    const cmContact* c = &d->contact[i];
+    CHECK(c->body[0] == 0 && c->body[1] == 1);
+    CHECK_NEAR(c->dist, -delta, 1e-12);
+    CHECK_NEAR(c->n[2], -1, 1e-12);
+    CHECK_NEAR(c->p1[2], 0.05 - delta, 1e-12);
+    CHECK_NEAR(c->p1[0], c->p0[0], 1e-12);
+    CHECK_NEAR(c->p1[1], c->p0[1], 1e-12);
+    flush += fabs(c->p0[1] + 0.05) < 1e-9;
+  }
+  /* the lower box's top vertices (x, y in -0.05, 0, 0.05) inside the upper box (x from -0.04,
+   * y up to 0.05 - gap): x = 0, 0.05 and y = -0.05, 0, of which the y = -0.05 ones are flush */
+  CHECK(d->ncontact == 4);
+  CHECK(flush == 2);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_box_on_box);
+  RUN(test_flush_faces);
   RUN(test_two_way);
   RUN(test_invariance);
   RUN(test_threads);
