@@ -380,18 +380,22 @@ static double projected_overlap(const Ctx* c, const double u[3]) {
  * on edge whose least overlap is across a face), the depth along the edges' axis would push far
  * harder than the overlap warrants (20 mm where the bodies overlap less than 14 mm, seen in the
  * S2 pile of 125 boxes). */
+/* d, but no more than the bodies' projected overlap along the normal of face f of mesh side */
+static double face_cap(const Ctx* c, int side, int f, double d) {
+  const double* n = c->m->mesh_face_normal + 3 * (size_t)(c->m->geom_faceadr[c->g[side]] + f);
+  double u[3];
+  if (side == 0)
+    cm_v3_copy(u, n);
+  else
+    cm_m3_mulv(u, c->R, n);
+  return fmin(d, fmax(0, projected_overlap(c, u)));
+}
+
 static double edge_depth(const Ctx* c, const Edge* ea, const Edge* eb, double d) {
   for (int s = 0; s < 2; s++) {
     const Edge* e = s ? eb : ea;
-    const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[s]];
-    for (int k = 0; k < e->nadj; k++) {
-      double u[3];
-      if (s == 0)
-        cm_v3_copy(u, N + 3 * e->adj[k]);
-      else
-        cm_m3_mulv(u, c->R, N + 3 * e->adj[k]);
-      d = fmin(d, fmax(0, projected_overlap(c, u)));
-    }
+    for (int k = 0; k < e->nadj; k++)
+      d = face_cap(c, s, e->adj[k], d);
   }
   return d;
 }
@@ -401,16 +405,10 @@ static double edge_depth(const Ctx* c, const Edge* ea, const Edge* eb, double d)
  * the other body, the overlaps across the corner's faces bound the depth of a corner pair
  * (module comment, step 3) where those across its edges' faces alone do not */
 static double vertex_depth_cap(const Ctx* c, int side, int f, int v, double d) {
-  const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[side]];
   for (int start = f, step = 0; f >= 0 && step < 64; step++) {
     const int* F = c->f[side] + 3 * f;
     int j = F[0] == v ? 0 : F[1] == v ? 1 : 2;
-    double u[3];
-    if (side == 0)
-      cm_v3_copy(u, N + 3 * f);
-    else
-      cm_m3_mulv(u, c->R, N + 3 * f);
-    d = fmin(d, fmax(0, projected_overlap(c, u)));
+    d = face_cap(c, side, f, d);
     f = face_across(c, side, f, j); /* across the edge from v to the next vertex */
     if (f == start) break;
   }
@@ -578,6 +576,16 @@ static int crosses_around(const Ctx* c, int side, const Corner* x, int v) {
   return 0;
 }
 
+/* candidate C appended (at cand[*nc], its geometry at geo[10 * *nc]) if edge_contact accepts
+ * its geometry; the arrays have room (reserve) */
+static void add_cand(const Ctx* c, Cand C, Cand* cand, double* geo, int* nc) {
+  Edge ea, eb;
+  double* G10 = geo + 10 * (size_t)*nc;
+  edge_of(c, 0, C.fa, C.ka, &ea);
+  edge_of(c, 1, C.fb, C.kb, &eb);
+  if (edge_contact(c, &ea, &eb, G10, G10 + 3, G10 + 6, G10 + 9)) cand[(*nc)++] = C;
+}
+
 /* room for need candidates (and their geometries) in the arrays of capacity *cap, grown to
  * twice need when short; 0 without memory */
 static int reserve(cmArena* arena, Cand** cand, double** geo, int* cap, int need) {
@@ -693,11 +701,7 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
            * fail it, and the order of the conditions does not change the result), kept for
            * step 4: two candidates with the same edges have the same geometry (edge_of and
            * edge_pn do not depend on the face an edge was reached from) */
-          Edge ea, eb;
-          double* G10 = geo + 10 * (size_t)nc;
-          edge_of(&c, 0, C.fa, C.ka, &ea);
-          edge_of(&c, 1, C.fb, C.kb, &eb);
-          if (edge_contact(&c, &ea, &eb, G10, G10 + 3, G10 + 6, G10 + 9)) cand[nc++] = C;
+          add_cand(&c, C, cand, geo, &nc);
         }
       }
     }
@@ -712,11 +716,7 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
       const int *x = corner[0][i].r, *y = corner[1][j].r;
       int bits = 1 | (corner[0][i].vin == x[1]) << 1 | (corner[1][j].vin == y[1]) << 2;
       Cand C = {x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], nc, bits};
-      Edge ea, eb;
-      double* G10 = geo + 10 * (size_t)nc;
-      edge_of(&c, 0, C.fa, C.ka, &ea);
-      edge_of(&c, 1, C.fb, C.kb, &eb);
-      if (edge_contact(&c, &ea, &eb, G10, G10 + 3, G10 + 6, G10 + 9)) cand[nc++] = C;
+      add_cand(&c, C, cand, geo, &nc);
     }
   }
   if (nc == 0) return 0;
