@@ -635,6 +635,7 @@ static void extreme_edge(const double size[3], const double q[4], int along, int
                          double out[3]) {
   double best = INFINITY;
   int i = (along + 1) % 3, j = (along + 2) % 3;
+  cm_v3_set(out, 0, 0, 0); /* written below; set so that -O3 sees it always is */
   for (int s = -1; s <= 1; s += 2)
     for (int t = -1; t <= 1; t += 2) {
       double x[3] = {0, 0, 0}, w[3];
