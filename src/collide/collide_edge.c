@@ -300,14 +300,17 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
 /* meshes with at most this many ridges are searched from their ridge list (listed_ridges) */
 #define RIDGE_LIST_MAX 64
 
-/* the contact of edges ea (of A) and eb (of B), in A's frame; 0 if rejected */
-static int edge_contact(const Ctx* c, const Edge* ea, const Edge* eb, double p0[3], double p1[3],
-                        double n[3], double* area) {
+/* the contact of the edges of candidate C (A's a0-a1 as edge ka of face fa, B's b0-b1 as edge
+ * kb of fb), in A's frame; 0 if rejected. The lines' closest points first, from the vertices
+ * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
+ * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
+static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3],
+                        double* area) {
   double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], w[3];
-  vert_a(c, 0, ea->e0, a0);
-  vert_a(c, 0, ea->e1, a1);
-  vert_a(c, 1, eb->e0, b0);
-  vert_a(c, 1, eb->e1, b1);
+  vert_a(c, 0, C->a0, a0);
+  vert_a(c, 0, C->a1, a1);
+  vert_a(c, 1, C->b0, b0);
+  vert_a(c, 1, C->b1, b1);
   cm_v3_sub(dA, a1, a0);
   cm_v3_sub(dB, b1, b0);
   cm_v3_sub(r, a0, b0);
@@ -320,6 +323,10 @@ static int edge_contact(const Ctx* c, const Edge* ea, const Edge* eb, double p0[
   if (!(s >= -tol && s <= 1 + tol && u >= -tol && u <= 1 + tol)) return 0;
   s = s < 0 ? 0 : s > 1 ? 1 : s;
   u = u < 0 ? 0 : u > 1 ? 1 : u;
+  Edge eas, ebs;
+  const Edge *ea = &eas, *eb = &ebs;
+  edge_of(c, 0, C->fa, C->ka, &eas);
+  edge_of(c, 1, C->fb, C->kb, &ebs);
   cm_v3_madd(p0, a0, dA, s);
   cm_v3_madd(p1, b0, dB, u);
   cm_v3_scale(n, n, 1 / sqrt(den));
@@ -579,11 +586,8 @@ static int crosses_around(const Ctx* c, int side, const Corner* x, int v) {
 /* candidate C appended (at cand[*nc], its geometry at geo[10 * *nc]) if edge_contact accepts
  * its geometry; the arrays have room (reserve) */
 static void add_cand(const Ctx* c, Cand C, Cand* cand, double* geo, int* nc) {
-  Edge ea, eb;
   double* G10 = geo + 10 * (size_t)*nc;
-  edge_of(c, 0, C.fa, C.ka, &ea);
-  edge_of(c, 1, C.fb, C.kb, &eb);
-  if (edge_contact(c, &ea, &eb, G10, G10 + 3, G10 + 6, G10 + 9)) cand[(*nc)++] = C;
+  if (edge_contact(c, &C, G10, G10 + 3, G10 + 6, G10 + 9)) cand[(*nc)++] = C;
 }
 
 /* room for need candidates (and their geometries) in the arrays of capacity *cap, grown to
@@ -613,8 +617,10 @@ static int crossed_faces(const Ctx* c, int side, const double p[3], const double
     *out = cm_arena_alloc(arena, (size_t)cap * sizeof **out);
     if (!*out) return -1;
     /* B's faces are carried into A's frame by (R, t); A's are in it */
-    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o], o == 1 ? c->R : NULL, o == 1 ? c->t : NULL,
-                         o == 1 ? c->yb : NULL, o == 1 ? c->ydone : NULL, p, q, *out, cap);
+    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o],
+                         c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[o]],
+                         o == 1 ? c->R : NULL, o == 1 ? c->t : NULL, o == 1 ? c->yb : NULL,
+                         o == 1 ? c->ydone : NULL, p, q, *out, cap);
     if (n <= cap) return n;
     cap = n;
   }

@@ -477,9 +477,9 @@ int cm_seg_box(const double p[3], const double q[3], const double box[6], double
   return seg_box_inv(p, d, inv, box, eps);
 }
 
-int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
-                     const double* t, double* yb, unsigned char* ydone, const double p[3],
-                     const double q[3], int* out, int max) {
+int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* fn,
+                     const double* R, const double* t, double* yb, unsigned char* ydone,
+                     const double p[3], const double q[3], int* out, int max) {
   if (tb->nnode == 0) return 0;
   /* the segment's box in B's frame (x_B = R^T (x - t)), widened by 1e-9 of the sizes involved:
    * the exact test below works on B's vertices carried the other way, which differ from this
@@ -518,6 +518,14 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
     }
     for (int i = 0; i < n->count; i++) {
       int g = tb->order[-1 - n->child + i];
+      if (fn) {
+        /* both endpoints beyond eps on one side of the face's plane (B's frame): cm_seg_tri
+         * below, on the same points carried the other way (rounding apart), says the same */
+        const double *nf = fn + 3 * (size_t)g, *v0 = vb + 3 * (size_t)fb[3 * g];
+        double sp = nf[0] * (pb[0] - v0[0]) + nf[1] * (pb[1] - v0[1]) + nf[2] * (pb[2] - v0[2]);
+        double sq = nf[0] * (qb[0] - v0[0]) + nf[1] * (qb[1] - v0[1]) + nf[2] * (qb[2] - v0[2]);
+        if ((sp > eps && sq > eps) || (sp < -eps && sq < -eps)) continue;
+      }
       double y[3][3];
       for (int k = 0; k < 3; k++) {
         int v = fb[3 * g + k];

@@ -432,10 +432,11 @@ static void test_seg_box(void) {
 /* cm_bvh_seg_faces (the tree descent with the segment and its box, B carried by R, t, with and
  * without the vertex cache) against every face tested by cm_seg_tri */
 static void test_bvh_seg_faces(void) {
-  int bad = 0, hits = 0;
+  int bad = 0, hits = 0, hits_plane = 0;
   const int its = test_trials(200, 40);
   for (int it = 0; it < its; it++) {
     cmMesh* B = rand_mesh(it % 3 + 1, 0.2);
+    CHECK(cm_mesh_prepare(B) == CM_OK); /* the face normals of the plane filter */
     cmBvh tb;
     CHECK(cm_bvh_build(&tb, B->vert, B->face, B->nface) == CM_OK);
     double R[9], t[3], p[3], q[3];
@@ -443,6 +444,26 @@ static void test_bvh_seg_faces(void) {
     for (int k = 0; k < 3; k++) {
       p[k] = t[k] + 2.4 * (urand() - 0.5);
       q[k] = t[k] + 2.4 * (urand() - 0.5);
+    }
+    if (it % 2) {
+      /* a segment lying at most 1e-8 off the plane of one face (carried), each end on either
+       * side or on it: the cases the plane filter must leave to the exact test */
+      int g = (int)(urand() * B->nface) % B->nface;
+      double y[3][3], e1[3], e2[3], nrm[3];
+      for (int k = 0; k < 3; k++)
+        cm_tri_xform(y[k], R, t, B->vert + 3 * B->face[3 * g + k]);
+      cm_v3_sub(e1, y[1], y[0]);
+      cm_v3_sub(e2, y[2], y[0]);
+      cm_v3_cross(nrm, e1, e2);
+      cm_v3_scale(nrm, nrm, 1 / cm_v3_norm(nrm));
+      const double off[5] = {0, 1e-15, -1e-15, 1e-8, -1e-8};
+      double ctr[3] = {0, 0, 0}, a = 2 * urand() - 1, b = 2 * urand() - 1;
+      for (int k = 0; k < 3; k++)
+        ctr[k] = (y[0][k] + y[1][k] + y[2][k]) / 3;
+      for (int k = 0; k < 3; k++) {
+        p[k] = ctr[k] + a * e1[k] + b * e2[k] + off[it / 2 % 5] * nrm[k];
+        q[k] = ctr[k] - b * e1[k] + a * e2[k] + off[(it / 10 + 1) % 5] * nrm[k];
+      }
     }
     int* ref = malloc((size_t)B->nface * sizeof *ref);
     int* got = malloc((size_t)B->nface * sizeof *got);
@@ -455,12 +476,16 @@ static void test_bvh_seg_faces(void) {
         cm_tri_xform(y[k], R, t, B->vert + 3 * B->face[3 * f + k]);
       if (cm_seg_tri(p, q, y[0], y[1], y[2], NULL) != CM_SEG_TRI_NONE) ref[nr++] = f;
     }
-    for (int cache = 0; cache < 2; cache++) {
-      int ng = cm_bvh_seg_faces(&tb, B->vert, B->face, R, t, cache ? yb : NULL, cache ? done : NULL,
-                                p, q, got, B->nface);
+    /* without and with the vertex cache, without and with the face normals' plane filter */
+    for (int v = 0; v < 4; v++) {
+      int cache = v & 1;
+      memset(done, 0, (size_t)B->nvert);
+      int ng = cm_bvh_seg_faces(&tb, B->vert, B->face, v & 2 ? B->face_normal : NULL, R, t,
+                                cache ? yb : NULL, cache ? done : NULL, p, q, got, B->nface);
       bad += ng != nr || memcmp(ref, got, (size_t)nr * sizeof *ref) != 0;
     }
     hits += nr;
+    hits_plane += it % 2 ? nr : 0;
     free(ref);
     free(got);
     free(yb);
@@ -468,9 +493,11 @@ static void test_bvh_seg_faces(void) {
     cm_bvh_free(&tb);
     cm_mesh_free(B);
   }
-  printf("  %d crossed faces over %d segments, %d mismatching cases\n", hits, its, bad);
+  printf("  %d crossed faces over %d segments (%d by those near a face's plane), %d mismatching "
+         "cases\n",
+         hits, its, hits_plane, bad);
   CHECK(bad == 0);
-  CHECK(hits > its);
+  CHECK(hits - hits_plane > its / 2 && hits_plane > its / 4);
 }
 
 int main(void) {
