@@ -617,10 +617,8 @@ static int crossed_faces(const Ctx* c, int side, const double p[3], const double
     *out = cm_arena_alloc(arena, (size_t)cap * sizeof **out);
     if (!*out) return -1;
     /* B's faces are carried into A's frame by (R, t); A's are in it */
-    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o],
-                         c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[o]],
-                         o == 1 ? c->R : NULL, o == 1 ? c->t : NULL, o == 1 ? c->yb : NULL,
-                         o == 1 ? c->ydone : NULL, p, q, *out, cap);
+    n = cm_bvh_seg_faces(tree, c->v[o], c->f[o], o == 1 ? c->R : NULL, o == 1 ? c->t : NULL,
+                         o == 1 ? c->yb : NULL, o == 1 ? c->ydone : NULL, p, q, *out, cap);
     if (n <= cap) return n;
     cap = n;
   }

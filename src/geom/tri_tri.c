@@ -275,7 +275,9 @@ int cm_seg_tri(const double p_[3], const double q_[3], const double a[3], const 
   if (sp == sq && sp != 0) return CM_SEG_TRI_NONE;
   if (sp == 0 && sq == 0) return seg_tri_coplanar(p, q, a, b, c, x);
   /* the line crosses the plane at one point of the closed segment: inside the triangle? */
-  int s0 = cm_orient3d(p, q, a, b), s1 = cm_orient3d(p, q, b, c), s2 = cm_orient3d(p, q, c, a);
+  int s0 = cm_orient3d(p, q, a, b), s1 = cm_orient3d(p, q, b, c);
+  if (s0 * s1 < 0) return CM_SEG_TRI_NONE; /* (the third sign cannot change that) */
+  int s2 = cm_orient3d(p, q, c, a);
   if (!((s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0))) return CM_SEG_TRI_NONE;
   if (x) {
     double t;
@@ -477,9 +479,66 @@ int cm_seg_box(const double p[3], const double q[3], const double box[6], double
   return seg_box_inv(p, d, inv, box, eps);
 }
 
-int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* fn,
-                     const double* R, const double* t, double* yb, unsigned char* ydone,
-                     const double p[3], const double q[3], int* out, int max) {
+/* Where the segment p + s dir (B's frame) crosses the plane of face F (unit normal nf), its
+ * signed distances sp, sq to the plane apart by far more than eps: the crossing point x against
+ * the triangle's three edges, side_i = nf . (e_i x (x - v_i)) (|e_i| times the distance of x from
+ * edge i's line: the sign of cm_seg_tri's orientation test across that edge, up to one sign
+ * common to the three). x is off the crossing point of the exact test by rounding amplified by
+ * |dir| / |sp - sq| (a segment nearly along the plane); tol_i bounds that times |e_i|_1 >= |e_i|,
+ * with the margin eps (1e-9 of the sizes) far above rounding. Returns -1 if two sides are beyond
+ * their tol with opposite signs (cm_seg_tri finds two orientations of opposite signs: outside),
+ * 1 if all three are beyond it with one sign (inside: all orientations of one sign), else 0. */
+static int in_plane(const double nf[3], const double* vb, const int F[3], const double pb[3],
+                    const double dir[3], double sp, double sq, double eps) {
+  double den = sp - sq;
+  if (!(fabs(den) > 4 * eps)) return 0;
+  double tt = sp / den, x[3];
+  for (int k = 0; k < 3; k++)
+    x[k] = pb[k] + tt * dir[k];
+  double ex = eps * (2 + (fabs(dir[0]) + fabs(dir[1]) + fabs(dir[2])) / fabs(den));
+  int neg = 0, pos = 0;
+  for (int i = 0; i < 3; i++) {
+    const double *v = vb + 3 * (size_t)F[i], *w = vb + 3 * (size_t)F[(i + 1) % 3];
+    double e[3] = {w[0] - v[0], w[1] - v[1], w[2] - v[2]};
+    double r[3] = {x[0] - v[0], x[1] - v[1], x[2] - v[2]}, c[3];
+    cm_v3_cross(c, e, r);
+    double side = cm_v3_dot(nf, c), tol = (fabs(e[0]) + fabs(e[1]) + fabs(e[2])) * ex;
+    neg += side < -tol;
+    pos += side > tol;
+  }
+  return neg && pos ? -1 : neg == 3 || pos == 3 ? 1 : 0;
+}
+
+/* Does the segment p + s dir, s in [0, 1] (B's frame), cross face F of B, decided beyond
+ * rounding? -1: it misses it (both ends more than eps, 1e-9 of the sizes, on one side of its
+ * plane, or the crossing point outside the triangle: in_plane); 1: it crosses it (the ends more
+ * than eps on either side, the crossing point inside); 0: undecided. Where it decides,
+ * cm_seg_tri on the same points carried the other way, which differ by rounding, gives the same
+ * answer. The unit normal is the face's own cross product, normalised, and the test is made only
+ * where that direction is accurate far beyond eps: the face's sine of angle above 1e-6 (a
+ * sliver's normal is mostly rounding; it is left to the exact test). */
+static int seg_face_class(const double* vb, const int F[3], const double pb[3], const double dir[3],
+                          double eps) {
+  const double *v0 = vb + 3 * (size_t)F[0], *v1 = vb + 3 * (size_t)F[1],
+               *v2 = vb + 3 * (size_t)F[2];
+  double e1[3], e2[3], nf[3], r[3];
+  cm_v3_sub(e1, v1, v0);
+  cm_v3_sub(e2, v2, v0);
+  cm_v3_cross(nf, e1, e2);
+  double cc = cm_v3_dot(nf, nf);
+  if (!(cc > 1e-12 * cm_v3_dot(e1, e1) * cm_v3_dot(e2, e2))) return 0;
+  cm_v3_scale(nf, nf, 1 / sqrt(cc));
+  cm_v3_sub(r, pb, v0);
+  double sp = cm_v3_dot(nf, r), sq = sp + cm_v3_dot(nf, dir);
+  if ((sp > eps && sq > eps) || (sp < -eps && sq < -eps)) return -1;
+  int c = in_plane(nf, vb, F, pb, dir, sp, sq, eps);
+  if (c > 0 && !((sp > eps && sq < -eps) || (sp < -eps && sq > eps))) c = 0;
+  return c;
+}
+
+int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
+                     const double* t, double* yb, unsigned char* ydone, const double p[3],
+                     const double q[3], int* out, int max) {
   if (tb->nnode == 0) return 0;
   /* the segment's box in B's frame (x_B = R^T (x - t)), widened by 1e-9 of the sizes involved:
    * the exact test below works on B's vertices carried the other way, which differ from this
@@ -518,13 +577,12 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
     }
     for (int i = 0; i < n->count; i++) {
       int g = tb->order[-1 - n->child + i];
-      if (fn) {
-        /* both endpoints beyond eps on one side of the face's plane (B's frame): cm_seg_tri
-         * below, on the same points carried the other way (rounding apart), says the same */
-        const double *nf = fn + 3 * (size_t)g, *v0 = vb + 3 * (size_t)fb[3 * g];
-        double sp = nf[0] * (pb[0] - v0[0]) + nf[1] * (pb[1] - v0[1]) + nf[2] * (pb[2] - v0[2]);
-        double sq = nf[0] * (qb[0] - v0[0]) + nf[1] * (qb[1] - v0[1]) + nf[2] * (qb[2] - v0[2]);
-        if ((sp > eps && sq > eps) || (sp < -eps && sq < -eps)) continue;
+      int cls = seg_face_class(vb, fb + 3 * g, pb, dir, eps);
+      if (cls < 0) continue;
+      if (cls > 0) {
+        if (count < max) out[count] = g;
+        count++;
+        continue;
       }
       double y[3][3];
       for (int k = 0; k < 3; k++) {

@@ -78,14 +78,15 @@ int cm_seg_box(const double p[3], const double q[3], const double box[6], double
  * the carried vertices are kept in yb and flagged in ydone: a caller querying several segments
  * carries each vertex once (the same values). The tree is descended with the segment carried
  * into B's frame, its box and itself (cm_seg_box) tested against the nodes' boxes widened by far
- * more than rounding. With fn (B's unit face normals, nface x 3, may be NULL) a face whose plane
- * has both endpoints (carried into B's frame) beyond that margin on one side is skipped before
- * its vertices are carried and tested: the same faces, found with two dot products where most
- * faces of a leaf are not crossed (the S2 pile of 125 boxes, bench/README.md). Writes at most max
- * faces to out, sorted ascending; returns the total (call again with a larger buffer if it
- * exceeds max). */
-int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* fn,
-                     const double* R, const double* t, double* yb, unsigned char* ydone,
-                     const double p[3], const double q[3], int* out, int max);
+ * more than rounding. A face the segment misses or crosses beyond rounding (both ends on one
+ * side of its plane, or on either side with the crossing point outside or inside the triangle,
+ * by far more than rounding; tri_tri.c seg_face_class) is decided without carrying its vertices
+ * and testing them exactly: the same faces, the exact test left to the near-degenerate cases
+ * (the S2 pile of 125 boxes: none of 2,228 faces reached in a step; bench/README.md). Writes at
+ * most max faces to out, sorted ascending; returns the total (call again with a larger buffer if
+ * it exceeds max). */
+int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
+                     const double* t, double* yb, unsigned char* ydone, const double p[3],
+                     const double q[3], int* out, int max);
 
 #endif
