@@ -28,7 +28,8 @@
  *    instructions by a third on the S2 pile of 27 boxes (bench/README.md) with the same
  *    contacts, bit for bit.
  * 2. Crossings. Each such ridge is tested against the faces of the other mesh near it
- *    (cm_bvh_seg_faces: cm_seg_tri, exact, symmetric in the edge's direction). The partners of a
+ *    (cm_bvh_seg_faces: exact, symmetric in the edge's direction; a face missed or crossed by far
+ *    more than rounding is decided in its own frame, the rest by cm_seg_tri). The partners of a
  *    ridge that crosses faces are the three edges of every face it crosses (pairing rule below).
  *    A ridge with both endpoints inside the other body is not searched: every pair it would
  *    make has it as one edge, and step 3 drops an edge with both endpoints inside (the same
