@@ -15,7 +15,11 @@
  * cap). A job against a mesh keeps A's frame carried into B's (R, t, once per job) and B's box
  * widened by a margin far above rounding, and rejects such vertices with one matrix product
  * before the query proper, which carries the vertex through the world as before: the contacts
- * are bit-identical to querying every vertex, and the rejection costs a few nanoseconds.
+ * are bit-identical to querying every vertex, and the rejection costs a few nanoseconds. Before
+ * that, B's bounding ball (geom_ball, the query's own second test) carried into A's frame once
+ * per job rejects the vertices outside it with a squared distance, without the product: the
+ * kit's S4 (icospheres) 0.89x the instructions of cm_collide, S2 (boxes) 0.98x, the same
+ * contacts (unit/test_contact_mesh test_cull_exact against querying every vertex).
  *
  * `auto` (mesh pairs) = the two vertex jobs with the areas shared by depth (share_areas: each
  * side's contacts get the side's share of the summed depths instead of half their area) and
@@ -65,6 +69,9 @@ typedef struct Job {
   const double* vert;
   double R[9], t[3], lo[3], hi[3];
   double pl[4];
+  /* B rigid (cull 1): its bounding ball (geom_ball) in A's frame, centre and squared radius
+   * widened by the margin: a vertex outside it is outside B, rejected without the transform */
+  double ball[4];
 } Job;
 
 /* the culling transform and box of a job whose B is a mesh */
@@ -101,6 +108,12 @@ static void job_cull(const cmModel* m, const cmData* d, Job* j) {
   }
   j->vert = cm_geom_vert(m, d, ga);
   j->cull = 1;
+  /* B's ball in A's frame: x = R^T (c - t); no ball for a deformable B (infinite radius) */
+  const double* gball = m->geom_ball + 4 * gb;
+  double r = m->body_motion[j->b] == CM_MOTION_DEFORMABLE ? INFINITY : gball[3] + eps, ct[3];
+  cm_v3_sub(ct, gball, j->t);
+  cm_m3_mulvt(j->ball, j->R, ct);
+  j->ball[3] = r * r;
 }
 
 /* the plane B in the frame of the rigid mesh A, for the cull: a vertex above it by more than the
@@ -332,13 +345,19 @@ static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0
           in[h] = (unsigned char)hits[h].inside;
         }
       } else if (J->cull) {
-        double R[9], t[3], lo3[3], hi3[3];
+        double R[9], t[3], lo3[3], hi3[3], bc[4];
         memcpy(R, J->R, sizeof R);
         memcpy(t, J->t, sizeof t);
         memcpy(lo3, J->lo, sizeof lo3);
         memcpy(hi3, J->hi, sizeof hi3);
+        memcpy(bc, J->ball, sizeof bc);
         for (; h < end; h++) {
           const double* x = vert + 3 * (size_t)(h - first);
+          double dx = x[0] - bc[0], dy = x[1] - bc[1], dz = x[2] - bc[2];
+          if (dx * dx + dy * dy + dz * dz > bc[3]) {
+            in[h] = 0;
+            continue;
+          }
           int out = 0;
           for (int k = 0; k < 3; k++) {
             double y = R[3 * k] * x[0] + R[3 * k + 1] * x[1] + R[3 * k + 2] * x[2] + t[k];

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "scenes.h"
@@ -199,11 +200,68 @@ static void test_flush_faces(void) {
   cm_model_free(m);
 }
 
+/* The vertex jobs reject most vertices before the query (narrowphase.c: B's bounding ball, then
+ * its box, in A's frame, widened by 1e-9 of the sizes): the contacts must be those of querying
+ * every vertex (cm_collide_vertex), bit for bit. A ball and a box in random poses, touching,
+ * apart and deep, each side's vertices against the other (two_way). */
+static void test_cull_exact(void) {
+  int poses = 0, touching = 0, bad = 0, hits = 0;
+  unsigned long long r = 0x2545F4914F6CDD1Dull;
+  for (int it = 0; it < 60; it++) {
+    double u[8];
+    for (int k = 0; k < 8; k++) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      u[k] = (double)(r >> 11) / 9007199254740992.0;
+    }
+    cmBodyDef a = scene_box("block", 0.3, 0.2, 0.1, 3);
+    cmBodyDef b = scene_sphere("ball", 0.05, 3);
+    double ea[3] = {360 * u[0], 180 * u[1], 90 * u[2]}, eb[3] = {90 * u[3], 45 * u[4], 0};
+    cm_quat_from_euler_deg(a.orientation, ea);
+    cm_quat_from_euler_deg(b.orientation, eb);
+    /* the ball's centre about 0.04-0.2 m from the block's */
+    double dir[3] = {u[5] - 0.5, u[6] - 0.5, u[7] - 0.5};
+    cm_v3_normalize(dir);
+    cm_v3_scale(b.position, dir, 0.04 + 0.16 * u[(it + 3) % 8]);
+    a.position[0] = 1.5;
+    cm_v3_add(b.position, b.position, a.position);
+    cmModel* m = two_bodies(&a, &b, CM_METHOD_TWO_WAY);
+    if (!m) return;
+    cmData* d = cm_data_new(m);
+    cm_collide(m, d);
+    poses++;
+    touching += d->ncontact > 0;
+    for (int side = 0; side < 2; side++) {
+      int va = side, vb = 1 - side, nv = m->geom_nvert[m->body_geom[va]], k = 0;
+      /* the contacts of this side, in vertex order (compact_jobs) */
+      const cmContact* c[4096];
+      for (int i = 0; i < d->ncontact && k < 4096; i++)
+        if (d->contact[i].body[0] == va) c[k++] = &d->contact[i];
+      int j = 0;
+      for (int v = 0; v < nv; v++) {
+        cmHit h;
+        cm_collide_vertex(m, d, va, vb, v, &h);
+        if (!h.inside) continue;
+        hits++;
+        if (j >= k || c[j]->vert != v || c[j]->dist != h.dist || c[j]->face != h.face) bad++;
+        j++;
+      }
+      bad += j != k;
+    }
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+  printf("  %d poses, %d touching, %d vertices inside, %d mismatches\n", poses, touching, hits,
+         bad);
+  CHECK(bad == 0);
+  CHECK(touching > 20 && touching < poses && hits > 500);
+}
+
 int main(void) {
   RUN(test_box_on_box);
   RUN(test_flush_faces);
   RUN(test_two_way);
   RUN(test_invariance);
   RUN(test_threads);
+  RUN(test_cull_exact);
   return test_report();
 }
