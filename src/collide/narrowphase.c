@@ -306,78 +306,91 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
   return 1;
 }
 
-/* run the queries of jobs[j0..j1) (hits indexed from jobs[j0].hit0) */
+/* the queries of chunk c (hits c CHUNK .. of the batch jobs[j0..j1), indexed from base) */
 #define CHUNK 256
+static void run_chunk(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
+                      cmHit* hits, unsigned char* in, long base, long total, long c) {
+  long h0 = c * CHUNK, h1 = h0 + CHUNK < total ? h0 + CHUNK : total;
+  /* the job of hit h0: binary search on hit0; then forward */
+  int lo = j0, hi = j1 - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (jobs[mid].hit0 - base <= h0)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  for (long h = h0; h < h1;) {
+    while (jobs[lo].hit0 - base + jobs[lo].nvert <= h)
+      lo++;
+    /* the job's vertices in this chunk, with its cull in locals (the stores into in[], a
+     * char array, may alias the job's fields: read through J, they were loaded again for
+     * every vertex) */
+    const Job* J = &jobs[lo];
+    long first = J->hit0 - base, end = first + J->nvert < h1 ? first + J->nvert : h1;
+    const double* vert = J->vert;
+    if (J->cull == 2) {
+      const double p0 = J->pl[0], p1 = J->pl[1], p2 = J->pl[2], p3 = J->pl[3];
+      for (; h < end; h++) {
+        const double* x = vert + 3 * (size_t)(h - first);
+        if (p0 * x[0] + p1 * x[1] + p2 * x[2] > p3) {
+          in[h] = 0;
+          continue;
+        }
+        cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
+        in[h] = (unsigned char)hits[h].inside;
+      }
+    } else if (J->cull) {
+      double R[9], t[3], lo3[3], hi3[3], bc[4];
+      memcpy(R, J->R, sizeof R);
+      memcpy(t, J->t, sizeof t);
+      memcpy(lo3, J->lo, sizeof lo3);
+      memcpy(hi3, J->hi, sizeof hi3);
+      memcpy(bc, J->ball, sizeof bc);
+      for (; h < end; h++) {
+        const double* x = vert + 3 * (size_t)(h - first);
+        double dx = x[0] - bc[0], dy = x[1] - bc[1], dz = x[2] - bc[2];
+        if (dx * dx + dy * dy + dz * dz > bc[3]) {
+          in[h] = 0;
+          continue;
+        }
+        int out = 0;
+        for (int k = 0; k < 3; k++) {
+          double y = R[3 * k] * x[0] + R[3 * k + 1] * x[1] + R[3 * k + 2] * x[2] + t[k];
+          out |= y < lo3[k] || y > hi3[k];
+        }
+        if (out) {
+          in[h] = 0; /* hits[h] is not written: the compaction reads in[] first */
+          continue;
+        }
+        cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
+        in[h] = (unsigned char)hits[h].inside;
+      }
+    } else {
+      for (; h < end; h++) {
+        cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
+        in[h] = (unsigned char)hits[h].inside;
+      }
+    }
+  }
+}
+
+/* run the queries of jobs[j0..j1) (hits indexed from jobs[j0].hit0): in chunks, in parallel
+ * when there are enough (a batch below that runs them in a plain loop: an OpenMP region with a
+ * false `if` still costs the team's setup and a call per chunk, 9 % of the step of one cube on
+ * a plane with the solve's) */
 static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
                       cmHit* hits, unsigned char* in) {
   long base = jobs[j0].hit0, total = jobs[j1 - 1].hit0 + jobs[j1 - 1].nvert - base;
   long nchunk = (total + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) if (total > 2048)
-  for (long c = 0; c < nchunk; c++) {
-    long h0 = c * CHUNK, h1 = h0 + CHUNK < total ? h0 + CHUNK : total;
-    /* the job of hit h0: binary search on hit0; then forward */
-    int lo = j0, hi = j1 - 1;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) / 2;
-      if (jobs[mid].hit0 - base <= h0)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    for (long h = h0; h < h1;) {
-      while (jobs[lo].hit0 - base + jobs[lo].nvert <= h)
-        lo++;
-      /* the job's vertices in this chunk, with its cull in locals (the stores into in[], a
-       * char array, may alias the job's fields: read through J, they were loaded again for
-       * every vertex) */
-      const Job* J = &jobs[lo];
-      long first = J->hit0 - base, end = first + J->nvert < h1 ? first + J->nvert : h1;
-      const double* vert = J->vert;
-      if (J->cull == 2) {
-        const double p0 = J->pl[0], p1 = J->pl[1], p2 = J->pl[2], p3 = J->pl[3];
-        for (; h < end; h++) {
-          const double* x = vert + 3 * (size_t)(h - first);
-          if (p0 * x[0] + p1 * x[1] + p2 * x[2] > p3) {
-            in[h] = 0;
-            continue;
-          }
-          cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
-          in[h] = (unsigned char)hits[h].inside;
-        }
-      } else if (J->cull) {
-        double R[9], t[3], lo3[3], hi3[3], bc[4];
-        memcpy(R, J->R, sizeof R);
-        memcpy(t, J->t, sizeof t);
-        memcpy(lo3, J->lo, sizeof lo3);
-        memcpy(hi3, J->hi, sizeof hi3);
-        memcpy(bc, J->ball, sizeof bc);
-        for (; h < end; h++) {
-          const double* x = vert + 3 * (size_t)(h - first);
-          double dx = x[0] - bc[0], dy = x[1] - bc[1], dz = x[2] - bc[2];
-          if (dx * dx + dy * dy + dz * dz > bc[3]) {
-            in[h] = 0;
-            continue;
-          }
-          int out = 0;
-          for (int k = 0; k < 3; k++) {
-            double y = R[3 * k] * x[0] + R[3 * k + 1] * x[1] + R[3 * k + 2] * x[2] + t[k];
-            out |= y < lo3[k] || y > hi3[k];
-          }
-          if (out) {
-            in[h] = 0; /* hits[h] is not written: the compaction reads in[] first */
-            continue;
-          }
-          cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
-          in[h] = (unsigned char)hits[h].inside;
-        }
-      } else {
-        for (; h < end; h++) {
-          cm_collide_vertex(m, d, J->a, J->b, (int)(h - first), &hits[h]);
-          in[h] = (unsigned char)hits[h].inside;
-        }
-      }
-    }
+  if (total <= 2048) {
+    for (long c = 0; c < nchunk; c++)
+      run_chunk(m, d, jobs, j0, j1, hits, in, base, total, c);
+    return;
   }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long c = 0; c < nchunk; c++)
+    run_chunk(m, d, jobs, j0, j1, hits, in, base, total, c);
 }
 
 /* the summary of candidate pair k, opened (at the current end of the contact list) at its first
@@ -516,6 +529,14 @@ typedef struct EdgeHits {
 
 static int wants_edges(const cmModel* m, const int* cand, int k);
 
+/* the edge search of the i-th listed pair, in thread tid's scratch arena */
+static void edge_job(const cmModel* m, cmData* d, const int* list, EdgeHits* e, int i, int tid) {
+  cmDataPriv* p = cm_priv(d);
+  int k = list[i];
+  e->nhit[i] =
+      cm_collide_edges(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid], &e->hit[i]);
+}
+
 static EdgeHits edge_hits(const cmModel* m, cmData* d, const int* first_job) {
   cmDataPriv* p = cm_priv(d);
   EdgeHits e = {NULL, NULL, NULL};
@@ -539,15 +560,18 @@ static EdgeHits edge_hits(const cmModel* m, cmData* d, const int* first_job) {
   if (!e.hit || !e.nhit) return e;
   int nth = p->ntarena > 0 ? p->ntarena : 1;
   (void)nth;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (ne > 8)
-  for (int i = 0; i < ne; i++) {
-    int tid = 0;
+  if (ne <= 8) { /* (no OpenMP region at all: run_batch) */
+    for (int i = 0; i < ne; i++)
+      edge_job(m, d, list, &e, i, 0);
+  } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+    for (int i = 0; i < ne; i++) {
+      int tid = 0;
 #ifdef _OPENMP
-    tid = omp_get_thread_num();
+      tid = omp_get_thread_num();
 #endif
-    int k = list[i];
-    e.nhit[i] =
-        cm_collide_edges(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid], &e.hit[i]);
+      edge_job(m, d, list, &e, i, tid);
+    }
   }
   e.slot = slot;
   return e;

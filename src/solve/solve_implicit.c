@@ -1764,10 +1764,16 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
   }
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   cm_sort(order, (size_t)ni, sizeof *order, island_cmp);
-  /* solve: in parallel when there is enough work for more than one thread */
-#pragma omp parallel for schedule(dynamic, 1) if (ni > 1 && rows_total >= PARALLEL_MIN_ROWS)
-  for (int i = 0; i < ni; i++)
-    solve_island(order[i]);
+  /* solve: in parallel when there is enough work for more than one thread (else a plain loop:
+   * an OpenMP region with a false `if` still costs its setup, narrowphase.c run_batch) */
+  if (ni > 1 && rows_total >= PARALLEL_MIN_ROWS) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < ni; i++)
+      solve_island(order[i]);
+  } else {
+    for (int i = 0; i < ni; i++)
+      solve_island(order[i]);
+  }
   /* results, in island order */
   int failed = 0;
   for (int i = 0; i < ni; i++) {
