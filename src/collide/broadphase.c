@@ -230,7 +230,7 @@ void cm_stage_broadphase(const cmModel* m, cmData* d) {
       is_large[all[i]] = 1;
     }
   }
-  grid_pairs(m, d, ordinary, nord, s);
+  if (nord > 1) grid_pairs(m, d, ordinary, nord, s); /* (one body alone makes no pair) */
   /* large bodies against everything (each large-large pair once) */
   for (int i = 0; i < nlarge; i++)
     for (int j = 0; j < nall; j++) {
