@@ -106,6 +106,12 @@ typedef struct cmEdgeHit {
 int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
                      cmEdgeHit** out);
 
+/* cm_collide_edges for a pair whose tree boxes cm_boxes_apart (with cm_pair_box_eps, at the
+ * pose of cm_pair_pose) has found not apart already: the narrowphase's pairs with jobs, which
+ * ran that very test (rigid_apart) */
+int cm_collide_edges_near(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
+                          cmEdgeHit** out);
+
 /* one contact region of the `contour` method (collide_contour.c), world frame */
 typedef struct cmContourRegion {
   double n[3];    /* unit normal of the plane fitted to the region's contour, out of B toward A */

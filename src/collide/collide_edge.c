@@ -625,8 +625,8 @@ static int crossed_faces(const Ctx* c, int side, const double p[3], const double
   }
 }
 
-int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
-                     cmEdgeHit** out) {
+static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
+                         cmEdgeHit** out, int test_apart) {
   *out = NULL;
   Ctx c;
   c.m = m;
@@ -641,7 +641,7 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
   c.cos_flat = cos(CONE_FLAT_DEG * CM_PI / 180);
   c.cos_ridge = cos(CONE_RIDGE_DEG * CM_PI / 180);
   c.eps = pair_eps(&c);
-  if (boxes_apart(&c, c.eps)) return 0;
+  if (test_apart && boxes_apart(&c, c.eps)) return 0;
   size_t nvb = (size_t)m->geom_nvert[c.g[1]];
   c.yb = cm_arena_alloc(arena, 3 * nvb * sizeof *c.yb);
   c.ydone = cm_arena_alloc(arena, nvb);
@@ -809,4 +809,14 @@ int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* a
   }
   *out = hit;
   return nh;
+}
+
+int cm_collide_edges(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
+                     cmEdgeHit** out) {
+  return collide_edges(m, d, a, b, arena, out, 1);
+}
+
+int cm_collide_edges_near(const cmModel* m, const cmData* d, int a, int b, cmArena* arena,
+                          cmEdgeHit** out) {
+  return collide_edges(m, d, a, b, arena, out, 0);
 }

@@ -533,8 +533,9 @@ static int wants_edges(const cmModel* m, const int* cand, int k);
 static void edge_job(const cmModel* m, cmData* d, const int* list, EdgeHits* e, int i, int tid) {
   cmDataPriv* p = cm_priv(d);
   int k = list[i];
+  /* (a pair with a job: rigid_apart found its tree boxes not apart) */
   e->nhit[i] =
-      cm_collide_edges(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid], &e->hit[i]);
+      cm_collide_edges_near(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid], &e->hit[i]);
 }
 
 static EdgeHits edge_hits(const cmModel* m, cmData* d, const int* first_job) {
