@@ -17,7 +17,10 @@
  *   6. what the edges cannot show (mesh_diagnose.c, on the sorted edges of step 4): no face
  *      listed twice (a face and its reversed copy share their three edges: closed, manifold and
  *      oriented, of zero volume), no vertex where separate fans of faces meet, no shell inside
- *      another of the same orientation.
+ *      another of the same orientation;
+ *   7. the surface does not touch itself where distinct vertices share a position (checks 4-6
+ *      go by index): with such vertices joined, the diagnosis finds none of the above either
+ *      (touches_itself).
  * A failure of checks 4-6 is diagnosed (cm_mesh_diagnose) and its message starts with the cause
  * and what to do, before the symptom.
  * Vertices used by no face are counted in the report but allowed. Indices in messages are
@@ -241,6 +244,38 @@ static cmStatus first_failure(const cmMesh* m, const char* nm, const cmMeshRepor
   return CM_OK;
 }
 
+/* A mesh that passed every check, whose surface may still touch itself: distinct vertices at
+ * exactly the same position (a pinched shell, two shells sharing an edge or a corner, as written
+ * by some exporters or made by hand) are separate to the edge checks, which go by index, but
+ * the surface passes through the same point twice, and inside that point the vertex queries'
+ * pseudonormals belong to either sheet (the fuzzer's PLY of a box with two vertices moved onto
+ * each other: closed, manifold and oriented by index, with four faces along one edge once they
+ * are welded). Where such vertices exist, the diagnosis with them welded (cm_mesh_diagnose) must
+ * find nothing wrong either: no non-manifold edge or vertex, hole, flipped or duplicate face or
+ * nested shell. */
+static cmStatus touches_itself(const cmMesh* m, const char* nm, char* err, size_t errsz) {
+  int pair[2];
+  int groups = cm_mesh_first_coincident(m, pair);
+  if (groups == 0) return CM_OK;
+  cmMeshDiagnosis dg;
+  if (groups < 0 || cm_mesh_diagnose(m, 0, &dg) != CM_OK)
+    return cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory diagnosing the mesh", nm);
+  if (dg.nonmanifold_edge == 0 && dg.nonmanifold_vert == 0 && dg.hole == 0 &&
+      dg.flipped_face == 0 && dg.duplicate_face == 0 && dg.nested_shell <= 0)
+    return CM_OK;
+  char cause[1024];
+  if (!cm_mesh_diagnosis_cause(m, &dg, cause, sizeof cause)) cause[0] = 0;
+  const double* x = m->vert + 3 * (size_t)pair[0];
+  char more[96] = "";
+  if (groups > 1)
+    snprintf(more, sizeof more, " (and %d other groups of vertices at one position)", groups - 1);
+  return cm_error(err, errsz, CM_ERR_MESH,
+                  "%s: the surface touches itself: vertices %d and %d are at the same position "
+                  "(%.9g, %.9g, %.9g) m%s, and with them joined: %s",
+                  nm, pair[0], pair[1], x[0], x[1], x[2], more,
+                  cause[0] ? cause : "the surface is not a closed manifold");
+}
+
 /* The surface checks see symptoms (an edge with four faces, an edge with one); the diagnosis
  * (mesh_diagnose.c) names the cause. Prefix a failure's message with it, and fail a mesh that
  * passed the edge checks on what they cannot see: a face and its reversed copy (a closed pair),
@@ -255,7 +290,7 @@ static cmStatus with_cause(const cmMesh* m, const char* nm, cmStatus st, cmEdgeR
                ? st
                : cm_error(err, errsz, CM_ERR_NOMEM, "%s: out of memory diagnosing the mesh", nm);
   if (st == CM_OK && dg.duplicate_face == 0 && dg.nonmanifold_vert == 0 && dg.nested_shell <= 0)
-    return st;
+    return touches_itself(m, nm, err, errsz);
   char cause[1024];
   if (!cm_mesh_diagnosis_cause(m, &dg, cause, sizeof cause)) return st;
   if (st == CM_OK) return cm_error(err, errsz, CM_ERR_MESH, "%s: %s", nm, cause);

@@ -131,6 +131,43 @@ static cmStatus weld_exact(Work* w, double* diag) {
   return CM_OK;
 }
 
+int cm_mesh_first_coincident(const cmMesh* m, int pair[2]) {
+  pair[0] = pair[1] = -1;
+  VRec* r = cm_malloc(((size_t)m->nvert + 1) * sizeof(VRec));
+  unsigned char* used = cm_calloc((size_t)m->nvert + 1, 1);
+  if (!r || !used) {
+    cm_free(r);
+    cm_free(used);
+    return -1;
+  }
+  for (int f = 0; f < m->nface; f++)
+    if (face_valid(m, f))
+      for (int k = 0; k < 3; k++)
+        used[m->face[3 * (size_t)f + k]] = 1;
+  size_t n = 0;
+  for (int v = 0; v < m->nvert; v++) {
+    if (!used[v]) continue;
+    for (int k = 0; k < 3; k++)
+      r[n].x[k] = vtx(m, v)[k] + 0.0; /* -0 + 0 = +0 */
+    r[n++].v = v;
+  }
+  cm_sort(r, n, sizeof(VRec), vrec_cmp);
+  int groups = 0;
+  for (size_t i = 0; i + 1 < n;) {
+    size_t j = i + 1;
+    while (j < n && memcmp(r[j].x, r[i].x, sizeof r[i].x) == 0)
+      j++;
+    if (j > i + 1 && groups++ == 0) {
+      pair[0] = r[i].v;
+      pair[1] = r[i + 1].v;
+    }
+    i = j;
+  }
+  cm_free(r);
+  cm_free(used);
+  return groups;
+}
+
 /* welded faces; a face whose vertices merge is set aside */
 static void weld_faces(Work* w) {
   const cmMesh* m = w->m;

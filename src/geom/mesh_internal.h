@@ -1,5 +1,6 @@
-/* Internal mesh helpers shared by src/geom and src/mesh_io: an edge list sorted by vertex pair, a mesh
- * that adopts arrays, index validation and a well-conditioned reference point. Not installed. */
+/* Internal mesh helpers shared by src/geom and src/mesh_io: an edge list sorted by vertex pair, a
+ * mesh that adopts arrays, index validation and a well-conditioned reference point. Not installed.
+ */
 #ifndef CM_MESH_INTERNAL_H
 #define CM_MESH_INTERNAL_H
 
@@ -38,6 +39,11 @@ void cm_mesh_ref_point(const cmMesh* mesh, double r[3]);
  * cm_mesh_check asks of a mesh that passed its edge checks, at the cost of a union-find and a
  * breadth-first pass. */
 cmStatus cm_mesh_diagnose_sorted(const cmMesh* mesh, cmEdgeRec* e, size_t ne, cmMeshDiagnosis* out);
+
+/* The groups of two or more distinct vertices (used by valid faces) at exactly the same
+ * position (-0 = +0), and the first such pair (lowest position, then indices) into pair (-1, -1
+ * if none); -1 without memory. O(n log n). */
+int cm_mesh_first_coincident(const cmMesh* mesh, int pair[2]);
 
 /* The first cause found by cm_mesh_diagnose, in the order a fix should go (duplicate faces,
  * unwelded vertices that welding would close, non-manifold edges, holes, non-manifold vertices,
