@@ -71,6 +71,11 @@ void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]);
  * any contact depth (collide_mesh.c). */
 int cm_boxes_apart(const double A[6], const double B[6], const double R[9], const double t[3],
                    double eps);
+
+/* The boxes' least overlap over those axes (each projection's overlap divided by its axis'
+ * length), m: for two boxes, the depth of their penetration (the least translation that
+ * separates them); negative when apart. */
+double cm_boxes_overlap(const double A[6], const double B[6], const double R[9], const double t[3]);
 double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
 
 /* Is the point p, in the body frame of mesh geometry g, strictly inside that mesh? The search is
