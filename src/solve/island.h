@@ -46,19 +46,22 @@ typedef struct Island {
   double* dy;      /* per row: the same along the direction (nr x 3) */
   double* Mb;      /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
   double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
-  double* H;       /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
-  cmBlockChol* bc; /* the block-sparse Hessian and factor, NULL on the dense path */
-  double* hrow;    /* the delta assembly (block-sparse rigid islands; else NULL): each row's
-                      Hessian in its frame as last added to the store (9 per row); the store
-                      then holds the mass blocks too */
-  int assembled;   /* 1: the store holds the last iteration's Hessian (the delta assembly) */
-  int reuse;       /* 1: the factor is reused across Newton iterations (as a preconditioner) */
-  int factored;    /* 1: bc holds a factor from an earlier iteration of this solve */
-  int fresh;       /* 1: the factor is that of the current Hessian */
-  int last_cg;     /* conjugate-gradient iterations of the last reuse */
-  double* rwork;   /* conjugate gradients with the factor (4 x 6 nb) */
-  int pcg;         /* 1: the Newton systems are solved by conjugate gradients on bc (an island
-                      with deformable bodies' nodes, block_pcg.c), not factorised */
+  double* H;           /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
+  cmBlockChol* bc;     /* the block-sparse Hessian and factor, NULL on the dense path */
+  double* hrow;        /* the delta assembly (block-sparse rigid islands; else NULL): each row's
+                          Hessian in its frame as last added to the store (9 per row); the store
+                          then holds the mass blocks too */
+  int assembled;       /* 1: the store holds the last iteration's Hessian (the delta assembly) */
+  double* rh;          /* per row: its 3x3 Hessian in its frame at the last gradient (9 per row) */
+  unsigned char* rany; /* per row: it had an impulse there (nr) */
+  int pending;         /* 1: rh is not in the store yet (assemble_hessian, before a direction) */
+  int reuse;           /* 1: the factor is reused across Newton iterations (as a preconditioner) */
+  int factored;        /* 1: bc holds a factor from an earlier iteration of this solve */
+  int fresh;           /* 1: the factor is that of the current Hessian */
+  int last_cg;         /* conjugate-gradient iterations of the last reuse */
+  double* rwork;       /* conjugate gradients with the factor (4 x 6 nb) */
+  int pcg;             /* 1: the Newton systems are solved by conjugate gradients on bc (an island
+                          with deformable bodies' nodes, block_pcg.c), not factorised */
   double* pcg_work;
   double* pcg_rhs; /* conjugate-gradient solves of the coupled step: the right side (6 nb) */
   int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
