@@ -25,6 +25,7 @@ typedef struct cmBlockChol {
    * with blocks lx; ld holds the diagonal blocks (lower triangular 6x6) */
   int *lp, *lrow;
   double *lx, *ld;
+  double* ldi; /* the inverses of the blocks of ld (cm_chol_inverse), for the solves */
   /* the pattern of every row of L (rows of L by block row, columns ascending, < p) */
   int *rp, *rcol;
   int* parent;  /* elimination tree (-1: root) */
@@ -80,11 +81,13 @@ int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double
 
 /* Conjugate gradients on A x = b, preconditioned by symmetric block Gauss-Seidel,
  * from x = 0 until |r| <= rtol |b| or maxit iterations (x: 6 n). work: 3 * 6 n + 36 n doubles.
+ * setup: 1 to derive the preconditioner from the diagonal blocks into work; 0 to use the one
+ * work holds from an earlier call on the same matrix (the solves of one Newton iteration).
  * Returns the iterations taken, -1 if a diagonal block is not positive definite, -2 if a search
  * direction p has p^T A p <= 0 (A is not positive definite). Every iterate is a descent
  * direction of the quadratic model when A is positive definite. */
 int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
-                 double* work);
+                 double* work, int setup);
 
 /* the storage slot of the off-diagonal block (i, j) in original indices, -1 if i == j or not in
  * the pattern. The block stored is the lower one, (i, j) if iperm[i] > iperm[j], else (j, i). */

@@ -865,7 +865,8 @@ static int hess_solve(Island* is, double* x) {
     return 1;
   }
   memcpy(is->pcg_rhs, x, 6 * (size_t)is->nb * sizeof *x);
-  return cm_bchol_pcg(is->bc, is->pcg_rhs, x, REUSE_TOL, PCG_MAX_ITER, is->pcg_work) >= 0;
+  /* the preconditioner of this iteration's direction (newton_direction), on the same matrix */
+  return cm_bchol_pcg(is->bc, is->pcg_rhs, x, REUSE_TOL, PCG_MAX_ITER, is->pcg_work, 0) >= 0;
 }
 
 /* out -= U W V^T x over the rows S (module comment): for each, mu / R times the normal rate of
@@ -1110,7 +1111,7 @@ static int newton_direction(Island* is) {
       is->Mdu[i] = -is->g[i];
     double rtol = is->ntet ? PCG_TOL : fmin(REUSE_TOL, fmax(PCG_TOL, sqrt(fmax(is->res, 1e-300))));
     is->fresh = 1; /* the coupled step's solves use the same matrix */
-    return cm_bchol_pcg(is->bc, is->Mdu, is->du, rtol, PCG_MAX_ITER, is->pcg_work) >= 0;
+    return cm_bchol_pcg(is->bc, is->Mdu, is->du, rtol, PCG_MAX_ITER, is->pcg_work, 1) >= 0;
   }
   if (is->reuse && is->factored && is->last_cg <= REUSE_REFRESH) {
     /* the factor of an earlier iteration preconditions conjugate gradients (module comment) */

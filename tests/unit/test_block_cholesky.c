@@ -287,14 +287,25 @@ static void check_graph(const char* name, int nb, int ne, const int* edge) {
     merr = fmax(merr, fabs(y[i] - s));
   }
   CHECK(merr <= 1e-12 * norm(b, n) * n);
-  int it = cm_bchol_pcg(&pc, b, y, 1e-13, 10 * n, w);
+  int it = cm_bchol_pcg(&pc, b, y, 1e-13, 10 * n, w, 1);
   CHECK(it > 0 && it < 10 * n);
   for (int i = 0; i < n; i++)
     r[i] = y[i] - xd[i];
   CHECK(norm(r, n) <= 1e-11 * norm(xd, n));
+  /* again on the same matrix with the preconditioner the first call left (setup 0): the
+   * solution of twice the right side */
+  double* b2 = calloc((size_t)n, sizeof *b2);
+  for (int i = 0; i < n; i++)
+    b2[i] = 2 * b[i];
+  int it2 = cm_bchol_pcg(&pc, b2, y, 1e-13, 10 * n, w, 0);
+  CHECK(it2 == it);
+  for (int i = 0; i < n; i++)
+    r[i] = y[i] - 2 * xd[i];
+  CHECK(norm(r, n) <= 2e-11 * norm(xd, n));
+  free(b2);
   /* a diagonal block that is not positive definite is reported */
   cm_bchol_diag(&pc, nb - 1)[0] = -1;
-  CHECK(cm_bchol_pcg(&pc, b, y, 1e-13, 10, w) == -1);
+  CHECK(cm_bchol_pcg(&pc, b, y, 1e-13, 10, w, 1) == -1);
   free(y);
   free(w);
   printf("  %-12s %4d bodies, %4d lower blocks of A, %5ld of L, %.3g Mflop: residual %.2g, "
@@ -413,11 +424,11 @@ static void test_pcg_indefinite(void) {
   double bb[12], xx[12], w[2 * 54 + 1];
   for (int k = 0; k < 6; k++)
     bb[k] = 1 + k, bb[6 + k] = -(1 + k);
-  CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w) == -2);
+  CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w, 1) == -2);
   /* made positive definite (off-diagonal 0.5): solved */
   for (int k = 0; k < 6; k++)
     cm_bchol_block(&ic, cm_bchol_slot(&ic, 1, 0))[7 * k] = 0.5;
-  CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w) > 0);
+  CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w, 1) > 0);
   CHECK(fabs(xx[0] - 1 / 0.5) < 1e-9); /* (1 - 0.5) x = 1 along (v, -v) */
   cm_arena_destroy(&arena);
 }
