@@ -108,6 +108,48 @@ static void test_chol_random(void) {
     }
 }
 
+/* the inverse factor W = L^-1: lower triangular, W L = I, and W^T W b solves A x = b as the
+ * substitutions do, to rounding */
+static void test_chol_inverse(void) {
+  for (int n = 1; n <= NMAX; n++)
+    for (int trial = 0; trial < 20; trial++) {
+      double A[NMAX * NMAX], L[NMAX * NMAX], W[NMAX * NMAX], x[NMAX], b[NMAX], y[NMAX];
+      random_spd(A, n);
+      CHECK(cm_chol_factor(A, L, n));
+      cm_chol_inverse(L, n, W);
+      double err = 0;
+      int upper0 = 1;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+          if (j > i) upper0 &= W[i * n + j] == 0;
+          double s = 0;
+          for (int k = 0; k < n; k++)
+            s += W[i * n + k] * L[k * n + j];
+          err = fmax(err, fabs(s - (i == j)));
+        }
+      CHECK(upper0);
+      CHECK(err <= 1e-12);
+      for (int i = 0; i < n; i++)
+        x[i] = rnd();
+      for (int i = 0; i < n; i++) {
+        b[i] = 0;
+        for (int k = 0; k < n; k++)
+          b[i] += A[i * n + k] * x[k];
+        y[i] = b[i];
+      }
+      cm_chol_solve(L, n, b);
+      cm_tri_lower_mul(W, n, y);
+      cm_tri_upper_mul(W, n, y);
+      double d = 0, xerr = 0;
+      for (int i = 0; i < n; i++) {
+        d = fmax(d, fabs(y[i] - b[i]));
+        xerr = fmax(xerr, fabs(y[i] - x[i]));
+      }
+      CHECK(xerr <= 1e-12);
+      CHECK(d <= 1e-12);
+    }
+}
+
 static void test_chol_refused(void) {
   double L[9];
   double indefinite[4] = {1, 2, 2, 1}; /* eigenvalues 3, -1 */
@@ -268,6 +310,7 @@ static void test_eig_random(void) {
 int main(void) {
   RUN(test_chol_known);
   RUN(test_chol_random);
+  RUN(test_chol_inverse);
   RUN(test_chol_refused);
   RUN(test_eig_known);
   RUN(test_eig_random);
