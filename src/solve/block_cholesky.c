@@ -433,7 +433,7 @@ int cm_bchol_factor(cmBlockChol* c) {
  * per block, twice per solve, and a factor serves several solves (the Newton direction, the
  * coupled step's GMRES, conjugate gradients on a reused factor). Agrees with the substitutions to
  * rounding; S2 pile of 125 boxes at rest, solve stage 0.955x the time (best of six), ka 5e10
- * 0.88x. */
+ * 0.84x. */
 void cm_bchol_solve_perm(const cmBlockChol* c, double* y) {
   int n = c->n;
   for (int p = 0; p < n; p++) {
