@@ -62,6 +62,17 @@ static void random_spd(double* A, int n) {
     }
 }
 
+/* a known solution: x random, b = A x */
+static void known_solution(const double* A, int n, double* x, double* b) {
+  for (int i = 0; i < n; i++)
+    x[i] = rnd();
+  for (int i = 0; i < n; i++) {
+    b[i] = 0;
+    for (int k = 0; k < n; k++)
+      b[i] += A[i * n + k] * x[k];
+  }
+}
+
 static void test_chol_random(void) {
   for (int n = 1; n <= NMAX; n++)
     for (int trial = 0; trial < 20; trial++) {
@@ -85,14 +96,7 @@ static void test_chol_random(void) {
       }
       CHECK(shape);
       CHECK(err <= 1e-14 * scale);
-      /* a known solution */
-      for (int i = 0; i < n; i++)
-        x[i] = rnd();
-      for (int i = 0; i < n; i++) {
-        b[i] = 0;
-        for (int k = 0; k < n; k++)
-          b[i] += A[i * n + k] * x[k];
-      }
+      known_solution(A, n, x, b);
       cm_chol_solve(L, n, b);
       double xerr = 0;
       for (int i = 0; i < n; i++)
@@ -129,14 +133,8 @@ static void test_chol_inverse(void) {
         }
       CHECK(upper0);
       CHECK(err <= 1e-12);
-      for (int i = 0; i < n; i++)
-        x[i] = rnd();
-      for (int i = 0; i < n; i++) {
-        b[i] = 0;
-        for (int k = 0; k < n; k++)
-          b[i] += A[i * n + k] * x[k];
-        y[i] = b[i];
-      }
+      known_solution(A, n, x, b);
+      memcpy(y, b, sizeof(double) * (size_t)n);
       cm_chol_solve(L, n, b);
       cm_tri_lower_mul(W, n, y);
       cm_tri_upper_mul(W, n, y);
