@@ -53,7 +53,7 @@ typedef struct Island {
                           then holds the mass blocks too */
   int assembled;       /* 1: the store holds the last iteration's Hessian (the delta assembly) */
   double* rh;          /* per row: its 3x3 Hessian in its frame at the last gradient (9 per row) */
-  unsigned char* rany; /* per row: it had an impulse there (nr) */
+  unsigned char* rany; /* per row: 1 it had an impulse there, 2 its Hessian changed (nr) */
   int pending;         /* 1: rh is not in the store yet (assemble_hessian, before a direction) */
   int reuse;           /* 1: the factor is reused across Newton iterations (as a preconditioner) */
   int factored;        /* 1: bc holds a factor from an earlier iteration of this solve */

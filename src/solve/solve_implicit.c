@@ -521,12 +521,14 @@ static double rows_eval(Island* is) {
       imp2 += imp[1] * imp[1] + imp[2] * imp[2];
       any = 1;
     }
-    is->rany[k] = (unsigned char)any;
+    /* the delta assembly: has the row's Hessian changed since the store's (kept for
+     * assemble_hessian: the store does not change before it) */
+    int changed =
+        is->hrow && is->assembled && memcmp(is->hrow + 9 * (size_t)k, hess, 9 * sizeof *hess) != 0;
+    is->rany[k] = (unsigned char)(any | changed << 1);
     /* the delta assembly adds the gradient of a row whose Hessian changed even without an
      * impulse (zeros), as when the two were one pass */
-    if (any ||
-        (is->hrow && is->assembled && memcmp(is->hrow + 9 * (size_t)k, hess, 9 * sizeof *hess)))
-      scatter_grad(is, k, imp);
+    if (any || changed) scatter_grad(is, k, imp);
   }
   return imp2;
 }
@@ -552,14 +554,14 @@ static void assemble_hessian(Island* is) {
   for (int k = 0; k < is->nr; k++) {
     const double* hess = is->rh + 9 * (size_t)k;
     if (!is->hrow) {
-      if (is->rany[k]) scatter_hess(is, k, hess);
+      if (is->rany[k] & 1) scatter_hess(is, k, hess);
       continue;
     }
     double* h0 = is->hrow + 9 * (size_t)k;
     if (!is->assembled) {
       memcpy(h0, hess, 9 * sizeof *hess);
-      if (is->rany[k]) scatter_hess(is, k, hess);
-    } else if (memcmp(h0, hess, 9 * sizeof *hess) != 0) {
+      if (is->rany[k] & 1) scatter_hess(is, k, hess);
+    } else if (is->rany[k] & 2) {
       double dh[9];
       for (int i = 0; i < 9; i++)
         dh[i] = hess[i] - h0[i];
