@@ -43,8 +43,12 @@
  * Newton with the fixed point inside. Every Newton iteration first sets the limits from the
  * normal impulses at the current iterate, then takes one Newton step on E for those limits with
  * an exact line search (the slope of E along a direction is monotone: safeguarded regula falsi).
- * The iteration stops when the gradient is below TOL of the momentum scale and the limits no
- * longer change (LIMIT_TOL of the largest, or what the Newton tolerance resolves). Solving the
+ * The iteration stops when the gradient, with the limits of the iterate itself, is below TOL of
+ * the momentum scale: the iterate then solves the whole system (until 2026-12-04 the limits also
+ * had to repeat those of the iteration before, which cost a resting pile a second Newton
+ * iteration per step after a first that landed within 1e-15). In the outer loop (below) the
+ * limits lag, and it stops only once they no longer change (LIMIT_TOL of the largest, or what the
+ * Newton tolerance resolves). Solving the
  * fixed point in an outer loop around complete Newton solves (the first design) cost 4-12 passes
  * of 1-50 Newton iterations each on piles; inside, the two converge together. Where friction
  * and the normal law are strongly coupled (a single corner with mu = 0.5 can do it: the friction
@@ -674,24 +678,12 @@ static double line_search(const Island* is) {
   return t;
 }
 
-/* set the limits from the normal impulses at is->y; 1 if they changed by more than the
- * tolerance (LIMIT_TOL of the largest, or the precision the Newton tolerance gives the normal
- * impulses: TOL times the momentum scale, times mu) */
-static int update_limits(Island* is, double pscale) {
-  double change = 0, big = 0, imp2 = 0, mu_max = 0;
+/* set the limits from the normal impulses at is->y */
+static void update_limits(Island* is) {
   for (int k = 0; k < is->nr; k++) {
     double mu = is->row[k]->mu;
-    if (!(mu > 0)) continue;
-    double lam = normal_impulse(is, k, is->y[3 * k]), L = mu * lam;
-    double dl = fabs(L - is->limit[k]);
-    change = dl > change ? dl : change;
-    big = L > big ? L : big;
-    imp2 += lam * lam;
-    mu_max = mu > mu_max ? mu : mu_max;
-    is->limit[k] = L;
+    if (mu > 0) is->limit[k] = mu * normal_impulse(is, k, is->y[3 * k]);
   }
-  double noise = 10 * TOL * mu_max * fmax(pscale, sqrt(imp2));
-  return change > fmax(LIMIT_TOL * big, noise);
 }
 
 /* The outer loop's limit update with Anderson acceleration. The fixed point L = G(L) (G: mu
@@ -706,7 +698,8 @@ static int update_limits(Island* is, double pscale) {
  * that does not decrease |f| drops the history and moves the limits by AA_DAMP f (S2 pile of
  * 125 boxes at ka 5e10, four variants of the lattice, 2 s each: solves not converged 100 -> 54;
  * at ka 1e7 the outer loop does not run and nothing changes). Returns 1 if the limits changed
- * by more than the tolerance of update_limits. */
+ * by more than the tolerance: LIMIT_TOL of the largest, or the precision the Newton tolerance
+ * gives the normal impulses (TOL times the momentum scale, times mu). */
 static int anderson_limits(Island* is, double pscale) {
   int nr = is->nr;
   double* G0 = is->aa;
@@ -834,10 +827,10 @@ static int row_sliding(const Island* is, int k, double xh[2]) {
 
 /* the merit |g|^2 / 2 at is->u, with the limits there (the merged iteration's); sets is->y and
  * the limits, and uses du and Mdu as work */
-static double merit(Island* is, double pscale) {
+static double merit(Island* is) {
   int n = 6 * is->nb;
   rates(is, is->u, is->y);
-  update_limits(is, pscale);
+  update_limits(is);
   for (int i = 0; i < n; i++)
     is->du[i] = is->u[i] - is->us[i];
   double* g = is->Mdu;
@@ -991,7 +984,7 @@ static int coupled_direction(Island* is) {
  * is->du): taken whole if it decreases the merit |g|^2 / 2 (with the limits moving along) by
  * Armijo's rule; returns 1 if taken (is->u moved, the secant flags cleared: the next Hessian is
  * exact), 0 if not (is->u, is->y, the limits and is->du as on entry). */
-static int coupled_step(Island* is, double pscale) {
+static int coupled_step(Island* is) {
   int n = 6 * is->nb;
   double phi0 = 0;
   for (int i = 0; i < n; i++)
@@ -1005,7 +998,7 @@ static int coupled_step(Island* is, double pscale) {
   memcpy(is->ub, is->u, (size_t)n * sizeof *is->ub);
   for (int i = 0; i < n; i++)
     is->u[i] += is->du[i];
-  if (merit(is, pscale) <= (1 - 2 * ARMIJO) * phi0) {
+  if (merit(is) <= (1 - 2 * ARMIJO) * phi0) {
     is->ncoupled++;
     memset(is->flag, 0, (size_t)is->nr);
     return 1;
@@ -1013,7 +1006,7 @@ static int coupled_step(Island* is, double pscale) {
   memcpy(is->u, is->ub, (size_t)n * sizeof *is->u);
   memcpy(is->du, is->ds, (size_t)n * sizeof *is->du);
   rates(is, is->u, is->y);
-  update_limits(is, pscale);
+  update_limits(is);
   return 0;
 }
 
@@ -1168,7 +1161,11 @@ static void solve_island(Island* is) {
   for (int it = 0; it <= MAX_ITER; it++) {
     is->iter = it;
     rates(is, is->u, is->y);
-    int moved = any_friction && !outer && update_limits(is, pscale);
+    /* the merged iteration's limits are those of is->u itself, so the gradient below is the
+     * whole system's: once it is within the tolerance, is->u is its solution whatever the
+     * limits were in the last iteration */
+    if (any_friction && !outer) update_limits(is);
+    int moved = 0;
     if (!gradient_hessian(is, pscale))
       return; /* an inverted element: cannot happen after the
                  feasible start (the line search keeps it) */
@@ -1194,7 +1191,7 @@ static void solve_island(Island* is) {
       ok = newton_direction(is);
     }
     if (!ok) return;
-    if (is->cs_max && is->fresh && !outer && coupled_step(is, pscale)) continue;
+    if (is->cs_max && is->fresh && !outer && coupled_step(is)) continue;
     rates(is, is->du, is->dy);
     if (any_friction) flag_crossings(is);
     mass_mul(is, is->du, is->Mdu);
