@@ -113,7 +113,10 @@ typedef struct cmData {
   long solver_total_iter;     /* sum of solver_iter over those solves: the mean is
                                  solver_total_iter / solver_solves */
   long solver_failed_solves;  /* solves in which some island did not converge (each also counts
-                                 as CM_WARN_SOLVER, once per island) */
+                                 as CM_WARN_SOLVER, once per island); a step retried in more
+                                 sub-steps counts only its last attempt's */
+  long solver_retries;        /* steps taken again in twice the sub-steps because a solve did not
+                                 converge (cm_step; at most log2 CM_RETRY_SPLIT_MAX per step) */
 
   /* energy monitor (docs/outputs.md "Energy monitor"): E = kinetic + gravity and outer-force
    * potential + the elastic energy of the contact laws and joints, at the end of every step */

@@ -164,7 +164,8 @@
   X(int, tunnel_body_a)                                                                            \
   X(int, tunnel_body_b)                                                                            \
   X(double, tunnel_speed)                                                                          \
-  X(double, tunnel_thickness)
+  X(double, tunnel_thickness)                                                                     \
+  X(long, solver_retries)
 
 /* run totals (warning counts, cumulative stage timers); copied and saved after the scalars:
  * X(type, name, count) */

@@ -50,6 +50,9 @@ CM_API cmOptions cm_options_default(void);
  * sub-steps that choice may take in one step */
 #define CM_SUBSTEPS_AUTO 0
 #define CM_SUBSTEPS_AUTO_MAX 100
+/* a step in which an implicit solve does not converge is taken again in twice the sub-steps, up
+ * to this many times the scene's (docs/contact-laws.md, "Retried steps") */
+#define CM_RETRY_SPLIT_MAX 8
 
 typedef enum cmGeomType {
   CM_GEOM_NONE = 0,

@@ -177,6 +177,7 @@ class cmData(ctypes.Structure):
         ("solver_iter", c_int), ("solver_residual", c_double), ("solver_max_iter", c_int),
         ("solver_max_residual", c_double), ("solver_solves", c_long),
         ("solver_total_iter", c_long), ("solver_failed_solves", c_long),
+        ("solver_retries", c_long),
         ("energy", c_double), ("energy_low", c_double), ("energy_scale", c_double),
         ("energy_growth", c_double), ("energy_first_step", c_long), ("energy_body", c_int),
         ("energy_monitor", c_int),

@@ -7,6 +7,13 @@
  * one sub-step; when the explicit rows of a sub-step need a shorter one (stability.c), the rest
  * of the step, from that sub-step's start, is split again (after the laws stage, the only stage
  * before it that depends on h, runs again). Every stage is timed into d->timer[].
+ * A step in which an implicit solve does not converge (CM_WARN_SOLVER) is taken again from its
+ * start in twice the sub-steps, up to CM_RETRY_SPLIT_MAX times the scene's (8: three retries);
+ * only the last attempt's verdicts count (solver_failed_solves, its warnings), and
+ * solver_retries counts the retries. A solve that fails at h converges at h / 2 far more often:
+ * the contact's own period is then better resolved (bench/README.md, "Retried steps"; every
+ * unconverged step of the stiff pile's twelve variants converged at h / 2). With substeps: auto
+ * the retry starts from that many sub-steps and may split further.
  * The state at the start of the step is saved; if the new state is not finite it is restored
  * and CM_ERR_NUMERIC returned, so a caller always holds the last good state. The per-step
  * scratch arena is reset at the start and at the end of the step (growing it if the step
@@ -33,16 +40,43 @@
     (d)->timer[stage] += cm_clock() - t_start_;                                                    \
   } while (0)
 
-/* undo the step: the state of its start (CM_DATA_STATE, model/fields.h), its kinematics, the
- * time spent */
-static void roll_back(const cmModel* m, cmData* d, double t_step) {
+/* back to the state of the step's start (CM_DATA_STATE, model/fields.h), its friction anchors
+ * and its kinematics */
+static void restore_start(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   cm_state_load(m, d, p->save, p->node_save);
   if (p->nanchor_save)
     memcpy(p->anchor, p->anchor_save, (size_t)p->nanchor_save * sizeof *p->anchor);
   p->nanchor = p->nanchor_save;
   cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
+}
+
+/* undo the step: its start restored, the time spent counted */
+static void roll_back(const cmModel* m, cmData* d, double t_step) {
+  restore_start(m, d);
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
+}
+
+/* What a retried step forgets of its abandoned attempt: the solver's verdicts (the unconverged
+ * solves, their warnings, the worst residual) and every warning it counted. The work stays
+ * counted: solver_solves, solver_total_iter and solver_max_iter include the attempt's solves,
+ * so that the mean iterations per solve is the cost of the run. */
+typedef struct StepStart {
+  int warning[CM_WARN_COUNT];
+  long failed;
+  double max_residual;
+} StepStart;
+
+static void verdicts_save(const cmData* d, StepStart* s) {
+  memcpy(s->warning, d->warning, sizeof s->warning);
+  s->failed = d->solver_failed_solves;
+  s->max_residual = d->solver_max_residual;
+}
+
+static void verdicts_load(cmData* d, const StepStart* s) {
+  memcpy(d->warning, s->warning, sizeof s->warning);
+  d->solver_failed_solves = s->failed;
+  d->solver_max_residual = s->max_residual;
 }
 
 /* substeps: auto. The scan of a sub-step allows at most the fraction alpha of its length: the
@@ -109,6 +143,9 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     cm_energy_start(m, d);
     cm_depth_start(d);
   }
+  StepStart start;
+  verdicts_save(d, &start);
+  int split = 1; /* the step's sub-steps multiplied by this after retries */
   for (int sub = 0; sub < nsub; sub++, taken++) {
     double t0 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * sub / nsub));
     double t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) * (sub + 1) / nsub));
@@ -145,7 +182,24 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
       return CM_ERR_NUMERIC;
     }
     TIMED(d, CM_TIMER_FORCES, cm_stage_forces(m, d, h));
+    long failed = d->solver_failed_solves;
     TIMED(d, CM_TIMER_SOLVE, cm_stage_solve(m, d, h));
+    if (d->solver_failed_solves > failed && split < CM_RETRY_SPLIT_MAX) {
+      /* an implicit solve did not converge: the step again from its start, in twice the
+       * sub-steps (module comment) */
+      split *= 2;
+      d->solver_retries++;
+      restore_start(m, d);
+      verdicts_load(d, &start);
+      p->limit_hit = 0;
+      cm_data_scratch_rewind(d);
+      f0 = 0;
+      nsub = (autosub ? 1 : m->opt.substeps) * split;
+      h = m->opt.timestep / nsub;
+      sub = -1;
+      taken = -1;
+      continue;
+    }
     TIMED(d, CM_TIMER_INTEGRATE, cm_stage_integrate(m, d, h, t1));
     TIMED(d, CM_TIMER_RECORD, cm_stage_record(m, d));
     int worst;

@@ -312,11 +312,12 @@ const char* cm_warning_help(cmWarning w) {
     return "contacts of zero area carried no force (degenerate faces or vertices of a mesh); "
            "check the meshes with `comply mesh-info`";
   case CM_WARN_SOLVER:
-    return "the implicit contact solve stopped before its tolerance, so the contact forces of "
-           "those steps are approximate; stiff contacts (ka 1e10 and up) with a friction "
-           "coefficient near a body's width / height (a cube at mu 1 is at its tipping limit) "
-           "make its friction fixed point nearly singular: a lower friction or ka helps most, a "
-           "smaller timestep or substeps less (docs/contact-laws.md, \"The implicit solve\")";
+    return "the implicit contact solve stopped before its tolerance even with the step split "
+           "into 8 sub-steps, so the contact forces of those steps are approximate; stiff "
+           "contacts (ka 1e10 and up) with a friction coefficient near a body's width / height "
+           "(a cube at mu 1 is at its tipping limit) make its friction fixed point nearly "
+           "singular: a lower friction or ka helps most, then a smaller timestep "
+           "(docs/contact-laws.md, \"Retried steps\")";
   case CM_WARN_CONTACT_LIMIT:
     return "the contact buffer could not grow (out of memory): contacts were dropped; coarsen "
            "the meshes or free memory";

@@ -203,6 +203,8 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   fputs(",\n", f);
   key(f, 4, "not_converged");
   fprintf(f, "%ld,\n", d->solver_failed_solves);
+  key(f, 4, "retried_steps");
+  fprintf(f, "%ld,\n", d->solver_retries);
   key(f, 4, "max_iterations");
   fprintf(f, "%d,\n", d->solver_max_iter);
   key(f, 4, "max_residual");

@@ -39,5 +39,8 @@ extern int cm_solve_keep_analysis;
 /* 1 (default): a block-sparse island's Hessian is assembled once per solve and then updated by
  * the rows whose Hessian changed; 0: assembled whole every iteration */
 extern int cm_solve_delta;
+/* the Newton iterations an island may take before its solve counts as not converged (default
+ * MAX_ITER = 1000; tests lower it to make a solve fail where it would converge later) */
+extern int cm_solve_max_iter;
 
 #endif

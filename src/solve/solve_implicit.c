@@ -224,6 +224,7 @@ int cm_solve_delta = 1;
 double cm_solve_reuse_ratio = 6;
 int cm_solve_pcg_rigid = 1;
 int cm_solve_keep_analysis = 1;
+int cm_solve_max_iter = MAX_ITER;
 
 static int find(int* parent, int i) {
   while (parent[i] != i) {
@@ -1158,7 +1159,7 @@ static void solve_island(Island* is) {
   is->aa_next = 0;
   is->factored = is->fresh = is->last_cg = is->assembled = is->pending = 0;
   is->nfactor = is->nreuse = is->ncoupled = 0;
-  for (int it = 0; it <= MAX_ITER; it++) {
+  for (int it = 0; it <= cm_solve_max_iter; it++) {
     is->iter = it;
     rates(is, is->u, is->y);
     /* the merged iteration's limits are those of is->u itself, so the gradient below is the
@@ -1176,7 +1177,7 @@ static void solve_island(Island* is) {
       is->failed = 0;
       return;
     }
-    if (it == MAX_ITER) return;
+    if (it == cm_solve_max_iter) return;
     if (any_friction && it + 1 == MERGED_ITER) {
       outer = 1;
       is->aa_n = -1;

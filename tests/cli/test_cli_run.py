@@ -64,8 +64,9 @@ def test_demo(s):
     check(isinstance(summ["warnings"], dict) and isinstance(summ["timers"], dict), "summary dicts")
     sv = summ["solver"]
     check(set(sv) == {"solves", "total_iterations", "mean_iterations", "not_converged",
-                      "max_iterations", "max_residual"}, "solver %r" % sv)
-    check(sv["not_converged"] == 0 and summ["warnings"]["solver_not_converged"] == 0,
+                      "retried_steps", "max_iterations", "max_residual"}, "solver %r" % sv)
+    check(sv["not_converged"] == 0 and summ["warnings"]["solver_not_converged"] == 0 and
+          sv["retried_steps"] == 0,
           "the demo's implicit solves converge: %r" % sv)
     check(0 < sv["solves"] <= summ["steps"] and
           abs(sv["mean_iterations"] - sv["total_iterations"] / sv["solves"]) < 1e-12 and
