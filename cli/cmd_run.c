@@ -426,10 +426,17 @@ int cmd_run(int argc, char** argv) {
                    "to that step",
                    sig == SIGINT ? "SIGINT" : "SIGTERM", d->step, d->time, a.outdir);
   } else {
-    if (!a.quiet)
-      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time, %ld warning%s%s%s%s\n",
+    if (!a.quiet) {
+      printf("output in '%s': %ld steps, %.6g s simulated, %.3f s wall time, %ld warning%s%s%s%s",
              a.outdir, d->step, d->time, info.wall_time, nwarn, nwarn == 1 ? "" : "s",
              nwarn ? " (" : "", list, nwarn ? ")" : "");
+      /* not a warning: those steps converged once split (docs/contact-laws.md, "Retried
+       * steps") */
+      if (d->solver_retries)
+        printf("; %ld retr%s of a step in twice the sub-steps, where its solve did not converge",
+               d->solver_retries, d->solver_retries == 1 ? "y" : "ies");
+      printf("\n");
+    }
     rc = CLI_OK;
     if (nwarn && a.strict)
       rc = cli_error(CLI_FAILED,
