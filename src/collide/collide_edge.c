@@ -100,7 +100,6 @@
 
 #include "collide/collide.h"
 #include "core/cm_math.h"
-#include "core/sort.h"
 #include "geom/bvh.h"
 #include "geom/tri_tri.h"
 
@@ -117,7 +116,6 @@ typedef struct Edge {
 typedef struct Cand {
   int a0, a1, b0, b1;
   int fa, ka, fb, kb;
-  int geo; /* its geometry from edge_contact: p0, p1, n, area at geo[10 * this] */
   /* two corner ridges (one endpoint inside the other body each), listed as such: 1, plus 2 if
    * A's inside endpoint is a1 (else a0), plus 4 if B's is b1; 0 otherwise */
   int corner;
@@ -153,23 +151,49 @@ static int cand_cmp(const void* x, const void* y) {
   return (p->b1 > q->b1) - (p->b1 < q->b1);
 }
 
-/* the candidates by their edges (cand_cmp): by insertion when few (a pair of boxes has 0 to 30,
- * where cm_sort's calls through the comparison cost more than the sort), else cm_sort. Equal
- * candidates (the same two edges, found from both ridges) differ only in the faces they were
- * reached from, which give the same edges and geometry (edge_of, edge_pn): their order does
- * not change the contacts. */
-static void sort_cands(Cand* cand, int nc) {
-  if (nc > 32) {
-    cm_sort(cand, (size_t)nc, sizeof *cand, cand_cmp);
-    return;
-  }
-  for (int i = 1; i < nc; i++) {
+/* the candidates of cand[lo, hi) by their edges (cand_cmp), by insertion */
+static void insertion_cands(Cand* cand, int lo, int hi) {
+  for (int i = lo + 1; i < hi; i++) {
     Cand x = cand[i];
     int j = i;
-    for (; j > 0 && cand_cmp(&cand[j - 1], &x) > 0; j--)
+    for (; j > lo && cand_cmp(&cand[j - 1], &x) > 0; j--)
       cand[j] = cand[j - 1];
     cand[j] = x;
   }
+}
+
+/* the candidates by their edges (cand_cmp): runs of 16 by insertion, then merged bottom-up
+ * through the scratch tmp (nc entries); by insertion alone when tmp is NULL. A pair of boxes
+ * lists 0 to a few hundred candidates, listed ridge by ridge and so partly in order (cm_sort's
+ * heap sort through the comparison pointer cost 2 % of a resting S2 125 step). Equal
+ * candidates (the same two edges, found from both ridges) differ only in the faces they were
+ * reached from, which give the same edges and geometry (edge_of, edge_pn): their order does
+ * not change the contacts. */
+static void sort_cands(Cand* cand, int nc, Cand* tmp) {
+  enum { RUN = 16 };
+  if (!tmp || nc <= RUN) {
+    insertion_cands(cand, 0, nc);
+    return;
+  }
+  for (int lo = 0; lo < nc; lo += RUN)
+    insertion_cands(cand, lo, lo + RUN < nc ? lo + RUN : nc);
+  Cand *src = cand, *dst = tmp;
+  for (int w = RUN; w < nc; w *= 2) {
+    for (int lo = 0; lo < nc; lo += 2 * w) {
+      int mid = lo + w < nc ? lo + w : nc, hi = lo + 2 * w < nc ? lo + 2 * w : nc;
+      int i = lo, j = mid, o = lo;
+      while (i < mid && j < hi)
+        dst[o++] = cand_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid)
+        dst[o++] = src[i++];
+      while (j < hi)
+        dst[o++] = src[j++];
+    }
+    Cand* t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != cand) memcpy(cand, src, (size_t)nc * sizeof *cand);
 }
 
 /* vertex i of mesh side in A's frame */
@@ -587,25 +611,15 @@ static int crosses_around(const Ctx* c, int side, const Corner* x, int v) {
   return 0;
 }
 
-/* candidate C appended (at cand[*nc], its geometry at geo[10 * *nc]) if edge_contact accepts
- * its geometry; the arrays have room (reserve) */
-static void add_cand(const Ctx* c, Cand C, Cand* cand, double* geo, int* nc) {
-  double* G10 = geo + 10 * (size_t)*nc;
-  if (edge_contact(c, &C, G10, G10 + 3, G10 + 6, G10 + 9)) cand[(*nc)++] = C;
-}
-
-/* room for need candidates (and their geometries) in the arrays of capacity *cap, grown to
- * twice need when short; 0 without memory */
-static int reserve(cmArena* arena, Cand** cand, double** geo, int* cap, int need) {
+/* room for need candidates in the array of capacity *cap, grown to twice need when short; 0
+ * without memory */
+static int reserve(cmArena* arena, Cand** cand, int* cap, int need) {
   if (need <= *cap) return 1;
   int n = 2 * need;
   Cand* c2 = cm_arena_alloc(arena, (size_t)n * sizeof *c2);
-  double* g2 = cm_arena_alloc(arena, (size_t)n * 10 * sizeof *g2);
-  if (!c2 || !g2) return 0;
+  if (!c2) return 0;
   memcpy(c2, *cand, (size_t)*cap * sizeof *c2);
-  memcpy(g2, *geo, (size_t)*cap * 10 * sizeof *g2);
   *cand = c2;
-  *geo = g2;
   *cap = n;
   return 1;
 }
@@ -662,9 +676,8 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
    * edge of those faces; and each side's corner ridges */
   int cap = 64, nc = 0, ncorner[2] = {0, 0};
   Cand* cand = cm_arena_alloc(arena, (size_t)cap * sizeof *cand);
-  double* geo = cm_arena_alloc(arena, (size_t)cap * 10 * sizeof *geo);
   Corner* corner[2] = {NULL, NULL};
-  if (!cand || !geo) return -1;
+  if (!cand) return -1;
   for (int s = 0; s < 2; s++) {
     if (m->geom_nridge[c.g[s]] == 0) continue; /* a smooth mesh: no ridge to start from */
     int* rl;
@@ -692,43 +705,37 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
         x->g = g;
         x->ng = ng;
       }
-      if (!reserve(arena, &cand, &geo, &cap, nc + 3 * ng)) return -1;
+      if (!reserve(arena, &cand, &cap, nc + 3 * ng)) return -1;
       for (int j = 0; j < ng; j++) {
         const int* G = c.f[1 - s] + 3 * g[j];
         for (int k = 0; k < 3; k++) {
           int u = G[k], w = G[(k + 1) % 3];
           int x0 = u < w ? u : w, x1 = u < w ? w : u;
-          Cand C;
           if (s == 0)
-            C = (Cand){
-                rl[4 * i], rl[4 * i + 1], x0, x1, rl[4 * i + 2], rl[4 * i + 3], g[j], k, nc, 0, 1};
+            cand[nc++] = (Cand){rl[4 * i],     rl[4 * i + 1], x0, x1, rl[4 * i + 2],
+                                rl[4 * i + 3], g[j],          k,  0,  1};
           else
-            C = (Cand){x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3],
-                       nc, 0,  2};
-          /* the pair's geometry first (the cheapest of the rule's conditions: most candidates
-           * fail it, and the order of the conditions does not change the result), kept for
-           * step 4: two candidates with the same edges have the same geometry (edge_of and
-           * edge_pn do not depend on the face an edge was reached from) */
-          add_cand(&c, C, cand, geo, &nc);
+            cand[nc++] = (Cand){
+                x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3], 0, 2};
         }
       }
     }
   }
   /* the pairs of corner ridges linked at their corners (module comment, step 3) */
   for (int i = 0; i < ncorner[0]; i++) {
-    if (!reserve(arena, &cand, &geo, &cap, nc + ncorner[1])) return -1;
+    if (!reserve(arena, &cand, &cap, nc + ncorner[1])) return -1;
     for (int j = 0; j < ncorner[1]; j++) {
       if (!crosses_around(&c, 0, &corner[0][i], corner[1][j].vin) ||
           !crosses_around(&c, 1, &corner[1][j], corner[0][i].vin))
         continue;
       const int *x = corner[0][i].r, *y = corner[1][j].r;
       int bits = 1 | (corner[0][i].vin == x[1]) << 1 | (corner[1][j].vin == y[1]) << 2;
-      Cand C = {x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], nc, bits, 0};
-      add_cand(&c, C, cand, geo, &nc);
+      cand[nc++] = (Cand){x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], bits, 0};
     }
   }
   if (nc == 0) return 0;
-  sort_cands(cand, nc);
+  /* (without memory for the scratch, by insertion: the same order of distinct edges) */
+  sort_cands(cand, nc, nc > 16 ? cm_arena_alloc(arena, (size_t)nc * sizeof *cand) : NULL);
 
   cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)nc + 1) * sizeof *hit);
   if (!hit) return -1;
@@ -746,11 +753,18 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       plain |= !cand[next].corner;
       from |= cand[next].from;
     }
+    /* the pair's geometry first (the cheapest of the rule's conditions: most runs fail it, and
+     * the order of the conditions does not change the result), once per run: the candidates of
+     * a run have the same edges, so the same geometry (edge_of and edge_pn do not depend on the
+     * face an edge was reached from). Computed per listing before 2026-12-05: a resting S2 125
+     * step listed 2.4 candidates per distinct pair that passed it. */
+    double G[10];
+    if (!edge_contact(&c, &cand[k], G, G + 3, G + 6, G + 9)) continue;
+    const double *p0 = G, *p1 = G + 3, *n = G + 6, area = G[9];
     Edge ea, eb;
     edge_of(&c, 0, cand[k].fa, cand[k].ka, &ea);
     edge_of(&c, 1, cand[k].fb, cand[k].kb, &eb);
-    /* the crossings, then the inside queries (the geometry passed when listed) */
-    const double *p0 = geo + 10 * (size_t)cand[k].geo, *p1 = p0 + 3, *n = p0 + 6, area = p0[9];
+    /* the crossings, then the inside queries */
     double w[3];
     /* a linked pair is also listed from the faces its ridge crosses (step 2): a pair listed
      * only as corners is not linked. A listing from A's ridge crossing fb, a face at eB, says
