@@ -98,6 +98,27 @@ int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limi
  * prefix; returns their number */
 int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix);
 
+/* the shortest period of a resting implicit contact (resting.c): a dynamic body on a fixed
+ * body, or on a body like itself */
+typedef struct cliPeriod {
+  double period; /* s; 0 if no contact has an estimate */
+  double h;      /* the sub-step, s */
+  int body;      /* the dynamic body */
+  int other;     /* the fixed body it rests on, -1 for a body like it */
+  int rule;
+  double fix;   /* the ka (N/m^3) or contact_time (s) with CLI_PERIOD_STEPS sub-steps per period */
+  double h_fix; /* the sub-step with CLI_PERIOD_STEPS per period, s */
+} cliPeriod;
+/* mean Newton iterations per solve above which `comply run` explains the cost with the period
+ * (issue 10's target for a pile) */
+#define CLI_SLOW_SOLVE_ITER 8
+/* sub-steps per period below which a contact counts as not resolved */
+#define CLI_PERIOD_STEPS 5
+/* fill *out; returns 1 if the period is shorter than CLI_PERIOD_STEPS sub-steps */
+int cli_contact_period(const cmModel* m, cliPeriod* out);
+/* one line (after prefix) on it: the period, and if not resolved what resolves it */
+void cli_contact_period_print(const cmModel* m, const cliPeriod* p, FILE* f, const char* prefix);
+
 /* monotonic wall clock, s */
 double cli_now(void);
 

@@ -354,6 +354,12 @@ int cmd_check(int argc, char** argv) {
   printf("resting penetration: %d too deep%s\n", deep,
          deep ? " (warning: the law is too soft for these bodies' weight)" : "");
   cli_resting_estimates(m, stdout, "  warning: ");
+  cliPeriod per;
+  cli_contact_period(m, &per);
+  if (per.period > 0)
+    cli_contact_period_print(m, &per, stdout, "contact period: ");
+  else
+    printf("contact period: no resting implicit contact to estimate\n");
   printf("ok\n");
   cm_model_free(m);
   cm_scene_free(s);

@@ -414,6 +414,17 @@ int cmd_run(int argc, char** argv) {
             "comply: warning: the run had %ld warning%s (%s): see the messages above and "
             "docs/outputs.md, \"Warnings\"\n",
             nwarn, nwarn == 1 ? "" : "s", list);
+  /* a costly solve explained (not a warning: the solves converged) */
+  cliPeriod per;
+  if (!a.quiet && d->solver_solves > 0 &&
+      (double)d->solver_total_iter / (double)d->solver_solves > CLI_SLOW_SOLVE_ITER &&
+      cli_contact_period(m, &per)) {
+    fprintf(stderr,
+            "comply: note: the implicit solve took %.3g Newton iterations per solve on "
+            "average (comply check estimates why)\n",
+            (double)d->solver_total_iter / (double)d->solver_solves);
+    cli_contact_period_print(m, &per, stderr, "comply:   the contact period is ");
+  }
   if (summary_failed) {
     if (info.message) cli_error(CLI_FAILED, "%s", info.message);
     cli_error(CLI_FAILED, "cannot write '%s/summary.json': %s", a.outdir, strerror(summary_errno));

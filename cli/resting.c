@@ -1,4 +1,6 @@
-/* Resting penetration estimates (used by `check` and `run`): how deep each dynamic body would
+/* Resting contact estimates (used by `check` and `run`).
+ *
+ * 1. Resting penetration: how deep each dynamic body would
  * sink into each fixed body it may rest on, under its weight, with the law of their rule
  * (docs/contact-laws.md; tests/cli/test_cli_warnings.py checks the numbers):
  *
@@ -12,9 +14,26 @@
  * extent of its box) is what the run's depth monitor would count as deep_penetration at rest:
  * reported before the run, with the ka or contact_time that gives 1 % of the thickness. Pairs of
  * two dynamic bodies and the linear law (stiffness per point: the depth depends on the point
- * count) are not estimated. */
+ * count) are not estimated.
+ *
+ * 2. Contact period: how fast the stiffest resting implicit contact rings, against the sub-step
+ *    (cli_contact_period). A body of mass m on a spring k rings with the period
+ *    2 pi sqrt(m / k); with k = ka A (A the largest face of its box: the stiffest way to rest),
+ *    or the Winkler sphere's stiffness at its resting depth, dF/ddelta = 2 pi R ka delta =
+ *    2 sqrt(pi R ka W). Against a fixed body m is the body's mass; against a body like itself
+ *    (its alias class has a rule with itself: a pile) the pair rings on the reduced mass m / 2.
+ *    contact_time rows ring with the period 2 T by construction. The implicit solve stays exact
+ *    at any period, but where it is shorter than a few sub-steps a step can no longer follow a
+ *    contact closing and opening, and bodies piling up need many Newton iterations per step
+ *    (the S2 pile of 125 boxes of 1 kg on 0.01 m^2, bench/README.md "The stiff pile's floor",
+ *    first 1.5 s, with the period of two such boxes on each other: 2.9 per step at 14 sub-steps
+ *    per period (ka 1e7), 4.6 at 4.4 (1e8), 9.6 at 1.4 (1e9), 21 at 0.44 (1e10), 42 at 0.2
+ *    (ka 5e10)). Below CLI_PERIOD_STEPS (5) sub-steps per period a contact counts as not
+ *    resolved; `comply check` says so, and `comply run` when its solves averaged more than
+ *    CLI_SLOW_SOLVE_ITER iterations. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -78,4 +97,101 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
     }
   }
   return count;
+}
+
+/* the period, s, of body b (mass mu on the pair) resting on a contact of rule r, 0 if the rule
+ * has no period estimate (an explicit row, whose stability the guard checks; a user law; the
+ * linear law, whose stiffness is per point) */
+static double period_of(const cmModel* m, int b, int r, double mu, double g) {
+  const cmRuleDef* rule = &m->rule[r];
+  if (m->rule_law_fn[r]) return 0;
+  int implicit = rule->integration == CM_INTEGRATION_IMPLICIT ||
+                 (rule->integration == CM_INTEGRATION_DEFAULT && rule->law != CM_LAW_CONTACT_TIME &&
+                  m->opt.integrator == CM_INTEGRATOR_IMPLICIT);
+  if (!implicit) return 0;
+  if (rule->law == CM_LAW_CONTACT_TIME) return 2 * rule->contact_time;
+  if (rule->law != CM_LAW_AREA_COMPLIANT || !(rule->ka > 0)) return 0;
+  int gb = m->body_geom[b];
+  double ex[3] = {extent(m, b, 0), extent(m, b, 1), extent(m, b, 2)}, k;
+  if (m->geom_type[gb] == CM_GEOM_SPHERE) {
+    double R = 0.5 * fmin(ex[0], fmin(ex[1], ex[2]));
+    k = 2 * sqrt(CM_PI * R * rule->ka * m->body_mass[b] * g);
+  } else {
+    k = rule->ka * fmax(ex[0] * ex[1], fmax(ex[1] * ex[2], ex[0] * ex[2]));
+  }
+  return k > 0 ? 2 * CM_PI * sqrt(mu / k) : 0;
+}
+
+int cli_contact_period(const cmModel* m, cliPeriod* out) {
+  memset(out, 0, sizeof *out);
+  out->body = out->other = out->rule = -1;
+  out->h = m->opt.timestep / (m->opt.substeps > 1 ? m->opt.substeps : 1);
+  double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
+                  m->opt.gravity[2] * m->opt.gravity[2]);
+  for (int b = 0; b < m->nbody; b++) {
+    int gb = m->body_geom[b];
+    if (m->body_motion[b] != CM_MOTION_DYNAMIC || m->geom_type[gb] == CM_GEOM_PLANE ||
+        !(m->body_mass[b] > 0) || !isfinite(m->body_mass[b]))
+      continue;
+    int cb = m->alias_class[m->body_alias[b]];
+    /* partners: every fixed body, and a body like b itself (partner -1) where another dynamic
+     * body of its alias class could pile on it */
+    int like = 0;
+    for (int s = 0; s < m->nbody && !like; s++)
+      like = s != b && m->body_motion[s] == CM_MOTION_DYNAMIC &&
+             m->alias_class[m->body_alias[s]] == cb;
+    for (int s = -1; s < m->nbody; s++) {
+      int r;
+      double mu;
+      if (s < 0) {
+        r = cb >= 0 && like ? m->class_rule[cb * m->nclass + cb] : -1;
+        if (r >= 0 && m->rule[r].law == CM_LAW_NONE) r = -1;
+        mu = 0.5 * m->body_mass[b];
+      } else {
+        if (m->body_motion[s] != CM_MOTION_FIXED) continue;
+        r = cm_model_pair_rule(m, b, s);
+        mu = m->body_mass[b];
+      }
+      if (r < 0 || r >= m->nrule) continue;
+      double T = period_of(m, b, r, mu, g);
+      if (!(T > 0) || (out->period > 0 && !(T < out->period))) continue;
+      out->period = T;
+      out->body = b;
+      out->other = s;
+      out->rule = r;
+    }
+  }
+  if (!(out->period > 0)) return 0;
+  /* what resolves it: T scales as ka^-1/2 (ka^-1/4 for a sphere: k ~ sqrt(ka)); a contact_time
+   * T rings at 2T */
+  double want = CLI_PERIOD_STEPS * out->h, ratio = out->period / want;
+  const cmRuleDef* rule = &m->rule[out->rule];
+  if (rule->law == CM_LAW_AREA_COMPLIANT) {
+    int sphere = m->geom_type[m->body_geom[out->body]] == CM_GEOM_SPHERE;
+    out->fix = rule->ka * (sphere ? pow(ratio, 4) : ratio * ratio);
+  } else {
+    out->fix = 0.5 * want;
+  }
+  out->h_fix = out->period / CLI_PERIOD_STEPS;
+  return out->period < want;
+}
+
+void cli_contact_period_print(const cmModel* m, const cliPeriod* p, FILE* f, const char* prefix) {
+  const cmRuleDef* rule = &m->rule[p->rule];
+  int area = rule->law == CM_LAW_AREA_COMPLIANT;
+  fprintf(f, "%s%.4g s, %.4g sub-steps of %.3g s: '%s' on %s%s%s (rule %d, %s)", prefix, p->period,
+          p->period / p->h, p->h, m->body_name[p->body], p->other < 0 ? "a body like it" : "'",
+          p->other < 0 ? "" : m->body_name[p->other], p->other < 0 ? "" : "'", p->rule,
+          cm_law_name(rule->law));
+  if (!(p->period < CLI_PERIOD_STEPS * p->h)) {
+    fprintf(f, ", resolved\n");
+    return;
+  }
+  fprintf(f,
+          ", fewer than %d sub-steps per period: the implicit solve stays exact, but bodies "
+          "piling up need many Newton iterations per step (S2 pile of 125 boxes: 2.9 at 14 "
+          "sub-steps per period, 4.6 at 4.4, 9.6 at 1.4, 42 at 0.2); %s %s %.3g %s or a sub-step "
+          "of at most %.3g s resolves it (docs/contact-laws.md, \"Choosing ka\")\n",
+          CLI_PERIOD_STEPS, area ? "ka" : "contact_time", area ? "<=" : ">=", p->fix,
+          area ? "N/m^3" : "s", p->h_fix);
 }
