@@ -10,9 +10,9 @@
  * reported only by the cell that holds the lower corner of the two boxes' intersection, so no
  * pair is reported twice. Expected cost O(n + k) for k candidate pairs at any density, unlike a
  * sweep along one axis whose x-overlaps grow as n^(2/3) per body in 3-D (bench/README.md).
- * Measured with callgrind (S2 pile of 125 boxes, 300 steps from r2500): the stage costs 44.7M
- * instructions instead of 76.5M (the run 2.990G instead of 3.017G, -0.9 %; -1.7 % in the
- * collapsing S2 and -2.3 % in the S4 spheres) with the table of cells than with hash buckets
+ * Measured with callgrind (S2 pile of 125 boxes, 300 steps at rest from t = 2.5 s): the stage
+ * costs 44.7M instructions instead of 76.5M (the run 2.990G instead of 3.017G, -0.9 %; -1.7 % in
+ * the collapsing S2 and -2.3 % in the S4 spheres) with the table of cells than with hash buckets
  * holding entries of several cells, whose pairs had their cells compared (memcmp) pair by pair
  * and the owner cell recomputed with floor. A cell 1x the extent costs more (22.0M against 19.0M
  * in and under the stage over 100 steps: more entries per body), 1.5x the same, 3x 1 % more.
