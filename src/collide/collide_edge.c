@@ -141,7 +141,15 @@ typedef struct Ctx {
   unsigned char* ydone;
   /* inside tests of the vertices of each side, cached per pair (-1: not yet asked) */
   signed char* ins[2];
+  /* the centre of B's tree box carried into A's frame (projected_overlap) */
+  double bw[3];
+  /* face_cap's projected overlap across each face of each side, cached per pair (NaN: not yet
+   * asked; a face is asked for by every edge pair around it), for meshes of at most FOVER_MAX
+   * faces (NULL beyond) */
+  double* fover[2];
 } Ctx;
+
+#define FOVER_MAX 512
 
 static int cand_cmp(const void* x, const void* y) {
   const Cand *p = x, *q = y;
@@ -333,7 +341,7 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
  * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
  * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
 static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3],
-                        double* area) {
+                        double* area, Edge* eas, Edge* ebs) {
   double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], w[3];
   vert_a(c, 0, C->a0, a0);
   vert_a(c, 0, C->a1, a1);
@@ -351,10 +359,9 @@ static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3],
   if (!(s >= -tol && s <= 1 + tol && u >= -tol && u <= 1 + tol)) return 0;
   s = s < 0 ? 0 : s > 1 ? 1 : s;
   u = u < 0 ? 0 : u > 1 ? 1 : u;
-  Edge eas, ebs;
-  const Edge *ea = &eas, *eb = &ebs;
-  edge_of(c, 0, C->fa, C->ka, &eas);
-  edge_of(c, 1, C->fb, C->kb, &ebs);
+  const Edge *ea = eas, *eb = ebs;
+  edge_of(c, 0, C->fa, C->ka, eas);
+  edge_of(c, 1, C->fb, C->kb, ebs);
   cm_v3_madd(p0, a0, dA, s);
   cm_v3_madd(p1, b0, dB, u);
   cm_v3_scale(n, n, 1 / sqrt(den));
@@ -393,14 +400,12 @@ static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3],
 static double projected_overlap(const Ctx* c, const double u[3]) {
   const double* a = ((const cmBvh*)c->m->geom_bvh + c->g[0])->node[0].box;
   const double* b = ((const cmBvh*)c->m->geom_bvh + c->g[1])->node[0].box;
-  double ca = 0, ra = 0, cb, rb = 0, bl[3], bw[3];
+  double ca = 0, ra = 0, cb, rb = 0;
   for (int k = 0; k < 3; k++) {
     ca += 0.5 * (a[k] + a[3 + k]) * u[k];
     ra += 0.5 * (a[3 + k] - a[k]) * fabs(u[k]);
-    bl[k] = 0.5 * (b[k] + b[3 + k]);
   }
-  cm_tri_xform(bw, c->R, c->t, bl);
-  cb = cm_v3_dot(bw, u);
+  cb = cm_v3_dot(c->bw, u);
   for (int k = 0; k < 3; k++) {
     /* B's axis k in A's frame: column k of R */
     double ak = c->R[k] * u[0] + c->R[3 + k] * u[1] + c->R[6 + k] * u[2];
@@ -417,13 +422,17 @@ static double projected_overlap(const Ctx* c, const double u[3]) {
  * S2 pile of 125 boxes). */
 /* d, but no more than the bodies' projected overlap along the normal of face f of mesh side */
 static double face_cap(const Ctx* c, int side, int f, double d) {
-  const double* n = c->m->mesh_face_normal + 3 * (size_t)(c->m->geom_faceadr[c->g[side]] + f);
-  double u[3];
-  if (side == 0)
-    cm_v3_copy(u, n);
-  else
-    cm_m3_mulv(u, c->R, n);
-  return fmin(d, fmax(0, projected_overlap(c, u)));
+  double x, *o = c->fover[side] ? c->fover[side] + f : &x;
+  if (!c->fover[side] || isnan(*o)) {
+    const double* n = c->m->mesh_face_normal + 3 * (size_t)(c->m->geom_faceadr[c->g[side]] + f);
+    double u[3];
+    if (side == 0)
+      cm_v3_copy(u, n);
+    else
+      cm_m3_mulv(u, c->R, n);
+    *o = fmax(0, projected_overlap(c, u));
+  }
+  return fmin(d, *o);
 }
 
 static double edge_depth(const Ctx* c, const Edge* ea, const Edge* eb, double d) {
@@ -669,6 +678,21 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   memset(c.ydone, 0, nvb);
   memset(c.ins[0], -1, nva);
   memset(c.ins[1], -1, nvb);
+  for (int s = 0; s < 2; s++) {
+    size_t nf = (size_t)m->geom_nface[c.g[s]];
+    c.fover[s] = NULL;
+    if (nf > FOVER_MAX) continue; /* a large mesh: not cleared per pair, computed each time */
+    if (!(c.fover[s] = cm_arena_alloc(arena, nf * sizeof *c.fover[s]))) return -1;
+    for (size_t f = 0; f < nf; f++)
+      c.fover[s][f] = NAN;
+  }
+  {
+    const double* bb = ((const cmBvh*)m->geom_bvh + c.g[1])->node[0].box;
+    double bl[3];
+    for (int k = 0; k < 3; k++)
+      bl[k] = 0.5 * (bb[k] + bb[3 + k]);
+    cm_tri_xform(c.bw, c.R, c.t, bl);
+  }
   double RA[9]; /* A's frame into the world, for the results */
   cm_quat_to_mat(RA, d->body_xquat + 4 * a);
 
@@ -759,11 +783,9 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
      * face an edge was reached from). Computed per listing before 2026-12-05: a resting S2 125
      * step listed 2.4 candidates per distinct pair that passed it. */
     double G[10];
-    if (!edge_contact(&c, &cand[k], G, G + 3, G + 6, G + 9)) continue;
+    Edge ea, eb; /* (its edges, as edge_contact found them) */
+    if (!edge_contact(&c, &cand[k], G, G + 3, G + 6, G + 9, &ea, &eb)) continue;
     const double *p0 = G, *p1 = G + 3, *n = G + 6, area = G[9];
-    Edge ea, eb;
-    edge_of(&c, 0, cand[k].fa, cand[k].ka, &ea);
-    edge_of(&c, 1, cand[k].fb, cand[k].kb, &eb);
     /* the crossings, then the inside queries */
     double w[3];
     /* a linked pair is also listed from the faces its ridge crosses (step 2): a pair listed
