@@ -59,6 +59,24 @@ typedef struct cmHit {
  * the model and the poses in d; safe to call from several threads. */
 void cm_collide_vertex(const cmModel* m, const cmData* d, int a, int b, int v, cmHit* hit);
 
+/* What the vertex queries of body a's mesh against body b share (collide_vertex.c): A's
+ * vertices and pseudonormals, both bodies' rotation matrices R(q) (cm_quat_to_mat: the very
+ * values cm_quat_rotate multiplies by), and B a half-space its world plane n . x <= c (as
+ * cm_collide_vertex computes them). cm_collide_vertex_posed(m, d, P, v, hit) is then
+ * bit-identical to cm_collide_vertex(m, d, a, b, v, hit), without the two to six quaternion
+ * conversions per vertex (the narrowphase's jobs keep one per job). */
+typedef struct cmVertexPose {
+  int a, b;
+  int plane;             /* B a half-space */
+  const double* vert;    /* cm_geom_vert of A */
+  const double* vert_pn; /* cm_geom_vert_pn of A */
+  double RA[9], RB[9];   /* R(q_a), R(q_b) */
+  double n[3], c;        /* B a half-space: its world plane */
+} cmVertexPose;
+void cm_vertex_pose(const cmModel* m, const cmData* d, int a, int b, cmVertexPose* P);
+void cm_collide_vertex_posed(const cmModel* m, const cmData* d, const cmVertexPose* P, int v,
+                             cmHit* hit);
+
 /* relative pose of body b in body a's frame: x_a = R x_b + t, R = R_a^T R_b,
  * t = R_a^T (x_b - x_a) (frame origins) */
 void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]);
@@ -84,12 +102,13 @@ double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
 struct cmNearest;
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], struct cmNearest* out);
 
-/* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. vn (world,
- * may be NULL): the outward normal of the penetrating surface at p0 (its vertex pseudonormal);
- * where the nearest face of b does not face against it, the contact is with the nearest face
- * that does (collide_mesh.c; a deformable b keeps the nearest face). */
-void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
-                           const double* vn, cmHit* hit);
+/* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. RB: b's
+ * rotation matrix, cm_quat_to_mat of its orientation (the caller's, once per body pair). vn
+ * (world, may be NULL): the outward normal of the penetrating surface at p0 (its vertex
+ * pseudonormal); where the nearest face of b does not face against it, the contact is with the
+ * nearest face that does (collide_mesh.c; a deformable b keeps the nearest face). */
+void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double RB[9],
+                           const double p0[3], const double* vn, cmHit* hit);
 
 /* one edge-edge contact (SPEC 4 `vertex_edge`), world frame */
 typedef struct cmEdgeHit {

@@ -162,11 +162,11 @@ static void deformed_point(const cmModel* m, const cmData* d, int b, const doubl
  * faces of two aligned boxes, one resting on the other) is nearest to the bottom corners at
  * distance 0 whatever their depth below the top face, so those corners carried nothing and the
  * upper box tipped onto them (docs/contact-laws.md, "Flush faces"). */
-static void facing_face(const cmModel* m, int g, const double q[4], const double p[3],
+static void facing_face(const cmModel* m, int g, const double RB[9], const double p[3],
                         const double* vn, cmNearest* near) {
   const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[g];
   double u[3];
-  cm_quat_rotate_inv(u, q, vn);
+  cm_m3_mulvt(u, RB, vn);
   if (cm_v3_dot(fn + 3 * (size_t)near->face, u) < 0) return;
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
   cmNearest f;
@@ -178,26 +178,26 @@ static void facing_face(const cmModel* m, int g, const double q[4], const double
   if (cm_v3_dot(t, fn + 3 * (size_t)f.face) < 0) *near = f;
 }
 
-void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double p0[3],
-                           const double* vn, cmHit* hit) {
+void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const double RB[9],
+                           const double p0[3], const double* vn, cmHit* hit) {
   if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
     deformed_point(m, d, b, p0, hit);
     return;
   }
+  /* (RB = R(q_b): cm_quat_rotate and cm_quat_rotate_inv multiply by that very matrix) */
   int g = m->body_geom[b];
-  const double* q = d->body_xquat + 4 * b;
   double r[3], p[3];
   cm_v3_sub(r, p0, d->body_xpos + 3 * b);
-  cm_quat_rotate_inv(p, q, r);
+  cm_m3_mulvt(p, RB, r);
   cmNearest near;
   if (!cm_mesh_inside_local(m, g, p, &near)) return;
   const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[g];
-  if (vn) facing_face(m, g, q, p, vn, &near);
+  if (vn) facing_face(m, g, RB, p, vn, &near);
   /* world quantities: nearest point, normal of the nearest face, signed distance */
   double p1[3], n[3], t[3];
-  cm_quat_rotate(t, q, near.point);
+  cm_m3_mulv(t, RB, near.point);
   cm_v3_add(p1, t, d->body_xpos + 3 * b);
-  cm_quat_rotate(n, q, fn + 3 * near.face);
+  cm_m3_mulv(n, RB, fn + 3 * near.face);
   hit->inside = 1;
   hit->face = near.face;
   cm_v3_copy(hit->p0, p0);
