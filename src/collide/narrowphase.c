@@ -49,6 +49,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include <stdint.h>
 #include <string.h>
 
 #include "collide/collide.h"
@@ -430,16 +431,33 @@ static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job
     const Job* J = &jobs[j];
     const double* RA = J->vp.RA;
     const double* areavec = cm_geom_areavec(m, d, m->body_geom[J->a]);
-    for (int v = 0; v < J->nvert; v++) {
-      if (!in[J->hit0 - base + v]) continue;
-      const cmHit* H = &hits[J->hit0 - base + v];
+    /* the job's flags in locals (the stores into the contacts may alias the job: read through
+     * J they were loaded again for every vertex), and eight at a time: most are 0 (the S2 pile
+     * of 125 boxes at rest: 890 contacts of 6500 vertices a step; this stage's own instructions
+     * 79 -> 68 M in its run, the S4 pile of 125 spheres 2.0 % fewer in all) */
+    const unsigned char* inj = in + (J->hit0 - base);
+    const cmHit* hj = hits + (J->hit0 - base);
+    int nv = J->nvert, p = -1;
+    for (int v = 0; v < nv; v++) {
+      if (!(v & 7) && v + 8 <= nv) {
+        uint64_t w;
+        memcpy(&w, inj + v, sizeof w);
+        if (!w) {
+          v += 7;
+          continue;
+        }
+      }
+      if (!inj[v]) continue;
+      const cmHit* H = &hj[v];
       if (!grow_contacts(m, d, d->ncontact + 1)) {
         d->warning[CM_WARN_CONTACT_LIMIT]++;
         return;
       }
-      /* the pair summary, opened at its first contact */
-      int p = open_pair(d, cand, J->pair, pair_of_cand);
-      if (p < 0) return;
+      /* the pair summary, opened at its first contact (then the job's) */
+      if (p < 0) {
+        p = open_pair(d, cand, J->pair, pair_of_cand);
+        if (p < 0) return;
+      }
       set_key(d, d->ncontact, v, -1, -1, -1);
       cmContact* c = &d->contact[d->ncontact++];
       memset(c, 0, sizeof *c);
