@@ -74,6 +74,9 @@ typedef struct cmVertexPose {
   double n[3], c;        /* B a half-space: its world plane */
 } cmVertexPose;
 void cm_vertex_pose(const cmModel* m, const cmData* d, int a, int b, cmVertexPose* P);
+/* cm_vertex_pose with the matrices R(q_a), R(q_b) the caller has made already */
+void cm_vertex_pose_mats(const cmModel* m, const cmData* d, int a, int b, const double RA[9],
+                         const double RB[9], cmVertexPose* P);
 void cm_collide_vertex_posed(const cmModel* m, const cmData* d, const cmVertexPose* P, int v,
                              cmHit* hit);
 

@@ -10,6 +10,7 @@
  *    face against the vertex's pseudonormal (a flush side face), the nearest face that does
  *    (collide_mesh.c, facing_face; docs/contact-laws.md "Flush faces"). */
 #include <math.h>
+#include <string.h>
 
 #include "collide/collide.h"
 #include "core/cm_math.h"
@@ -19,14 +20,12 @@
  * vertex and per rotation did (two for a vertex against a half-space, up to six against a mesh:
  * on the S2 pile of 125 boxes at rest the queries' own instructions fell from 87 to 40 M, plus
  * 16 M for the jobs' poses; 196 000 of its 267 000 queries are against the ground) */
-void cm_vertex_pose(const cmModel* m, const cmData* d, int a, int b, cmVertexPose* P) {
+static void pose_rest(const cmModel* m, const cmData* d, int a, int b, cmVertexPose* P) {
   int ga = m->body_geom[a], gb = m->body_geom[b];
   P->a = a;
   P->b = b;
   P->vert = cm_geom_vert(m, d, ga);
   P->vert_pn = cm_geom_vert_pn(m, d, ga);
-  cm_quat_to_mat(P->RA, d->body_xquat + 4 * a);
-  cm_quat_to_mat(P->RB, d->body_xquat + 4 * b);
   P->plane = m->geom_type[gb] == CM_GEOM_PLANE;
   if (P->plane) {
     const double* pl = m->geom_plane + 4 * gb;
@@ -35,6 +34,19 @@ void cm_vertex_pose(const cmModel* m, const cmData* d, int a, int b, cmVertexPos
   } else {
     P->n[0] = P->n[1] = P->n[2] = P->c = 0;
   }
+}
+
+void cm_vertex_pose(const cmModel* m, const cmData* d, int a, int b, cmVertexPose* P) {
+  cm_quat_to_mat(P->RA, d->body_xquat + 4 * a);
+  cm_quat_to_mat(P->RB, d->body_xquat + 4 * b);
+  pose_rest(m, d, a, b, P);
+}
+
+void cm_vertex_pose_mats(const cmModel* m, const cmData* d, int a, int b, const double RA[9],
+                         const double RB[9], cmVertexPose* P) {
+  memcpy(P->RA, RA, sizeof P->RA);
+  memcpy(P->RB, RB, sizeof P->RB);
+  pose_rest(m, d, a, b, P);
 }
 
 void cm_collide_vertex_posed(const cmModel* m, const cmData* d, const cmVertexPose* P, int v,

@@ -237,14 +237,21 @@ static int above_plane(const cmModel* m, const cmData* d, int pl, int b) {
  * boxes of tilted bodies overlap far more often than the bodies' own boxes do: about half the
  * candidate pairs of a settled pile of boxes, whose vertices the jobs would otherwise carry into
  * the other body's frame one by one to cull them (8 % of the S2 pile of 125 boxes' step). */
-static int rigid_apart(const cmModel* m, const cmData* d, int a, int b) {
+static int rigid_apart(const cmModel* m, const cmData* d, int a, int b, const double RA[9],
+                       const double RB[9]) {
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0; /* their rest geometry's box does not bound the deformed mesh */
   if (!m->geom_nface[m->body_geom[a]] || !m->geom_nface[m->body_geom[b]]) return 0;
   const double* A = ((const cmBvh*)m->geom_bvh + m->body_geom[a])->node[0].box;
   const double* B = ((const cmBvh*)m->geom_bvh + m->body_geom[b])->node[0].box;
-  double R[9], t[3];
-  cm_pair_pose(d, a, b, R, t);
+  /* cm_pair_pose from the pair's matrices: R = R_a^T R_b, t = R_a^T (x_b - x_a), the same
+   * expressions */
+  double R[9], t[3], dx[3];
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++)
+      R[3 * i + k] = RA[i] * RB[k] + RA[3 + i] * RB[3 + k] + RA[6 + i] * RB[6 + k];
+  cm_v3_sub(dx, d->body_xpos + 3 * b, d->body_xpos + 3 * a);
+  cm_m3_mulvt(t, RA, dx);
   double eps = cm_pair_box_eps(A, B, t);
   /* the bounding balls (geom_ball) apart: the test that separates rounded meshes, whose boxes
    * overlap at the corners */
@@ -281,7 +288,13 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
     cm_vertex_pose(m, d, j.a, j.b, &j.vp);
     plane_cull(m, d, &j);
   } else {
-    if (rigid_apart(m, d, a, b)) return 0;
+    /* both bodies' rotation matrices, once for the pair's test and its one or two jobs (six
+     * conversions of the quaternions were two: the S2 pile of 125 boxes at rest 0.2 % fewer
+     * instructions in its run) */
+    double RA[9], RB[9];
+    cm_quat_to_mat(RA, d->body_xquat + 4 * a);
+    cm_quat_to_mat(RB, d->body_xquat + 4 * b);
+    if (rigid_apart(m, d, a, b, RA, RB)) return 0;
     if (rule->method == CM_METHOD_CONTOUR) {
       /* contour: no vertex queries; an empty job marks the pair for append_contour */
       j.flags = CM_CONTACT_CONTOUR;
@@ -295,20 +308,23 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
       /* two_way; vertex_edge adds its edge contacts after these jobs (append_edges) */
       j.flags = CM_CONTACT_TWO_WAY;
       j.nvert = m->geom_nvert[m->body_geom[a]];
-      cm_vertex_pose(m, d, j.a, j.b, &j.vp);
+      cm_vertex_pose_mats(m, d, a, b, RA, RB, &j.vp);
       job_cull(m, d, &j);
       jobs[0] = j;
       j.a = b;
       j.b = a;
       j.nvert = m->geom_nvert[m->body_geom[b]];
-      cm_vertex_pose(m, d, j.a, j.b, &j.vp);
+      cm_vertex_pose_mats(m, d, b, a, RB, RA, &j.vp);
       job_cull(m, d, &j);
       jobs[1] = j;
       return 2;
     }
     j.a = pick_penetrating(m, a, b, rule);
     j.b = j.a == a ? b : a;
-    cm_vertex_pose(m, d, j.a, j.b, &j.vp);
+    if (j.a == a)
+      cm_vertex_pose_mats(m, d, a, b, RA, RB, &j.vp);
+    else
+      cm_vertex_pose_mats(m, d, b, a, RB, RA, &j.vp);
     job_cull(m, d, &j);
   }
   j.nvert = m->geom_nvert[m->body_geom[j.a]];
