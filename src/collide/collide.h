@@ -97,6 +97,10 @@ int cm_boxes_apart(const double A[6], const double B[6], const double R[9], cons
  * length), m: for two boxes, the depth of their penetration (the least translation that
  * separates them); negative when apart. */
 double cm_boxes_overlap(const double A[6], const double B[6], const double R[9], const double t[3]);
+/* The least overlap over A's three axes alone, by the same expressions: never below
+ * cm_boxes_overlap's (its least over a superset; fmin is exact), at a fifth of its cost */
+double cm_boxes_overlap_bound(const double A[6], const double B[6], const double R[9],
+                              const double t[3]);
 double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
 
 /* Is the point p, in the body frame of mesh geometry g, strictly inside that mesh? The search is

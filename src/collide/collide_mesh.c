@@ -36,11 +36,13 @@ double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]) 
 /* The separating-axis test of two boxes (cm_boxes_apart, cm_boxes_overlap): with early, 1 as
  * soon as one axis separates them by more than eps (scaled by the axis' length), else 0; without,
  * the least overlap of their projections over the axes, each divided by its axis' length (the
- * depth along the least-overlap axis; negative when apart). Always inlined with early constant:
- * the narrowphase's test keeps its early exits and comparisons, no division. */
+ * depth along the least-overlap axis; negative when apart); with only_a (and not early), that
+ * least over A's three axes alone, by the same expressions: not below the least over all, since
+ * fmin is exact (cm_boxes_overlap_bound). Always inlined with early and only_a constant: the
+ * narrowphase's test keeps its early exits and comparisons, no division. */
 static inline __attribute__((always_inline)) double box_sat(const double A[6], const double B[6],
                                                             const double R[9], const double t[3],
-                                                            double eps, int early) {
+                                                            double eps, int early, int only_a) {
   double ea[3], eb[3], cb[3], d[3], aR[9], least = INFINITY;
   for (int k = 0; k < 3; k++) {
     ea[k] = 0.5 * (A[3 + k] - A[k]);
@@ -59,6 +61,7 @@ static inline __attribute__((always_inline)) double box_sat(const double A[6], c
     if (early && sep > eps) return 1;
     least = fmin(least, -sep);
   }
+  if (only_a) return least;
   /* B's axes j (column j of R) */
   for (int j = 0; j < 3; j++) {
     double dj = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
@@ -92,12 +95,17 @@ static inline __attribute__((always_inline)) double box_sat(const double A[6], c
 
 int cm_boxes_apart(const double A[6], const double B[6], const double R[9], const double t[3],
                    double eps) {
-  return box_sat(A, B, R, t, eps, 1) != 0;
+  return box_sat(A, B, R, t, eps, 1, 0) != 0;
 }
 
 double cm_boxes_overlap(const double A[6], const double B[6], const double R[9],
                         const double t[3]) {
-  return box_sat(A, B, R, t, 0, 0);
+  return box_sat(A, B, R, t, 0, 0, 0);
+}
+
+double cm_boxes_overlap_bound(const double A[6], const double B[6], const double R[9],
+                              const double t[3]) {
+  return box_sat(A, B, R, t, 0, 0, 1);
 }
 
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* out) {

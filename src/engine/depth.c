@@ -157,15 +157,25 @@ static double vertex_depth(const cmModel* m, const cmData* d, int a, int b) {
  * contacts' own depths can say far less: a corner pressed deeper than half a box into another
  * is measured from the nearest face, and the 1000-box pile of the peer kit (ka 1e7) had box
  * pairs 32.7 mm inside each other, a third of a box, whose deepest contact was 17.9 mm, under
- * the warning's fifth (bench/README.md). */
-static double box_depth(const cmModel* m, const cmData* d, int a, int b) {
+ * the warning's fifth (bench/README.md).
+ * The caller's ratio is fmax(pen, depth) / th, which only counts if above lim (the run's largest
+ * and CM_DEEP_FRACTION, whichever is less). Where the bound of the depth along A's axes
+ * (cm_boxes_overlap_bound, not below the depth) already gives a ratio not above lim, the depth
+ * cannot count, and 0 is returned instead (its ratio is then not above lim either: fmax, and the
+ * division by th > 0, are monotone in rounded arithmetic too): the same warnings and the same
+ * largest ratio; the S2 pile of 125 boxes at rest: 71 % of its pairs skip cm_boxes_overlap, 0.7 %
+ * fewer instructions in its run. */
+static double box_depth(const cmModel* m, const cmData* d, int a, int b, double pen, double th,
+                        double lim) {
   int ga = m->body_geom[a], gb = m->body_geom[b];
   if (m->geom_type[ga] != CM_GEOM_BOX || m->geom_type[gb] != CM_GEOM_BOX) return 0;
   if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
     return 0;
   double R[9], t[3];
   cm_pair_pose(d, a, b, R, t);
-  return fmax(0, cm_boxes_overlap(m->geom_aabb + 6 * ga, m->geom_aabb + 6 * gb, R, t));
+  const double *A = m->geom_aabb + 6 * ga, *B = m->geom_aabb + 6 * gb;
+  if (fmax(pen, fmax(0, cm_boxes_overlap_bound(A, B, R, t))) / th <= lim) return 0;
+  return fmax(0, cm_boxes_overlap(A, B, R, t));
 }
 
 /* is point p (world) inside body b, tested only when p is not outside b's world box by more
@@ -191,7 +201,10 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
     double ta = cm_body_thickness(m, P->body[0]), tb = cm_body_thickness(m, P->body[1]);
     double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
     if (!(t > 0)) continue;
-    double ratio = fmax(P->max_penetration, box_depth(m, d, P->body[0], P->body[1])) / t;
+    double lim = fmin(d->depth_ratio, CM_DEEP_FRACTION);
+    double ratio = fmax(P->max_penetration,
+                        box_depth(m, d, P->body[0], P->body[1], P->max_penetration, t, lim)) /
+                   t;
     if (ratio > d->depth_ratio) {
       d->depth_ratio = ratio;
       d->depth_body_a = P->body[0];
