@@ -40,6 +40,8 @@ typedef struct Island {
    * bodies) */
   int cs_max;      /* rows in S at most */
   int* cS;         /* S (cs_max) */
+  double* cxh;     /* per row of S: its unit slip direction xh and mu / R, fixed while one
+                      coupled direction is formed (3 cs_max) */
   double* kv;      /* the basis ((KRYLOV_MAX + 1) x 6 nb) */
   double *ub, *ds; /* u before a coupled step, the plain Newton direction (6 nb each) */
   double* y;       /* per row: rates along n, t1, t2 at u (nr x 3) */
