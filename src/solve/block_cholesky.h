@@ -25,7 +25,11 @@ typedef struct cmBlockChol {
    * with blocks lx; ld holds the diagonal blocks (lower triangular 6x6) */
   int *lp, *lrow;
   double *lx, *ld;
-  double* ldi; /* the inverses of the blocks of ld (cm_chol_inverse), for the solves */
+  /* the same blocks transposed (L_qp^T, row-major), for the forward solve: its products with
+   * y_q then run along contiguous rows, as the backward solve's do on lx */
+  double* lxt;
+  double* ldi;  /* the inverses of the blocks of ld (cm_chol_inverse), for the solves */
+  double* ldit; /* the same transposed, for the forward solve's products */
   /* the pattern of every row of L (rows of L by block row, columns ascending, < p) */
   int *rp, *rcol;
   int* parent;  /* elimination tree (-1: root) */
