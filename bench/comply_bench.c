@@ -29,7 +29,9 @@
  *   pile_1000        numbers): the S2 pile of 5^3 and 10^3 boxes thrown into an open box and
  *   spheres_1000     the S4 box of 10^3 spheres, ka 1e7, a fixed number of steps from t = 0
  *                    (--steps), one thread; CPU seconds per step, Newton iterations per step
- *                    (mean, max), steps with a solver warning, contacts
+ *                    (mean, max), steps with a solver warning, retried steps, contacts
+ *   pile_125_stiff   pile_125 at the default ka 5e10 (issue 10's stiff case; the contact's
+ *                    period is 0.2 of a step), its first 1.5 s
  *   fem_10k          a deformable Neo-Hookean slab of 10k, 50k, 100k tets settling on a plane
  *   fem_50k          (bench_fem below): CPU s per step, per tet, Newton iterations
  *   fem_100k
@@ -992,6 +994,8 @@ static int bench_pile(const Options* o) {
 #define PB_KA 1e7
 #define PB_BOX_DIV 2
 #define PB_S4_REFINE 2
+/* the stiff variant of the S2 pile: the rule's default ka (issue 10) */
+#define PB_KA_STIFF 5e10
 /* common.h: S2 pile */
 #define S2_HALF 0.05
 #define S2_MASS 1.0
@@ -1025,6 +1029,7 @@ static int bench_pile(const Options* o) {
  * the spheres' after ~45) */
 enum {
   PILE_125_STEPS = 3000,
+  PILE_STIFF_STEPS = 1500, /* the collapse and the start of the rest (bench/README.md) */
   PILE_1000_STEPS = 300,
   SPHERES_1000_STEPS = 150,
   PILE_QUICK_STEPS = 200,
@@ -1155,7 +1160,8 @@ static int peer_sphere_bodies(cmScene* s, int nx, int ny, int nz, char* err, siz
 
 /* the compiled S2 pile (spheres == 0) or S4 spheres (spheres == 1) of an nx x ny x nz
  * lattice; NULL with a message on failure */
-static cmModel* peer_scene(int spheres, int nx, int ny, int nz, char* err, size_t errsz) {
+static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, char* err,
+                           size_t errsz) {
   char name[32];
   snprintf(name, sizeof name, "%s_%d", spheres ? "s4_spheres" : "s2_pile", nx * ny * nz);
   cmScene* s = cm_scene_new(name);
@@ -1175,7 +1181,7 @@ static cmModel* peer_scene(int spheres, int nx, int ny, int nz, char* err, size_
                          peer_pile_bodies(s, nx, ny, nz, err, errsz);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
-  r.ka = PB_KA;
+  r.ka = ka;
   r.friction = PB_MU;
   if (ok && cm_scene_add_rule(s, &r, err, errsz) >= 0 &&
       cm_model_compile(s, &m, err, errsz) != CM_OK)
@@ -1189,13 +1195,13 @@ static cmModel* peer_scene(int spheres, int nx, int ny, int nz, char* err, size_
  * peer harness's comply(1T) rows), each cm_step timed in process CPU time and wall time.
  * Per step: mean CPU and wall seconds, mean and max Newton iterations (d->solver_iter), the
  * steps that counted a CM_WARN_SOLVER, and the contact count (mean, peak, last step). */
-static int bench_peer(const Options* o, const char* bench, int spheres, int lattice,
+static int bench_peer(const Options* o, const char* bench, int spheres, int lattice, double ka,
                       long default_steps) {
   char err[512] = "";
   if (o->quick) lattice /= 5; /* the smoke run */
   int nx = lattice, ny = lattice, nz = lattice;
   double t0 = now();
-  cmModel* m = peer_scene(spheres, nx, ny, nz, err, sizeof err);
+  cmModel* m = peer_scene(spheres, nx, ny, nz, ka, err, sizeof err);
   double t_compile = now() - t0;
   cmData* d = m ? cm_data_new(m) : NULL;
   if (!d) {
@@ -1233,15 +1239,17 @@ static int bench_peer(const Options* o, const char* bench, int spheres, int latt
     const char* what = spheres ? "spheres" : "boxes";
     printf("%s: %ld %s, %ld steps to t = %.3f s (model compiled in %.2f s); per step: %.4g CPU s "
            "(%.4g s wall), Newton iterations mean %.1f max %d, contacts mean %.0f peak %d last %d; "
-           "%d steps with a solver warning\n",
+           "%d steps with a solver warning, %ld retried\n",
            bench, n, what, done, d->time, t_compile, cpu * per, wall * per, (double)iters * per,
-           iter_max, (double)contacts * per, contact_peak, d->ncontact, warn_steps);
+           iter_max, (double)contacts * per, contact_peak, d->ncontact, warn_steps,
+           d->solver_retries);
     result(bench, 1, n, (double)done, "steps");
     result(bench, 1, n, cpu * per, "cpu_s/step");
     result(bench, 1, n, wall * per, "s/step");
     result(bench, 1, n, (double)iters * per, "newton_it/step");
     result(bench, 1, n, iter_max, "newton_it_max");
     result(bench, 1, n, warn_steps, "solver_warn_steps");
+    result(bench, 1, n, (double)d->solver_retries, "retried_steps");
     result(bench, 1, n, (double)contacts * per, "contacts_mean");
     result(bench, 1, n, contact_peak, "contacts_peak");
     result(bench, 1, n, d->ncontact, "contacts_last");
@@ -1350,7 +1358,7 @@ static int check_peer_scenes(const char* dir) {
     int n = peer[k].lattice;
     if (cm_scene_load(path, &s, err, sizeof err) != CM_OK ||
         cm_model_compile(s, &yaml, err, sizeof err) != CM_OK ||
-        !(bench = peer_scene(peer[k].spheres, n, n, n, err, sizeof err))) {
+        !(bench = peer_scene(peer[k].spheres, n, n, n, PB_KA, err, sizeof err))) {
       printf("%s: %s\n", path, err);
     } else if (same_models(peer[k].file, bench, yaml)) {
       printf("%s: identical to the bench's scene: %d bodies, initial poses and velocities, "
@@ -1463,7 +1471,7 @@ static const char* const scenes[] = {
     "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
     "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile",
     "pile_125",      "pile_1000",      "spheres_1000",       "fem_10k",        "fem_50k",
-    "fem_100k",      "method_auto"};
+    "fem_100k",      "method_auto",    "pile_125_stiff"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -1480,11 +1488,11 @@ static int run_scene(const Options* o, int k) {
   case 9:
     return bench_pile(o);
   case 10:
-    return bench_peer(o, scenes[k], 0, 5, PILE_125_STEPS);
+    return bench_peer(o, scenes[k], 0, 5, PB_KA, PILE_125_STEPS);
   case 11:
-    return bench_peer(o, scenes[k], 0, 10, PILE_1000_STEPS);
+    return bench_peer(o, scenes[k], 0, 10, PB_KA, PILE_1000_STEPS);
   case 12:
-    return bench_peer(o, scenes[k], 1, 10, SPHERES_1000_STEPS);
+    return bench_peer(o, scenes[k], 1, 10, PB_KA, SPHERES_1000_STEPS);
   case 13:
     return bench_fem(o, scenes[k], 16, 16, 7);
   case 14:
@@ -1493,6 +1501,8 @@ static int run_scene(const Options* o, int k) {
     return bench_fem(o, scenes[k], 40, 40, 11);
   case 16:
     return bench_method(o, scenes[k], CM_METHOD_AUTO);
+  case 17:
+    return bench_peer(o, scenes[k], 0, 5, PB_KA_STIFF, PILE_STIFF_STEPS);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;
@@ -1510,14 +1520,14 @@ static void usage(FILE* f) {
           "  --quick      small scenes and short measurements (a smoke run)\n"
           "  --out FILE   append the CSV rows to FILE (default bench/results/<hostname>.csv)\n"
           "  --threads N  thread count of the multi-threaded measurements (default 2)\n"
-          "  --steps N    steps of pile_125, pile_1000, spheres_1000 from t = 0 (default %d, %d, "
-          "%d;\n"
+          "  --steps N    steps of pile_125, pile_1000, spheres_1000, pile_125_stiff from t = 0 "
+          "(default %d, %d, %d, %d;\n"
           "               full: the peer kit's duration, 3000 steps for the piles, 1000 for "
           "the spheres)\n"
           "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
           "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
           "scenes (default: all):",
-          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS);
+          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS);
   for (int k = 0; k < NSCENE; k++)
     fprintf(f, " %s", scenes[k]);
   fprintf(f, "\n");

@@ -602,7 +602,13 @@ static EdgeHits edge_hits(const cmModel* m, cmData* d, const int* first_job) {
   e.hit = cm_arena_alloc(&p->arena, ((size_t)ne + 1) * sizeof *e.hit);
   e.nhit = cm_arena_alloc(&p->arena, ((size_t)ne + 1) * sizeof *e.nhit);
   if (!e.hit || !e.nhit) return e;
+  /* one scratch arena per thread: at most the threads cm_data_new saw, and no more than the
+   * caller allows now (omp_set_num_threads after cm_data_new: comply_bench's one-thread runs of
+   * the peer scenes ran this region on two threads, the second one spinning, 4x their CPU time) */
   int nth = p->ntarena > 0 ? p->ntarena : 1;
+#ifdef _OPENMP
+  if (omp_get_max_threads() < nth) nth = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
+#endif
   (void)nth;
   if (ne <= 8) { /* (no OpenMP region at all: run_batch) */
     for (int i = 0; i < ne; i++)
