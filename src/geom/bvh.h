@@ -84,7 +84,11 @@ typedef struct cmBvh {
   int owned;       /* 1 if `block` is owned (freed by cm_bvh_free), 0 for a view */
   cmBvhNode* node; /* the nodes                                                      (nnode) */
   int* order;      /* face indices in leaf order, a permutation of 0..nface-1         (nface) */
-  void* block;     /* the one block holding node and order (cm_bvh_bytes bytes) */
+  /* per face in leaf order (face order[k] at 4 k), of the vertices the tree was built or last
+   * refit on: its unit normal and 1, or 0 0 0 0 for a sliver (cm_bvh_seg_faces' plane test,
+   * tri_tri.c seg_face_class)                                                    (nface x 4) */
+  double* seg_n;
+  void* block; /* the one block holding node, order and seg_n (cm_bvh_bytes bytes) */
 } cmBvh;
 
 /* Build the tree over faces by binned SAH on face centroids (16 bins per axis), leaves of at most
@@ -93,11 +97,11 @@ typedef struct cmBvh {
  * Returns CM_ERR_ARG for nface < 0 or > 2^30, CM_ERR_NOMEM. */
 cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface);
 
-/* Refit: the boxes of every node recomputed from new vertex positions (the same faces), the
- * topology kept: leaves bound their faces' vertices, inner nodes their children (children come
- * after their parent, so one backward pass). For a surface that deforms (a deformable body's):
- * the queries stay exact, the pruning only gets worse as the faces move from where the tree was
- * built. Allocates nothing. */
+/* Refit: the boxes of every node (and seg_n) recomputed from new vertex positions (the same
+ * faces), the topology kept: leaves bound their faces' vertices, inner nodes their children
+ * (children come after their parent, so one backward pass). For a surface that deforms (a
+ * deformable body's): the queries stay exact, the pruning only gets worse as the faces move from
+ * where the tree was built. Allocates nothing. */
 void cm_bvh_refit(cmBvh* bvh, const double* vert, const int* face);
 
 /* free an owned tree's block and zero the struct (safe on a zeroed struct) */

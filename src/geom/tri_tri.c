@@ -540,20 +540,17 @@ static int in_plane(const double nf[3], const double* v0, const double* v1, cons
  * plane, or the crossing point outside the triangle: in_plane); 1: it crosses it (the ends more
  * than eps on either side, the crossing point inside); 0: undecided. Where it decides,
  * cm_seg_tri on the same points carried the other way, which differ by rounding, gives the same
- * answer. The unit normal is the face's own cross product, normalised, and the test is made only
- * where that direction is accurate far beyond eps: the face's sine of angle above 1e-6 (a
- * sliver's normal is mostly rounding; it is left to the exact test). */
-static int seg_face_class(const double* vb, const int F[3], const double pb[3], const double dir[3],
-                          double dir1, double eps) {
+ * answer. The unit normal nf (the tree's seg_n: the face's own cross product, normalised, kept
+ * with the tree) is given, and the test is made only where that direction is accurate far beyond
+ * eps: the face's sine of angle above 1e-6 (nf[3] = 1; a sliver's normal is mostly rounding; it
+ * is left to the exact test). */
+static int seg_face_class(const double* vb, const int F[3], const double nf[4], const double pb[3],
+                          const double dir[3], double dir1, double eps) {
+  if (nf[3] == 0) return 0;
   const double *v0 = vb + 3 * (size_t)F[0], *v1 = vb + 3 * (size_t)F[1],
                *v2 = vb + 3 * (size_t)F[2];
-  double e1[3], e2[3], nf[3], r[3];
+  double e1[3], r[3];
   cm_v3_sub(e1, v1, v0);
-  cm_v3_sub(e2, v2, v0);
-  cm_v3_cross(nf, e1, e2);
-  double cc = cm_v3_dot(nf, nf);
-  if (!(cc > 1e-12 * cm_v3_dot(e1, e1) * cm_v3_dot(e2, e2))) return 0;
-  cm_v3_scale(nf, nf, 1 / sqrt(cc));
   cm_v3_sub(r, pb, v0);
   double sp = cm_v3_dot(nf, r), sq = sp + cm_v3_dot(nf, dir);
   if ((sp > eps && sq > eps) || (sp < -eps && sq < -eps)) return -1;
@@ -618,8 +615,8 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
       continue;
     }
     for (int i = 0; i < n->count; i++) {
-      int g = tb->order[-1 - n->child + i];
-      int cls = seg_face_class(vb, fb + 3 * g, pb, dir, dir1, eps);
+      int at = -1 - n->child + i, g = tb->order[at];
+      int cls = seg_face_class(vb, fb + 3 * g, tb->seg_n + 4 * (size_t)at, pb, dir, dir1, eps);
       if (cls < 0) continue;
       if (cls > 0) {
         if (count < max) out[count] = g;

@@ -72,19 +72,19 @@ int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max);
  * test; eps covers the rounding of the parameters along the segment when it is far above it) */
 int cm_seg_box(const double p[3], const double q[3], const double box[6], double eps);
 
-/* The faces of mesh B (tree tb over vertices vb, faces fb) that the closed segment pq meets,
- * exactly (cm_seg_tri on B's vertices carried into the segment's frame by cm_tri_xform(R, t);
- * R = NULL: B is in that frame already). With yb and ydone (nvert x 3 and nvert, may be NULL)
- * the carried vertices are kept in yb and flagged in ydone: a caller querying several segments
- * carries each vertex once (the same values). The tree is descended with the segment carried
- * into B's frame, its box and itself (cm_seg_box) tested against the nodes' boxes widened by far
- * more than rounding. A face the segment misses or crosses beyond rounding (both ends on one
- * side of its plane, or on either side with the crossing point outside or inside the triangle,
- * by far more than rounding; tri_tri.c seg_face_class) is decided without carrying its vertices
- * and testing them exactly: the same faces, the exact test left to the near-degenerate cases
- * (the S2 pile of 125 boxes: none of 2,228 faces reached in a step; bench/README.md). Writes at
- * most max faces to out, sorted ascending; returns the total (call again with a larger buffer if
- * it exceeds max). */
+/* The faces of mesh B (tree tb built or last refit on vertices vb, faces fb: its boxes and face
+ * normals seg_n are vb's) that the closed segment pq meets, exactly (cm_seg_tri on B's vertices
+ * carried into the segment's frame by cm_tri_xform(R, t); R = NULL: B is in that frame already).
+ * With yb and ydone (nvert x 3 and nvert, may be NULL) the carried vertices are kept in yb and
+ * flagged in ydone: a caller querying several segments carries each vertex once (the same values).
+ * The tree is descended with the segment carried into B's frame, its box and itself (cm_seg_box)
+ * tested against the nodes' boxes widened by far more than rounding. A face the segment misses or
+ * crosses beyond rounding (both ends on one side of its plane, or on either side with the crossing
+ * point outside or inside the triangle, by far more than rounding; tri_tri.c seg_face_class) is
+ * decided without carrying its vertices and testing them exactly: the same faces, the exact test
+ * left to the near-degenerate cases (the S2 pile of 125 boxes: none of 2,228 faces reached in a
+ * step; bench/README.md). Writes at most max faces to out, sorted ascending; returns the total
+ * (call again with a larger buffer if it exceeds max). */
 int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
                      const double* t, double* yb, unsigned char* ydone, const double p[3],
                      const double q[3], int* out, int max);
