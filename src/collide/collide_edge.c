@@ -518,7 +518,7 @@ static void other_box(const Ctx* c, int side, double box[6]) {
 /* does the ridge u-w of mesh side meet the other body's tree box, in that
  * body's frame (widened by pair_eps)? The carried box of other_box is an axis-aligned box around
  * a rotated one, far larger for a tilted pair: a ridge passing it can be far from the body */
-static int meets_other_box(const Ctx* c, int side, int u, int w) {
+static __attribute__((noinline)) int meets_other_box(const Ctx* c, int side, int u, int w) {
   const double* b = ((const cmBvh*)c->m->geom_bvh + c->g[1 - side])->node[0].box;
   double x[3], y[3], r[3];
   if (side == 1) {
@@ -535,8 +535,12 @@ static int meets_other_box(const Ctx* c, int side, int u, int w) {
 }
 
 /* does the ridge u-w of mesh side (its own frame) meet the other body's box, as carried (box) and
- * then in that body's frame? */
-static int ridge_near(const Ctx* c, int side, const double box[6], int u, int w) {
+ * then in that body's frame? Inlined into its two callers, the second test kept out of line:
+ * the first rejects 73 % of the 1.6 M ridges asked in a resting S2 125 run, which paid a call
+ * saving and restoring six registers each (ridge_near's 92 M instructions, 67 M since with
+ * meets_other_box; the run 0.991x) */
+static inline __attribute__((always_inline)) int ridge_near(const Ctx* c, int side,
+                                                            const double box[6], int u, int w) {
   const double *p = c->v[side] + 3 * (size_t)u, *q = c->v[side] + 3 * (size_t)w;
   for (int r = 0; r < 3; r++)
     if ((p[r] > box[3 + r] && q[r] > box[3 + r]) || (p[r] < box[r] && q[r] < box[r])) return 0;
