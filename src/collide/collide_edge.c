@@ -247,8 +247,10 @@ static int ridges_of(const Ctx* c, int side, int f) {
   return c->m->mesh_face_ridge[c->m->geom_faceadr[c->g[side]] + f];
 }
 
-/* edge k of face f of mesh side, with its adjacent faces */
-static void edge_of(const Ctx* c, int side, int f, int k, Edge* e) {
+/* edge k of face f of mesh side, with its adjacent faces (inlined into edge_contact, its only
+ * caller: 560 k calls in a resting S2 125 run) */
+static inline __attribute__((always_inline)) void edge_of(const Ctx* c, int side, int f, int k,
+                                                          Edge* e) {
   const int* F = c->f[side] + 3 * f;
   int u = F[k], w = F[(k + 1) % 3], g = face_across(c, side, f, k);
   e->side = side;
@@ -687,8 +689,9 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     c.fover[s] = NULL;
     if (nf > FOVER_MAX) continue; /* a large mesh: not cleared per pair, computed each time */
     if (!(c.fover[s] = cm_arena_alloc(arena, nf * sizeof *c.fover[s]))) return -1;
-    for (size_t f = 0; f < nf; f++)
-      c.fover[s][f] = NAN;
+    /* all bits set: a NaN (face_cap stores none: fmax(0, x) is a number), by memset rather
+     * than a loop storing NAN (112 instructions per mesh of 48 faces) */
+    memset(c.fover[s], 0xff, nf * sizeof *c.fover[s]);
   }
   {
     const double* bb = ((const cmBvh*)m->geom_bvh + c.g[1])->node[0].box;
