@@ -1009,57 +1009,10 @@ static inline __attribute__((always_inline)) int dense_factor_n(double* restrict
   return 1;
 }
 
-/* dense_factor_n for any even n, not unrolled */
+/* dense_factor_n for any other n (an island of more bodies than cm_bchol_dense_max's default:
+ * the tests raise it), out of line */
 static int dense_factor_any(double* restrict H, int n) {
-  for (int j = 0; j < n; j++) {
-    double ljj;
-    int i;
-    if (j % 2 == 0) {
-      /* the pivot's sum in lane 0 (H_jj - L_j0 L_j0 - ...: row j's own entry), row j + 1's in
-       * lane 1 */
-      v2d t = {H[j * n + j], H[(j + 1) * n + j]};
-      for (int k = 0; k < j; k++) {
-        double u = H[k * n + j];
-        t -= ld2(H + k * n + j) * (v2d){u, u};
-      }
-      if (!(t[0] > 0)) return 0;
-      ljj = sqrt(t[0]);
-      H[j * n + j] = ljj;
-      H[j * n + j + 1] = t[1] / ljj;
-      i = j + 2;
-    } else {
-      double s = H[j * n + j];
-      for (int k = 0; k < j; k++)
-        s -= H[k * n + j] * H[k * n + j];
-      if (!(s > 0)) return 0;
-      ljj = sqrt(s);
-      H[j * n + j] = ljj;
-      i = j + 1;
-    }
-    /* the rows below, four (two pairs) at a time, n - i even */
-    v2d d = {ljj, ljj};
-    for (; i + 3 < n; i += 4) {
-      v2d t0 = {H[i * n + j], H[(i + 1) * n + j]};
-      v2d t1 = {H[(i + 2) * n + j], H[(i + 3) * n + j]};
-      for (int k = 0; k < j; k++) {
-        double u = H[k * n + j];
-        v2d uu = {u, u};
-        t0 -= ld2(H + k * n + i) * uu;
-        t1 -= ld2(H + k * n + i + 2) * uu;
-      }
-      st2(H + j * n + i, t0 / d);
-      st2(H + j * n + i + 2, t1 / d);
-    }
-    if (i < n) {
-      v2d t = {H[i * n + j], H[(i + 1) * n + j]};
-      for (int k = 0; k < j; k++) {
-        double u = H[k * n + j];
-        t -= ld2(H + k * n + i) * (v2d){u, u};
-      }
-      st2(H + j * n + i, t / d);
-    }
-  }
-  return 1;
+  return dense_factor_n(H, n);
 }
 
 /* x := H^-1 x with dense_factor's factor: forward by pairs of columns k, k + 1 (x_i -= L_ik x_k,
@@ -1090,23 +1043,9 @@ static inline __attribute__((always_inline)) void dense_solve_n(const double* re
   }
 }
 
-/* dense_solve_n for any even n, not unrolled */
+/* dense_solve_n for any other n, out of line */
 static void dense_solve_any(const double* restrict H, int n, double* restrict x) {
-  for (int k = 0; k < n; k += 2) {
-    double x0 = x[k] / H[k * n + k];
-    double x1 = (x[k + 1] - H[k * n + k + 1] * x0) / H[(k + 1) * n + k + 1];
-    x[k] = x0;
-    x[k + 1] = x1;
-    v2d a = {x0, x0}, b = {x1, x1};
-    for (int i = k + 2; i < n; i += 2)
-      st2(x + i, ld2(x + i) - ld2(H + k * n + i) * a - ld2(H + (k + 1) * n + i) * b);
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    double s = x[i];
-    for (int k = i + 1; k < n; k++)
-      s -= H[i * n + k] * x[k];
-    x[i] = s / H[i * n + i];
-  }
+  dense_solve_n(H, n, x);
 }
 
 static int dense_factor(double* H, int n) {
