@@ -347,31 +347,6 @@ void cm_bchol_zero(cmBlockChol* c) {
   memset(c->ax, 0, (size_t)c->ap[c->n] * 36 * sizeof(double));
 }
 
-/* pairs of doubles for the 6x6 kernels (GCC/Clang vector extension): lane by lane the same
- * IEEE operations as the scalar code, two at a time (SSE2 on x86-64); the compiler unrolled the
- * solves' scalar loops into scalar code rather than vectorise them */
-typedef double v2d __attribute__((vector_size(16)));
-
-/* the pair at p, 16-byte aligned (blocks from the arena, 36 doubles each, rows of 6) */
-static inline v2d ld2a(const double* p) {
-  v2d v;
-  memcpy(&v, __builtin_assume_aligned(p, 16), sizeof v);
-  return v;
-}
-/* the pair at p, any alignment (the caller's vectors) */
-static inline v2d ld2(const double* p) {
-  v2d v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline void st2(double* p, v2d v) {
-  memcpy(p, &v, sizeof v);
-}
-
-static inline v2d dup(double a) {
-  return (v2d){a, a};
-}
-
 /* The kernels work on transposed blocks: the workspace of row p holds X_r^T, so that the update
  * X_r -= L_pq L_rq^T becomes X_r^T -= L_rq L_pq^T, whose rows are combinations of the rows of
  * L_pq^T with the scalars of L_rq: the inner loop runs along contiguous rows of L_pq^T (held in
@@ -382,7 +357,7 @@ static inline v2d dup(double a) {
  * triangular solve divides in the same order (cm_chol_forward), so the factor is the same bit
  * for bit (compiled with -ffp-contract=off).
  * The kernels run in pairs of lanes (v2d), the diagonal block's factor and inverse unrolled
- * (chol6), L_pq^T solved straight into lxt (the solves' copy) and the diagonal D updated
+ * (cm_bchol_chol6), L_pq^T solved straight into lxt (the solves' copy) and the diagonal D updated
  * untransposed: every update L_pq L_pq^T is symmetric bit for bit (its entries a, b and b, a
  * sum the same products, which commute), so D = A_pp - sum L_pq L_pq^T is the transpose of the
  * former D^T entry by entry, without its two transposes. On the stiff S2 pile of 125 boxes (ka
@@ -395,16 +370,16 @@ static inline v2d dup(double a) {
 static inline void sub_blt(double* restrict Xt, const double* restrict B,
                            const double* restrict Lt) {
   for (int b = 0; b < 6; b++) {
-    v2d s[3], bk = dup(B[6 * b]);
+    v2d s[3], bk = cm_v2_dup(B[6 * b]);
     for (int a = 0; a < 3; a++)
-      s[a] = bk * ld2a(Lt + 2 * a);
+      s[a] = bk * cm_v2_lda(Lt + 2 * a);
     for (int k = 1; k < 6; k++) {
-      bk = dup(B[6 * b + k]);
+      bk = cm_v2_dup(B[6 * b + k]);
       for (int a = 0; a < 3; a++)
-        s[a] += bk * ld2a(Lt + 6 * k + 2 * a);
+        s[a] += bk * cm_v2_lda(Lt + 6 * k + 2 * a);
     }
     for (int a = 0; a < 3; a++)
-      st2(Xt + 6 * b + 2 * a, ld2a(Xt + 6 * b + 2 * a) - s[a]);
+      cm_v2_st(Xt + 6 * b + 2 * a, cm_v2_lda(Xt + 6 * b + 2 * a) - s[a]);
   }
 }
 
@@ -421,15 +396,15 @@ static void solve_lt(double* restrict Yt, const double* restrict Xt, const doubl
   for (int i = 0; i < 6; i++) {
     v2d s[3];
     for (int a = 0; a < 3; a++)
-      s[a] = ld2a(Xt + 6 * i + 2 * a);
+      s[a] = cm_v2_lda(Xt + 6 * i + 2 * a);
     for (int k = 0; k < i; k++) {
-      v2d l = dup(L[6 * i + k]);
+      v2d l = cm_v2_dup(L[6 * i + k]);
       for (int a = 0; a < 3; a++)
-        s[a] -= l * ld2a(Yt + 6 * k + 2 * a);
+        s[a] -= l * cm_v2_lda(Yt + 6 * k + 2 * a);
     }
-    v2d d = dup(L[6 * i + i]);
+    v2d d = cm_v2_dup(L[6 * i + i]);
     for (int a = 0; a < 3; a++)
-      st2(Yt + 6 * i + 2 * a, s[a] / d);
+      cm_v2_st(Yt + 6 * i + 2 * a, s[a] / d);
   }
 }
 
@@ -437,54 +412,10 @@ static void solve_lt(double* restrict Yt, const double* restrict Xt, const doubl
 static void transpose6(double* restrict T, const double* restrict A) {
   for (int a = 0; a < 6; a += 2)
     for (int b = 0; b < 6; b += 2) {
-      v2d r0 = ld2a(A + 6 * a + b), r1 = ld2a(A + 6 * a + 6 + b);
-      st2(T + 6 * b + a, (v2d){r0[0], r1[0]});
-      st2(T + 6 * b + 6 + a, (v2d){r0[1], r1[1]});
+      v2d r0 = cm_v2_lda(A + 6 * a + b), r1 = cm_v2_lda(A + 6 * a + 6 + b);
+      cm_v2_st(T + 6 * b + a, (v2d){r0[0], r1[0]});
+      cm_v2_st(T + 6 * b + 6 + a, (v2d){r0[1], r1[1]});
     }
-}
-
-/* L = chol(A) from the lower triangle of A, and W = L^-1, Wt = W^T: cm_chol_factor's and
- * cm_chol_inverse's arithmetic for n = 6, unrolled (their loops have variable trip counts) */
-static int chol6(const double* restrict A, double* restrict L, double* restrict W,
-                 double* restrict Wt) {
-#pragma GCC unroll 6
-  for (int j = 0; j < 6; j++) {
-    double s = A[j * 6 + j];
-#pragma GCC unroll 6
-    for (int k = 0; k < j; k++)
-      s -= L[j * 6 + k] * L[j * 6 + k];
-    if (!(s > 0)) return 0;
-    double ljj = sqrt(s);
-    L[j * 6 + j] = ljj;
-#pragma GCC unroll 6
-    for (int i = j + 1; i < 6; i++) {
-      double t = A[i * 6 + j];
-#pragma GCC unroll 6
-      for (int k = 0; k < j; k++)
-        t -= L[i * 6 + k] * L[j * 6 + k];
-      L[i * 6 + j] = t / ljj;
-      L[j * 6 + i] = 0;
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < 6; i++) {
-    double w = 1 / L[i * 6 + i];
-    W[i * 6 + i] = Wt[i * 6 + i] = w;
-#pragma GCC unroll 6
-    for (int j = i + 1; j < 6; j++)
-      W[i * 6 + j] = Wt[j * 6 + i] = 0;
-  }
-#pragma GCC unroll 6
-  for (int j = 0; j < 6; j++)
-#pragma GCC unroll 6
-    for (int i = j + 1; i < 6; i++) {
-      double s = 0;
-#pragma GCC unroll 6
-      for (int k = j; k < i; k++)
-        s += L[i * 6 + k] * W[k * 6 + j];
-      W[i * 6 + j] = Wt[j * 6 + i] = -s * W[i * 6 + i];
-    }
-  return 1;
 }
 
 int cm_bchol_factor(cmBlockChol* c) {
@@ -510,7 +441,7 @@ int cm_bchol_factor(cmBlockChol* c) {
       sub_blt(D, Lpq, Lt); /* D -= L_pq L_pq^T */
       c->lnext[q] = end + 1;
     }
-    if (!chol6(D, c->ld + 36 * p, c->ldi + 36 * p, c->ldit + 36 * p)) return 0;
+    if (!cm_bchol_chol6(D, c->ld + 36 * p, c->ldi + 36 * p, c->ldit + 36 * p)) return 0;
   }
   return 1;
 }
@@ -540,66 +471,48 @@ void cm_bchol_solve_perm(const cmBlockChol* c, double* y) {
   int n = c->n;
   const int* restrict lp = c->lp;
   const int* restrict lrow = c->lrow;
-  const v2d zero = {0, 0};
   for (int p = 0; p < n; p++) {
     double* yp = y + 6 * p;
     const double* Wt = c->ldit + 36 * p;
-    v2d x0 = dup(yp[0]), x1 = dup(yp[1]), x2 = dup(yp[2]);
-    v2d x3 = dup(yp[3]), x4 = dup(yp[4]), x5 = dup(yp[5]);
-    v2d s0 = zero + ld2a(Wt) * x0;
-    v2d s1 = zero + ld2a(Wt + 2) * x0 + ld2a(Wt + 8) * x1 + ld2a(Wt + 14) * x2;
-    v2d s2 = zero + ld2a(Wt + 4) * x0 + ld2a(Wt + 10) * x1 + ld2a(Wt + 16) * x2 +
-             ld2a(Wt + 22) * x3 + ld2a(Wt + 28) * x4;
-    s0[1] += Wt[7] * yp[1];
-    s1[1] += Wt[21] * yp[3];
-    s2[1] += Wt[35] * yp[5];
-    st2(yp, s0);
-    st2(yp + 2, s1);
-    st2(yp + 4, s2);
-    x0 = dup(s0[0]), x1 = dup(s0[1]), x2 = dup(s1[0]);
-    x3 = dup(s1[1]), x4 = dup(s2[0]), x5 = dup(s2[1]);
+    v2d w[3];
+    cm_v2_lower_mul(Wt, yp, w);
+    cm_v2_st(yp, w[0]);
+    cm_v2_st(yp + 2, w[1]);
+    cm_v2_st(yp + 4, w[2]);
+    v2d x0 = cm_v2_dup(w[0][0]), x1 = cm_v2_dup(w[0][1]), x2 = cm_v2_dup(w[1][0]);
+    v2d x3 = cm_v2_dup(w[1][1]), x4 = cm_v2_dup(w[2][0]), x5 = cm_v2_dup(w[2][1]);
     for (int e = lp[p]; e < lp[p + 1]; e++) {
       double* yr = y + 6 * lrow[e];
       const double* Bt = c->lxt + 36 * e;
       for (int a = 0; a < 6; a += 2) {
-        v2d s = ld2a(Bt + a) * x0;
-        s += ld2a(Bt + 6 + a) * x1;
-        s += ld2a(Bt + 12 + a) * x2;
-        s += ld2a(Bt + 18 + a) * x3;
-        s += ld2a(Bt + 24 + a) * x4;
-        s += ld2a(Bt + 30 + a) * x5;
-        st2(yr + a, ld2(yr + a) - s);
+        v2d s = cm_v2_lda(Bt + a) * x0;
+        s += cm_v2_lda(Bt + 6 + a) * x1;
+        s += cm_v2_lda(Bt + 12 + a) * x2;
+        s += cm_v2_lda(Bt + 18 + a) * x3;
+        s += cm_v2_lda(Bt + 24 + a) * x4;
+        s += cm_v2_lda(Bt + 30 + a) * x5;
+        cm_v2_st(yr + a, cm_v2_ld(yr + a) - s);
       }
     }
   }
   for (int p = n - 1; p >= 0; p--) {
     double* yp = y + 6 * p;
-    v2d t0 = ld2(yp), t1 = ld2(yp + 2), t2 = ld2(yp + 4);
+    v2d t0 = cm_v2_ld(yp), t1 = cm_v2_ld(yp + 2), t2 = cm_v2_ld(yp + 4);
     for (int e = lp[p]; e < lp[p + 1]; e++) {
       const double* yr = y + 6 * lrow[e];
       const double* B = c->lx + 36 * e;
       for (int a = 0; a < 6; a++) {
-        v2d ya = dup(yr[a]);
-        t0 -= ld2a(B + 6 * a) * ya;
-        t1 -= ld2a(B + 6 * a + 2) * ya;
-        t2 -= ld2a(B + 6 * a + 4) * ya;
+        v2d ya = cm_v2_dup(yr[a]);
+        t0 -= cm_v2_lda(B + 6 * a) * ya;
+        t1 -= cm_v2_lda(B + 6 * a + 2) * ya;
+        t2 -= cm_v2_lda(B + 6 * a + 4) * ya;
       }
     }
-    const double* W = c->ldi + 36 * p;
-    v2d x1 = dup(t0[1]), x2 = dup(t1[0]), x3 = dup(t1[1]), x4 = dup(t2[0]), x5 = dup(t2[1]);
-    v2d s0 = {0 + W[0] * t0[0], 0}, s1 = {0 + W[14] * t1[0], 0}, s2 = {0 + W[28] * t2[0], 0};
-    s0 += ld2a(W + 6) * x1;
-    s0 += ld2a(W + 12) * x2;
-    s0 += ld2a(W + 18) * x3;
-    s0 += ld2a(W + 24) * x4;
-    s0 += ld2a(W + 30) * x5;
-    s1 += ld2a(W + 20) * x3;
-    s1 += ld2a(W + 26) * x4;
-    s1 += ld2a(W + 32) * x5;
-    s2 += ld2a(W + 34) * x5;
-    st2(yp, s0);
-    st2(yp + 2, s1);
-    st2(yp + 4, s2);
+    v2d t[3] = {t0, t1, t2};
+    cm_v2_upper_mul(c->ldi + 36 * p, t);
+    cm_v2_st(yp, t[0]);
+    cm_v2_st(yp + 2, t[1]);
+    cm_v2_st(yp + 4, t[2]);
   }
 }
 

@@ -11,6 +11,9 @@
 #ifndef CM_BLOCK_CHOLESKY_H
 #define CM_BLOCK_CHOLESKY_H
 
+#include <math.h>
+#include <string.h>
+
 #include "core/arena.h"
 
 typedef struct cmBlockChol {
@@ -84,7 +87,7 @@ int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double
                         double* work);
 
 /* Conjugate gradients on A x = b, preconditioned by symmetric block Gauss-Seidel,
- * from x = 0 until |r| <= rtol |b| or maxit iterations (x: 6 n). work: 3 * 6 n + 36 n doubles.
+ * from x = 0 until |r| <= rtol |b| or maxit iterations (x: 6 n). work: 3 * 6 n + 72 n doubles.
  * setup: 1 to derive the preconditioner from the diagonal blocks into work; 0 to use the one
  * work holds from an earlier call on the same matrix (the solves of one Newton iteration).
  * Returns the iterations taken, -1 if a diagonal block is not positive definite, -2 if a search
@@ -115,5 +118,114 @@ void cm_bchol_solve(cmBlockChol* c, double* x);
 /* the same in the analysed order (y: 6 n, position p holds original row perm[p]): y := (L
  * L^T)^-1 y, no permutation and no workspace */
 void cm_bchol_solve_perm(const cmBlockChol* c, double* y);
+
+/* Kernels shared by block_cholesky.c, block_pcg.c and solve_implicit.c's dense factor.
+ * Pairs of doubles (GCC/Clang vector extension): lane by lane the same IEEE operations as the
+ * scalar code, two at a time (SSE2 on x86-64); the compiler unrolled the scalar loops of the
+ * solves and products into scalar code rather than vectorise them. */
+typedef double v2d __attribute__((vector_size(16)));
+
+/* the pair at p, 16-byte aligned (blocks from the arena, 36 doubles each, rows of 6) */
+static inline v2d cm_v2_lda(const double* p) {
+  v2d v;
+  memcpy(&v, __builtin_assume_aligned(p, 16), sizeof v);
+  return v;
+}
+/* the pair at p, any alignment (the caller's vectors) */
+static inline v2d cm_v2_ld(const double* p) {
+  v2d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void cm_v2_st(double* p, v2d v) {
+  memcpy(p, &v, sizeof v);
+}
+
+static inline v2d cm_v2_dup(double a) {
+  return (v2d){a, a};
+}
+
+/* L = chol(A) from the lower triangle of A, and W = L^-1, Wt = W^T: cm_chol_factor's and
+ * cm_chol_inverse's arithmetic for n = 6, unrolled (their loops have variable trip counts) */
+static inline int cm_bchol_chol6(const double* restrict A, double* restrict L, double* restrict W,
+                                 double* restrict Wt) {
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; j++) {
+    double s = A[j * 6 + j];
+#pragma GCC unroll 6
+    for (int k = 0; k < j; k++)
+      s -= L[j * 6 + k] * L[j * 6 + k];
+    if (!(s > 0)) return 0;
+    double ljj = sqrt(s);
+    L[j * 6 + j] = ljj;
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; i++) {
+      double t = A[i * 6 + j];
+#pragma GCC unroll 6
+      for (int k = 0; k < j; k++)
+        t -= L[i * 6 + k] * L[j * 6 + k];
+      L[i * 6 + j] = t / ljj;
+      L[j * 6 + i] = 0;
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; i++) {
+    double w = 1 / L[i * 6 + i];
+    W[i * 6 + i] = Wt[i * 6 + i] = w;
+#pragma GCC unroll 6
+    for (int j = i + 1; j < 6; j++)
+      W[i * 6 + j] = Wt[j * 6 + i] = 0;
+  }
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; j++)
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; i++) {
+      double s = 0;
+#pragma GCC unroll 6
+      for (int k = j; k < i; k++)
+        s += L[i * 6 + k] * W[k * 6 + j];
+      W[i * 6 + j] = Wt[j * 6 + i] = -s * W[i * 6 + i];
+    }
+  return 1;
+}
+
+/* s = W y for W = L^-1 from cm_bchol_chol6, from the rows of Wt = W^T (16-byte aligned), as pairs
+ * of entries (0, 1), (2, 3), (4, 5): entry i is 0 + W_i0 y_0 + ... + W_ii y_i in that order
+ * (cm_tri_lower_mul), the last term of an odd lane added alone */
+static inline void cm_v2_lower_mul(const double* restrict Wt, const double* restrict y, v2d s[3]) {
+  const v2d zero = {0, 0};
+  v2d x0 = cm_v2_dup(y[0]), x1 = cm_v2_dup(y[1]), x2 = cm_v2_dup(y[2]), x3 = cm_v2_dup(y[3]),
+      x4 = cm_v2_dup(y[4]);
+  s[0] = zero + cm_v2_lda(Wt) * x0;
+  s[1] = zero + cm_v2_lda(Wt + 2) * x0 + cm_v2_lda(Wt + 8) * x1 + cm_v2_lda(Wt + 14) * x2;
+  s[2] = zero + cm_v2_lda(Wt + 4) * x0 + cm_v2_lda(Wt + 10) * x1 + cm_v2_lda(Wt + 16) * x2 +
+         cm_v2_lda(Wt + 22) * x3 + cm_v2_lda(Wt + 28) * x4;
+  s[0][1] += Wt[7] * y[1];
+  s[1][1] += Wt[21] * y[3];
+  s[2][1] += Wt[35] * y[5];
+}
+
+/* t := W^T t for W = L^-1 from cm_bchol_chol6 (16-byte aligned), t the pairs of entries (0, 1),
+ * (2, 3), (4, 5): entry i is 0 + W_ii t_i + ... + W_5i t_5 in that order (cm_tri_upper_mul),
+ * from the rows of W, the first term of an even lane added alone */
+static inline void cm_v2_upper_mul(const double* restrict W, v2d t[3]) {
+  v2d x1 = cm_v2_dup(t[0][1]), x2 = cm_v2_dup(t[1][0]), x3 = cm_v2_dup(t[1][1]),
+      x4 = cm_v2_dup(t[2][0]);
+  v2d x5 = cm_v2_dup(t[2][1]);
+  v2d s0 = {0 + W[0] * t[0][0], 0}, s1 = {0 + W[14] * t[1][0], 0};
+  v2d s2 = {0 + W[28] * t[2][0], 0};
+  s0 += cm_v2_lda(W + 6) * x1;
+  s0 += cm_v2_lda(W + 12) * x2;
+  s0 += cm_v2_lda(W + 18) * x3;
+  s0 += cm_v2_lda(W + 24) * x4;
+  s0 += cm_v2_lda(W + 30) * x5;
+  s1 += cm_v2_lda(W + 20) * x3;
+  s1 += cm_v2_lda(W + 26) * x4;
+  s1 += cm_v2_lda(W + 32) * x5;
+  s2 += cm_v2_lda(W + 34) * x5;
+  t[0] = s0;
+  t[1] = s1;
+  t[2] = s2;
+}
 
 #endif

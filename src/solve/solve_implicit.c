@@ -592,19 +592,6 @@ static double rows_eval(Island* is) {
   return imp2;
 }
 
-/* pairs of doubles (GCC/Clang vector extension, as in block_cholesky.c): lane by lane the same
- * IEEE operations as the scalar code, two at a time */
-typedef double v2d __attribute__((vector_size(16)));
-
-static inline v2d ld2(const double* p) {
-  v2d v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline void st2(double* p, v2d v) {
-  memcpy(p, &v, sizeof v);
-}
-
 /* the Hessian of the last rows_eval into the store: the whole of it, or (the delta assembly, a
  * store that holds the last assembled one) the change of each row's 3x3 Hessian. Deferred from
  * the gradient to the Newton direction, so that the iteration that converges assembles nothing
@@ -625,9 +612,9 @@ static void assemble_hessian(Island* is) {
         double* B = is->H + (size_t)(6 * l) * n + 6 * b;
 #pragma GCC unroll 6
         for (int i = 0; i < 6; i++) {
-          st2(B + (size_t)i * n, zero);
-          st2(B + (size_t)i * n + 2, zero);
-          st2(B + (size_t)i * n + 4, zero);
+          cm_v2_st(B + (size_t)i * n, zero);
+          cm_v2_st(B + (size_t)i * n + 2, zero);
+          cm_v2_st(B + (size_t)i * n + 4, zero);
         }
       }
   } else if (!is->hrow) {
@@ -963,7 +950,7 @@ static inline __attribute__((always_inline)) int dense_factor_n(double* restrict
 #pragma GCC unroll 24
       for (int k = 0; k < j; k++) {
         double u = H[k * n + j];
-        t -= ld2(H + k * n + j) * (v2d){u, u};
+        t -= cm_v2_ld(H + k * n + j) * (v2d){u, u};
       }
       if (!(t[0] > 0)) return 0;
       ljj = sqrt(t[0]);
@@ -990,20 +977,20 @@ static inline __attribute__((always_inline)) int dense_factor_n(double* restrict
       for (int k = 0; k < j; k++) {
         double u = H[k * n + j];
         v2d uu = {u, u};
-        t0 -= ld2(H + k * n + i) * uu;
-        t1 -= ld2(H + k * n + i + 2) * uu;
+        t0 -= cm_v2_ld(H + k * n + i) * uu;
+        t1 -= cm_v2_ld(H + k * n + i + 2) * uu;
       }
-      st2(H + j * n + i, t0 / d);
-      st2(H + j * n + i + 2, t1 / d);
+      cm_v2_st(H + j * n + i, t0 / d);
+      cm_v2_st(H + j * n + i + 2, t1 / d);
     }
     if (i < n) {
       v2d t = {H[i * n + j], H[(i + 1) * n + j]};
 #pragma GCC unroll 24
       for (int k = 0; k < j; k++) {
         double u = H[k * n + j];
-        t -= ld2(H + k * n + i) * (v2d){u, u};
+        t -= cm_v2_ld(H + k * n + i) * (v2d){u, u};
       }
-      st2(H + j * n + i, t / d);
+      cm_v2_st(H + j * n + i, t / d);
     }
   }
   return 1;
@@ -1031,7 +1018,8 @@ static inline __attribute__((always_inline)) void dense_solve_n(const double* re
     v2d a = {x0, x0}, b = {x1, x1};
 #pragma GCC unroll 12
     for (int i = k + 2; i < n; i += 2)
-      st2(x + i, ld2(x + i) - ld2(H + k * n + i) * a - ld2(H + (k + 1) * n + i) * b);
+      cm_v2_st(x + i,
+               cm_v2_ld(x + i) - cm_v2_ld(H + k * n + i) * a - cm_v2_ld(H + (k + 1) * n + i) * b);
   }
 #pragma GCC unroll 24
   for (int i = n - 1; i >= 0; i--) {
@@ -1599,7 +1587,7 @@ static int block_sparse(Island* is, cmArena* arena) {
   }
   if (is->pcg) {
     /* the matrix alone, for conjugate gradients */
-    is->pcg_work = cm_arena_alloc(arena, ((size_t)is->nb * 54 + 1) * sizeof *is->pcg_work);
+    is->pcg_work = cm_arena_alloc(arena, ((size_t)is->nb * 90 + 1) * sizeof *is->pcg_work);
     unsigned char* small = cm_arena_alloc(arena, (size_t)is->nb + 1);
     if (!small || !is->pcg_work || cm_bchol_pattern(is->bc, arena, is->nb, ne, edge)) return 1;
     for (int l = 0; l < is->nb; l++)
@@ -1620,7 +1608,7 @@ static int block_sparse(Island* is, cmArena* arena) {
     if (try_pcg && (always || PCG_DECADES * sqrt(1 + ratio) <= fcg)) {
       is->reuse = 0;
       is->pcg = 1;
-      is->pcg_work = cm_arena_alloc(arena, ((size_t)is->nb * 54 + 1) * sizeof *is->pcg_work);
+      is->pcg_work = cm_arena_alloc(arena, ((size_t)is->nb * 90 + 1) * sizeof *is->pcg_work);
       unsigned char* small = cm_arena_calloc(arena, (size_t)is->nb + 1, 1);
       if (!small || !is->pcg_work || cm_bchol_pattern(is->bc, arena, is->nb, ne, edge)) return 1;
       is->bc->small = small;

@@ -277,7 +277,7 @@ static void check_graph(const char* name, int nb, int ne, const int* edge) {
     }
   }
   double* y = calloc((size_t)n, sizeof *y);
-  double* w = calloc((size_t)nb * 54 + 1, sizeof *w);
+  double* w = calloc((size_t)nb * 90 + 1, sizeof *w);
   cm_bchol_matvec(&pc, b, y);
   double merr = 0;
   for (int i = 0; i < n; i++) {
@@ -421,7 +421,7 @@ static void test_pcg_indefinite(void) {
     cm_bchol_diag(&ic, 0)[7 * k] = cm_bchol_diag(&ic, 1)[7 * k] = 1;
     cm_bchol_block(&ic, cm_bchol_slot(&ic, 1, 0))[7 * k] = 2;
   }
-  double bb[12], xx[12], w[2 * 54 + 1];
+  double bb[12], xx[12], w[2 * 90 + 1];
   for (int k = 0; k < 6; k++)
     bb[k] = 1 + k, bb[6 + k] = -(1 + k);
   CHECK(cm_bchol_pcg(&ic, bb, xx, 1e-12, 50, w, 1) == -2);
