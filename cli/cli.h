@@ -114,7 +114,8 @@ typedef struct cliPeriod {
 #define CLI_SLOW_SOLVE_ITER 8
 /* sub-steps per period below which a contact counts as not resolved */
 #define CLI_PERIOD_STEPS 5
-/* fill *out; returns 1 if the period is shorter than CLI_PERIOD_STEPS sub-steps */
+/* fill *out; returns 1 if the period is shorter than CLI_PERIOD_STEPS sub-steps, -1 without
+ * memory (out->period 0) */
 int cli_contact_period(const cmModel* m, cliPeriod* out);
 /* one line (after prefix) on it: the period, and if not resolved what resolves it */
 void cli_contact_period_print(const cmModel* m, const cliPeriod* p, FILE* f, const char* prefix);

@@ -418,7 +418,7 @@ int cmd_run(int argc, char** argv) {
   cliPeriod per;
   if (!a.quiet && d->solver_solves > 0 &&
       (double)d->solver_total_iter / (double)d->solver_solves > CLI_SLOW_SOLVE_ITER &&
-      cli_contact_period(m, &per)) {
+      cli_contact_period(m, &per) > 0) {
     fprintf(stderr,
             "comply: note: the implicit solve took %.3g Newton iterations per solve on "
             "average (comply check estimates why)\n",

@@ -33,6 +33,7 @@
  *    CLI_SLOW_SOLVE_ITER iterations. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -128,6 +129,13 @@ int cli_contact_period(const cmModel* m, cliPeriod* out) {
   out->h = m->opt.timestep / (m->opt.substeps > 1 ? m->opt.substeps : 1);
   double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
                   m->opt.gravity[2] * m->opt.gravity[2]);
+  /* the dynamic bodies of each alias class (a pile needs two) */
+  int* ndyn = calloc((size_t)m->nclass + 1, sizeof *ndyn);
+  if (!ndyn) return -1;
+  for (int b = 0; b < m->nbody; b++) {
+    int c = m->alias_class[m->body_alias[b]];
+    if (c >= 0 && m->body_motion[b] == CM_MOTION_DYNAMIC) ndyn[c]++;
+  }
   for (int b = 0; b < m->nbody; b++) {
     int gb = m->body_geom[b];
     if (m->body_motion[b] != CM_MOTION_DYNAMIC || m->geom_type[gb] == CM_GEOM_PLANE ||
@@ -136,10 +144,7 @@ int cli_contact_period(const cmModel* m, cliPeriod* out) {
     int cb = m->alias_class[m->body_alias[b]];
     /* partners: every fixed body, and a body like b itself (partner -1) where another dynamic
      * body of its alias class could pile on it */
-    int like = 0;
-    for (int s = 0; s < m->nbody && !like; s++)
-      like = s != b && m->body_motion[s] == CM_MOTION_DYNAMIC &&
-             m->alias_class[m->body_alias[s]] == cb;
+    int like = cb >= 0 && ndyn[cb] > 1;
     for (int s = -1; s < m->nbody; s++) {
       int r;
       double mu;
@@ -161,6 +166,7 @@ int cli_contact_period(const cmModel* m, cliPeriod* out) {
       out->rule = r;
     }
   }
+  free(ndyn);
   if (!(out->period > 0)) return 0;
   /* what resolves it: T scales as ka^-1/2 (ka^-1/4 for a sphere: k ~ sqrt(ka)); a contact_time
    * T rings at 2T */
