@@ -339,6 +339,9 @@ def test_contact_period(s):
         said = "Newton iterations per solve on average" in r.stderr
         check(said == (mean > 8 and not resolved), "mean %g, stderr %r" % (mean, r.stderr))
         if not resolved:
+            # measured 12.1 (2.8 at ka 1e7): the note's path must run. Should the solver ever
+            # take this unresolved pile in 8 or fewer, issue 10's target is met here, and this
+            # test needs a stiffer case to reach the note
             check(mean > 8, "the stiff stack should need more than 8 iterations per solve: %g" % mean)
             check("comply:   the contact period is" in r.stderr and "warning" not in r.stderr,
                   r.stderr)
