@@ -95,9 +95,12 @@ static inline double vertex_closest(const double* v, int k, const double p[3], d
   return cm_v3_dot(d, d);
 }
 
-/* closest point on the triangle with corners v[3] (vertex indices i[3]) */
-static inline double tri_closest(const double* const v[3], const int i[3], const double p[3],
-                                 double q[3], int* feature, int* index) {
+/* closest point on the triangle with corners v[3] (vertex indices i[3]); always inlined (gcc
+ * called it from the query's leaf loop, passing v, i and the results through memory) */
+static inline __attribute__((always_inline)) double tri_closest(const double* const v[3],
+                                                                const int i[3], const double p[3],
+                                                                double q[3], int* feature,
+                                                                int* index) {
   const double *a = v[0], *b = v[1], *c = v[2];
   double ab[3], ac[3], ap[3], bp[3], cp[3];
   cm_v3_sub(ab, b, a);
