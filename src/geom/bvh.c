@@ -32,13 +32,17 @@
  * record holds its box with its child index (one cache-line pair per level, not two arrays).
  *
  * Query (nearest point within max_dist). Depth-first branch and bound: best = max_dist^2; at an
- * inner node the squared distances from p to both child boxes are computed, the nearer child
- * is entered and the farther one pushed with its box distance (if <= best); a popped node is
- * skipped if its box distance now exceeds best. A leaf computes the closest point on each of its
- * faces. The stack holds at most one node per level (fixed array of CM_BVH_MAX_DEPTH entries).
- * Boxes at exactly the best distance are visited, and among equal squared distances the smaller
- * face index wins, so exact ties resolve to the smallest face index whatever the tree shape. */
+ * inner node the squared distances from p to both child boxes are computed (together, in the
+ * two lanes of a pair of doubles), the nearer child is entered and the farther one pushed with
+ * its box distance (if <= best); a popped node is skipped if its box distance now exceeds best.
+ * A leaf computes the closest point on each of its faces. The stack holds at most one node per
+ * level (fixed array of CM_BVH_MAX_DEPTH entries). Boxes at exactly the best distance are
+ * visited, and among equal squared distances the smaller face index wins, so exact ties resolve
+ * to the smallest face index whatever the tree shape. */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/cm_math.h"
 #include "core/internal.h"
@@ -484,6 +488,44 @@ static inline double clampd(double x, double lo, double hi) {
   return t > hi ? hi : t;
 }
 
+/* Pairs of doubles (GCC/Clang vector extension, as in src/solve/block_cholesky.h): lane by lane
+ * the same IEEE operations as the scalar code. v2_min(a, b) is a < b ? a : b and v2_max(a, b)
+ * is a > b ? a : b, lane by lane (minpd and maxpd on x86-64, which gcc does not make of the
+ * vector comparison). */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+
+static inline v2d v2_min(v2d a, v2d b) {
+#ifdef __SSE2__
+  return _mm_min_pd(a, b);
+#else
+  v2l m = a < b;
+  return (v2d)((m & (v2l)a) | (~m & (v2l)b));
+#endif
+}
+static inline v2d v2_max(v2d a, v2d b) {
+#ifdef __SSE2__
+  return _mm_max_pd(a, b);
+#else
+  v2l m = a > b;
+  return (v2d)((m & (v2l)a) | (~m & (v2l)b));
+#endif
+}
+/* clampd lane by lane: x < lo ? lo : x is lo > x ? lo : x, then t > hi ? hi : t is
+ * hi < t ? hi : t */
+static inline v2d v2_clamp(v2d x, v2d lo, v2d hi) {
+  return v2_min(hi, v2_max(lo, x));
+}
+
+/* squared distances from p (P0, P1, P2: its coordinates in both lanes) to the boxes a and b,
+ * in the lanes: each lane p minus p clamped to its box, x x + y y + z z in that order */
+static inline v2d box_dist2_pair(const double* a, const double* b, v2d P0, v2d P1, v2d P2) {
+  v2d x = P0 - v2_clamp(P0, (v2d){a[0], b[0]}, (v2d){a[3], b[3]});
+  v2d y = P1 - v2_clamp(P1, (v2d){a[1], b[1]}, (v2d){a[4], b[4]});
+  v2d z = P2 - v2_clamp(P2, (v2d){a[2], b[2]}, (v2d){a[5], b[5]});
+  return x * x + y * y + z * z;
+}
+
 /* squared distance from p to a box (0 inside); written as p minus p clamped to the box, which
  * compiles to branch-free min/max */
 static inline double box_dist2(const double* b, const double p[3]) {
@@ -503,15 +545,15 @@ static inline double max3(double a, double b, double c) {
 }
 
 /* squared distance from p to the bounding box of a triangle: a cheap lower bound that skips
- * most faces of a leaf once a near candidate is known */
-static inline double tri_box_dist2(const double* const v[3], const double p[3]) {
-  double s = 0;
-  for (int j = 0; j < 3; j++) {
-    double d =
-        p[j] - clampd(p[j], min3(v[0][j], v[1][j], v[2][j]), max3(v[0][j], v[1][j], v[2][j]));
-    s += d * d;
-  }
-  return s;
+ * most faces of a leaf once a near candidate is known. x and y in the lanes of a pair (P01: p's
+ * x and y), z alone; the sum dx dx + dy dy + dz dz in that order (the former 0 + dx dx is dx dx:
+ * a square is +0 or more, or NaN) */
+static inline double tri_box_dist2(const double* const v[3], v2d P01, double p2) {
+  v2d a = {v[0][0], v[0][1]}, b = {v[1][0], v[1][1]}, c = {v[2][0], v[2][1]};
+  v2d d = P01 - v2_clamp(P01, v2_min(v2_min(a, b), c), v2_max(v2_max(a, b), c));
+  double z = p2 - clampd(p2, min3(v[0][2], v[1][2], v[2][2]), max3(v[0][2], v[1][2], v[2][2]));
+  d *= d;
+  return d[0] + d[1] + z * z;
 }
 
 typedef struct StackEntry {
@@ -529,13 +571,16 @@ static inline __attribute__((always_inline)) int nearest(const cmBvh* bvh, const
                                                          double max_dist, cmNearest* out) {
   CM_ASSERT(bvh && out && p);
   StackEntry stack[CM_BVH_MAX_DEPTH];
+  /* p's coordinates once, in registers (the stores to out might alias p) and in pairs */
+  const double pp[3] = {p[0], p[1], p[2]};
+  const v2d P0 = {pp[0], pp[0]}, P1 = {pp[1], pp[1]}, P2 = {pp[2], pp[2]}, P01 = {pp[0], pp[1]};
   double best = max_dist * max_dist, q[3];
   int bestf = -1, sp = 0, node = 0, feature, index;
   out->face = -1;
   out->dist2 = INFINITY;
   if (bvh->nnode == 0 || !(max_dist >= 0)) return 0;
   const cmBvhNode* nodes = bvh->node;
-  if (box_dist2(nodes[0].box, p) > best) return 0;
+  if (box_dist2(nodes[0].box, pp) > best) return 0;
 
   for (;;) {
     int c = nodes[node].child;
@@ -549,8 +594,8 @@ static inline __attribute__((always_inline)) int nearest(const cmBvh* bvh, const
         const int* t = face + 3 * (size_t)f;
         const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
                                     vert + 3 * (size_t)t[2]};
-        if (tri_box_dist2(v, p) > best) continue;
-        double d2 = tri_closest(v, t, p, q, &feature, &index);
+        if (tri_box_dist2(v, P01, pp[2]) > best) continue;
+        double d2 = tri_closest(v, t, pp, q, &feature, &index);
         if (d2 < best || (d2 == best && (unsigned)f < (unsigned)bestf)) {
           best = d2;
           bestf = f;
@@ -561,7 +606,8 @@ static inline __attribute__((always_inline)) int nearest(const cmBvh* bvh, const
       }
     } else {
       /* inner: enter the nearer child, push the farther one */
-      double dl = box_dist2(nodes[c].box, p), dr = box_dist2(nodes[c + 1].box, p);
+      v2d d = box_dist2_pair(nodes[c].box, nodes[c + 1].box, P0, P1, P2);
+      double dl = d[0], dr = d[1];
       int near = c, far = c + 1;
       if (dr < dl) {
         double t = dl;
