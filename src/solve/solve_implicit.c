@@ -445,9 +445,10 @@ static inline __attribute__((always_inline)) void add_block_u(double* restrict B
 static void scatter_grad(Island* is, int k, const double imp[3]) {
   const cmRow* r = is->row[k];
   const double* F[3] = {r->n, r->t[0], r->t[1]};
-  double f[3];
-  for (int i = 0; i < 3; i++)
-    f[i] = F[0][i] * imp[0] + F[1][i] * imp[1] + F[2][i] * imp[2];
+  /* f's entries 0 and 1 in two lanes, each its scalar sum */
+  v2d fp = cm_v2_ld(F[0]) * cm_v2_dup(imp[0]) + cm_v2_ld(F[1]) * cm_v2_dup(imp[1]) +
+           cm_v2_ld(F[2]) * cm_v2_dup(imp[2]);
+  double f[3] = {fp[0], fp[1], F[0][2] * imp[0] + F[1][2] * imp[1] + F[2][2] * imp[2]};
   if (is->fterm && is->fterm[k] >= 0) {
     static const double zero[3] = {0, 0, 0};
     int fi = is->fterm[k];
@@ -466,15 +467,23 @@ static void scatter_grad(Island* is, int k, const double imp[3]) {
     }
     return;
   }
+  /* two sides: g_s -= sigma_s (f, r_s x f) as g_A - x and g_B + x (g - (-1 x) is g + x) in pairs
+   * (f0, f1), (f2, rf0), (rf1, rf2) */
   for (int s = 0; s < 2; s++) {
     int ls = is->lb[2 * k + s];
     if (ls < 0) continue;
-    double sg = s ? -1 : 1, rf[3];
+    double rf[3];
     cm_v3_cross(rf, s ? r->rB : r->rA, f);
     double* g = is->g + 6 * ls;
-    for (int i = 0; i < 3; i++) {
-      g[i] -= sg * f[i];
-      g[3 + i] -= sg * rf[i];
+    v2d x1 = {f[2], rf[0]}, x2 = {rf[1], rf[2]};
+    if (s) {
+      cm_v2_st(g, cm_v2_ld(g) + fp);
+      cm_v2_st(g + 2, cm_v2_ld(g + 2) + x1);
+      cm_v2_st(g + 4, cm_v2_ld(g + 4) + x2);
+    } else {
+      cm_v2_st(g, cm_v2_ld(g) - fp);
+      cm_v2_st(g + 2, cm_v2_ld(g + 2) - x1);
+      cm_v2_st(g + 4, cm_v2_ld(g + 4) - x2);
     }
   }
 }
