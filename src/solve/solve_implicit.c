@@ -546,8 +546,9 @@ static void scatter_hess_face(Island* is, int k, const double hess[9]) {
 
 /* Two sides: FH and K in pairs of lanes (rows 0 and 1 of FH and of K's column 2, columns 0 and 1
  * of K's rows), each number its scalar sum in the same order; U_t = [K | P_t^T] per side (P_t =
- * [r_t]x K, cross_mat's arithmetic), every block from it by add_block_u. With add_block_u:
- * 0.9895x the instructions of the resting S2 pile of 125 boxes, the same states (2026-12-05). */
+ * [r_t]x K, cross_mat's arithmetic; the rows 0 and 1 of P_t^T in pairs from K's rows), every
+ * block from it by add_block_u. With add_block_u: 0.9895x the instructions of the resting S2 pile
+ * of 125 boxes, P_t^T in pairs 0.9975x more, the same states (2026-12-05). */
 static void scatter_hess(Island* is, int k, const double hess[9]) {
   if (is->fterm && is->fterm[k] >= 0) {
     scatter_hess_face(is, k, hess);
@@ -557,7 +558,7 @@ static void scatter_hess(Island* is, int k, const double hess[9]) {
   const double* F[3] = {r->n, r->t[0], r->t[1]};
   const double* rr[2] = {r->rA, r->rB};
   int ls2[2] = {is->lb[2 * k], is->lb[2 * k + 1]};
-  double K[9], U[2][18] __attribute__((aligned(16)));
+  double U[2][18] __attribute__((aligned(16)));
   v2d f0 = cm_v2_ld(F[0]), f1 = cm_v2_ld(F[1]), f2 = cm_v2_ld(F[2]);
   /* FH's columns, rows 0 and 1 (c) and row 2 (e) */
   v2d c0 = f0 * cm_v2_dup(hess[0]);
@@ -570,29 +571,29 @@ static void scatter_hess(Island* is, int k, const double hess[9]) {
   v2d k1 = cm_v2_dup(c0[1]) * f0 + cm_v2_dup(c1[1]) * f1 + cm_v2_dup(c2[1]) * f2;
   v2d k2 = cm_v2_dup(e0) * f0 + cm_v2_dup(e1) * f1 + cm_v2_dup(e2) * f2;
   v2d kc = c0 * cm_v2_dup(F[0][2]) + c1 * cm_v2_dup(F[1][2]) + c2 * cm_v2_dup(F[2][2]);
-  K[0] = k0[0];
-  K[1] = k0[1];
-  K[2] = kc[0];
-  K[3] = k1[0];
-  K[4] = k1[1];
-  K[5] = kc[1];
-  K[6] = k2[0];
-  K[7] = k2[1];
-  K[8] = e0 * F[0][2] + e1 * F[1][2] + e2 * F[2][2];
+  double k02 = kc[0], k12 = kc[1], k22 = e0 * F[0][2] + e1 * F[1][2] + e2 * F[2][2];
   for (int s = 0; s < 2; s++)
     if (ls2[s] >= 0) {
       const double* rs = rr[s];
       double* u = U[s];
+      v2d r0 = cm_v2_dup(rs[0]), r1 = cm_v2_dup(rs[1]), r2 = cm_v2_dup(rs[2]);
+      /* P_t^T's rows 0 and 1 by columns: column j of its rows i = 0, 1 from K's rows in pairs */
+      v2d q0 = r1 * k2 - r2 * k1, q1 = r2 * k0 - r0 * k2, q2 = r0 * k1 - r1 * k0;
       cm_v2_st(u, k0);
       cm_v2_st(u + 6, k1);
       cm_v2_st(u + 12, k2);
-      for (int i = 0; i < 3; i++) {
-        double a0 = K[i], a1 = K[3 + i], a2 = K[6 + i];
-        u[6 * i + 2] = K[3 * i + 2];
-        u[6 * i + 3] = rs[1] * a2 - rs[2] * a1;
-        u[6 * i + 4] = rs[2] * a0 - rs[0] * a2;
-        u[6 * i + 5] = rs[0] * a1 - rs[1] * a0;
-      }
+      u[2] = k02;
+      u[8] = k12;
+      u[14] = k22;
+      u[3] = q0[0];
+      u[9] = q0[1];
+      u[4] = q1[0];
+      u[10] = q1[1];
+      u[5] = q2[0];
+      u[11] = q2[1];
+      u[15] = rs[1] * k22 - rs[2] * k12;
+      u[16] = rs[2] * k02 - rs[0] * k22;
+      u[17] = rs[0] * k12 - rs[1] * k02;
     }
   for (int s = 0; s < 2; s++) {
     int ls = ls2[s];
