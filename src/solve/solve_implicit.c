@@ -1180,10 +1180,9 @@ static int hess_solve(Island* is, double* x) {
 
 /* out -= U W V^T x over the rows S (module comment): for each, mu / R times the normal rate of
  * x along its tangential column U_j = J_j^T F (0, xh_j). xh_j and mu / R come from is->cxh
- * (coupled_direction: is->y and the limits do not move while it runs); the normal rate and the
- * column are those of row_rates and row_add written out for the one rate and the impulse
- * (0, xh c): the same operations in the same order, bit for bit (f = n 0 + t1 e1 + t2 e2 keeps
- * its products with 0, which set the sign of a zero; out -= f is out += -1 (1 f), exactly).
+ * (coupled_direction: is->y and the limits do not move while it runs); the normal rate is
+ * row_rates' written out for the one rate, the column row_sub's for the impulse (0, xh c): the
+ * same operations in the same order, bit for bit.
  * This ran row_rates (all three rates), row_sliding (a sqrt and three divisions) and row_add
  * (both sides' blocks, then the sum) for every row of every Krylov vector: 10 % of the
  * instructions of the S2 pile of 125 boxes at ka 5e10; now 0.952x the instructions of 30
@@ -1207,25 +1206,8 @@ static void coupling_sub(const Island* is, int ns, const double* x, double* out)
         p[i] -= xb[i] + wr[i];
     }
     double c = cx[2] * cm_v3_dot(r->n, p);
-    double e1 = cx[0] * c, e2 = cx[1] * c, f[3], rf[3];
-    for (int i = 0; i < 3; i++)
-      f[i] = r->n[i] * 0.0 + r->t[0][i] * e1 + r->t[1][i] * e2;
-    if (la >= 0) {
-      double* o = out + 6 * la;
-      cm_v3_cross(rf, r->rA, f);
-      for (int i = 0; i < 3; i++) {
-        o[i] -= f[i];
-        o[3 + i] -= rf[i];
-      }
-    }
-    if (lb >= 0) {
-      double* o = out + 6 * lb;
-      cm_v3_cross(rf, r->rB, f);
-      for (int i = 0; i < 3; i++) {
-        o[i] += f[i];
-        o[3 + i] += rf[i];
-      }
-    }
+    const double e[3] = {0.0, cx[0] * c, cx[1] * c};
+    row_sub(is, k, e, out);
   }
 }
 
