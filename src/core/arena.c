@@ -6,8 +6,6 @@
 
 #include "core/internal.h"
 
-#define ALIGN 16
-
 void cm_arena_init(cmArena* a, size_t cap) {
   memset(a, 0, sizeof *a);
   if (cap) {
@@ -24,7 +22,7 @@ void cm_arena_destroy(cmArena* a) {
 }
 
 void* cm_arena_alloc(cmArena* a, size_t size) {
-  size_t need = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+  size_t need = (size + CM_ARENA_ALIGN - 1) & ~(size_t)(CM_ARENA_ALIGN - 1);
   if (need < size) return NULL; /* overflow of the rounding */
   size_t demand = a->used + a->overflow_bytes + need;
   if (demand > a->peak) a->peak = demand;
@@ -57,7 +55,8 @@ void* cm_arena_calloc(cmArena* a, size_t n, size_t size) {
 }
 
 void cm_arena_rewind(cmArena* a) {
-  for (int i = 0; i < a->noverflow; i++) cm_free(a->overflow[i]);
+  for (int i = 0; i < a->noverflow; i++)
+    cm_free(a->overflow[i]);
   a->noverflow = 0;
   a->overflow_bytes = 0;
   a->used = 0;

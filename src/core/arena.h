@@ -24,6 +24,8 @@ typedef struct cmArena {
 
 void cm_arena_init(cmArena* a, size_t cap);
 void cm_arena_destroy(cmArena* a);
+/* the alignment of the arena's blocks: a block of `size` bytes takes `size` rounded up to it */
+#define CM_ARENA_ALIGN 16
 /* 16-byte aligned block of `size` bytes, valid until the next reset; NULL on no memory */
 void* cm_arena_alloc(cmArena* a, size_t size);
 /* zeroed array of n elements of `size` bytes */

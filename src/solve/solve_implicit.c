@@ -1817,31 +1817,63 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
                         const int* nloc, int dense_max, const double* v0, int* rkey,
                         cmArena* arena) {
   int n = 6 * is->nb, nr = is->nr;
-  is->lb = cm_arena_alloc(arena, (size_t)nr * 2 * sizeof *is->lb);
-  is->R = cm_arena_alloc(arena, (size_t)nr * sizeof *is->R);
-  is->b = cm_arena_alloc(arena, (size_t)nr * sizeof *is->b);
-  is->limit = cm_arena_alloc(arena, (size_t)nr * sizeof *is->limit);
-  is->vs = cm_arena_alloc(arena, (size_t)nr * sizeof *is->vs);
-  /* kt2, s0, cw and Mb are written in full below (not calloc: each was cleared and then
-   * written again) */
-  is->kt2 = cm_arena_alloc(arena, ((size_t)nr + 1) * sizeof *is->kt2);
-  is->s0 = cm_arena_alloc(arena, (2 * (size_t)nr + 1) * sizeof *is->s0);
-  is->cw = cm_arena_alloc(arena, (2 * (size_t)nr + 1) * sizeof *is->cw);
-  is->flag = cm_arena_alloc(arena, (size_t)nr);
-  is->aa = cm_arena_alloc(arena, (size_t)nr * (2 + 2 * AA_DEPTH) * sizeof *is->aa);
-  is->y = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->y);
-  is->rh = cm_arena_alloc(arena, (size_t)nr * 9 * sizeof *is->rh);
-  is->rany = cm_arena_alloc(arena, (size_t)nr + 1);
-  is->dy = cm_arena_alloc(arena, (size_t)nr * 3 * sizeof *is->dy);
-  is->Mb = cm_arena_alloc(arena, ((size_t)is->nb * 36 + 1) * sizeof *is->Mb);
-  double** vec[] = {&is->u, &is->us, &is->u0, &is->g, &is->du, &is->Mdu};
-  int bad = !is->lb || !is->R || !is->b || !is->limit || !is->vs || !is->kt2 || !is->s0 ||
-            !is->cw || !is->flag || !is->aa || !is->y || !is->dy || !is->Mb || !is->rh || !is->rany;
-  for (size_t v = 0; v < sizeof vec / sizeof vec[0]; v++) {
-    *vec[v] = cm_arena_alloc(arena, (size_t)n * sizeof(double));
-    bad |= !*vec[v];
+  /* the per-row and per-body arrays, carved from one block of the arena, each piece rounded to
+   * CM_ARENA_ALIGN as cm_arena_alloc rounds it: the addresses of one allocation each (21 calls
+   * an island before). kt2, s0, cw and Mb are written in full below (not calloc: each was
+   * cleared and then written again) */
+  size_t vn = (size_t)n * sizeof(double),
+         size[] = {(size_t)nr * 2 * sizeof *is->lb,
+                   (size_t)nr * sizeof *is->R,
+                   (size_t)nr * sizeof *is->b,
+                   (size_t)nr * sizeof *is->limit,
+                   (size_t)nr * sizeof *is->vs,
+                   ((size_t)nr + 1) * sizeof *is->kt2,
+                   (2 * (size_t)nr + 1) * sizeof *is->s0,
+                   (2 * (size_t)nr + 1) * sizeof *is->cw,
+                   (size_t)nr,
+                   (size_t)nr * (2 + 2 * AA_DEPTH) * sizeof *is->aa,
+                   (size_t)nr * 3 * sizeof *is->y,
+                   (size_t)nr * 9 * sizeof *is->rh,
+                   (size_t)nr + 1,
+                   (size_t)nr * 3 * sizeof *is->dy,
+                   ((size_t)is->nb * 36 + 1) * sizeof *is->Mb,
+                   vn,
+                   vn,
+                   vn,
+                   vn,
+                   vn,
+                   vn};
+  size_t total = 0;
+  for (size_t v = 0; v < sizeof size / sizeof size[0]; v++)
+    total += size[v] = (size[v] + CM_ARENA_ALIGN - 1) & ~(size_t)(CM_ARENA_ALIGN - 1);
+  char* blk = cm_arena_alloc(arena, total);
+  if (!blk) return 1;
+  void* q[sizeof size / sizeof size[0]];
+  for (size_t v = 0; v < sizeof size / sizeof size[0]; v++) {
+    q[v] = blk;
+    blk += size[v];
   }
-  if (bad) return 1;
+  is->lb = q[0];
+  is->R = q[1];
+  is->b = q[2];
+  is->limit = q[3];
+  is->vs = q[4];
+  is->kt2 = q[5];
+  is->s0 = q[6];
+  is->cw = q[7];
+  is->flag = q[8];
+  is->aa = q[9];
+  is->y = q[10];
+  is->rh = q[11];
+  is->rany = q[12];
+  is->dy = q[13];
+  is->Mb = q[14];
+  is->u = q[15];
+  is->us = q[16];
+  is->u0 = q[17];
+  is->g = q[18];
+  is->du = q[19];
+  is->Mdu = q[20];
   /* bodies: mass blocks (world inertia at the start of the step) and free velocities */
   const cmDataPriv* p = cm_priv(d);
   for (int l = 0; l < is->nb; l++) {
