@@ -191,36 +191,17 @@ int cm_anchor_room(cmAnchor** a, int* cap, int n) {
   return 1;
 }
 
-static unsigned anchor_hash(int a, int b, const int key[4]) {
-  uint64_t h = 1469598103934665603ull;
-  int v[6] = {a, b, key[0], key[1], key[2], key[3]};
-  for (int i = 0; i < 6; i++)
-    h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
-  return (unsigned)(h ^ (h >> 32));
-}
-
-static int anchor_is(const cmAnchor* x, int a, int b, const int key[4]) {
-  return x->body[0] == a && x->body[1] == b && !memcmp(x->key, key, sizeof x->key);
-}
-
 void cm_anchor_index(const cmDataPriv* p, int* idx, int cap) {
   for (int i = 0; i < cap; i++)
     idx[i] = -1;
   for (int i = 0; i < p->nanchor; i++) {
-    const cmAnchor* x = &p->anchor[i];
-    unsigned j = anchor_hash(x->body[0], x->body[1], x->key) & (unsigned)(cap - 1);
+    int id[6];
+    memcpy(id, &p->anchor[i], sizeof id); /* body, key */
+    unsigned j = cm_anchor_hash(id) & (unsigned)(cap - 1);
     while (idx[j] >= 0)
       j = (j + 1) & (unsigned)(cap - 1);
     idx[j] = i;
   }
-}
-
-const cmAnchor* cm_anchor_find(const cmDataPriv* p, const int* idx, int cap, int a, int b,
-                               const int key[4]) {
-  unsigned j = anchor_hash(a, b, key) & (unsigned)(cap - 1);
-  for (; idx[j] >= 0; j = (j + 1) & (unsigned)(cap - 1))
-    if (anchor_is(&p->anchor[idx[j]], a, b, key)) return &p->anchor[idx[j]];
-  return NULL;
 }
 
 /* 1/2 w . I_world w with I_world = R I_body R^T, computed as 1/2 wb . I_body wb, wb = R^T w */

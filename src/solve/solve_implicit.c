@@ -1746,7 +1746,7 @@ static void anchor_setup(const cmModel* m, const cmData* d, Island* is, int k, i
   if (!(r->mu > 0) || !(r->c > 0) || !row_key(m, d, r, ab, key)) return;
   double kt = 1 / r->c, h = is->h;
   is->kt2[k] = kt * h * h + r->D * h;
-  const cmAnchor* a = cm_anchor_find(p, is->aidx, is->aidx_cap, ab[0], ab[1], key);
+  const cmAnchor* a = cm_anchor_find(p, is->aidx, is->aidx_cap, ab);
   if (!a) return;
   for (int i = 0; i < 2; i++) {
     is->s0[2 * k + i] = cm_v3_dot(a->s, r->t[i]);
