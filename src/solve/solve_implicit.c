@@ -1346,10 +1346,7 @@ static int coupled_step(Island* is) {
 }
 
 /* the coupled step's memory, for an island where it can run: friction, rigid bodies only */
-static int coupled_setup(Island* is, cmArena* arena) {
-  int nf = 0;
-  for (int k = 0; k < is->nr; k++)
-    nf += is->row[k]->mu > 0;
+static int coupled_setup(Island* is, int nf, cmArena* arena) {
   is->cs_max = 0;
   if (!cm_solve_coupled || !nf || is->fterm || is->ntet) return 0;
   int ns = nf;
@@ -1914,7 +1911,7 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   /* rows with a face side (a point of a deformable body's face: three nodes) */
   is->nface_rows = 0;
   is->fterm = NULL;
-  for (int k = 0; k < nr; k++)
+  for (int k = 0; k < nr && m->nnode; k++) /* none without nodes */
     is->nface_rows += is->row[k]->fnode[0] >= 0;
   if (is->nface_rows) {
     size_t nf = (size_t)is->nface_rows;
@@ -1925,9 +1922,10 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
     if (!is->fterm || !is->tb4 || !is->tw4 || !is->fslot) return 1;
   }
   /* rows: local bodies, the normal law's R and b */
-  int nfr = 0;
+  int nfr = 0, nf = 0; /* nf: rows with friction (coupled_setup) */
   for (int k = 0; k < nr; k++) {
     const cmRow* r = is->row[k];
+    nf += r->mu > 0;
     for (int s = 0; s < 2; s++)
       is->lb[2 * k + s] = r->node[s] >= 0  ? nloc[r->node[s]]
                           : r->body[s] < 0 ? -1
@@ -2003,7 +2001,7 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
     is->H = cm_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *is->H);
     if (!is->H) return 1;
   }
-  return coupled_setup(is, arena);
+  return coupled_setup(is, nf, arena);
 }
 
 /* larger islands first (then by first body), so that a parallel loop starts with them: a strict
@@ -2041,16 +2039,16 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
   cmDataPriv* p = cm_priv(d);
   cmArena* arena = &p->arena;
   int nb = m->nbody, nimp = 0;
-  for (int k = 0; k < p->nrow; k++)
+  for (int k = 0; k < p->nrow; k++) { /* the implicit rows; none anchored yet */
     nimp += p->row[k].implicit;
+    p->row[k].anchored = 0;
+  }
   d->solver_iter = 0;
   d->solver_residual = 0;
   p->solve_res0 = 0;
   p->bc_solve_clock = p->bc_clock;
   /* body_dv, the warm start, is read by island_setup and zeroed once every island is set up
    * (a body in no island this step starts the next one from its free velocity) */
-  for (int k = 0; k < p->nrow; k++)
-    p->row[k].anchored = 0;
   if (!nimp && !m->nnode) {
     memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
     p->nanchor = 0; /* no contact: no spring */
