@@ -46,6 +46,7 @@
   X(int, ndvert)                                                                                   \
   X(int, ndface)                                                                                   \
   X(int, nridge)                                                                                   \
+  X(int, nfacet)                                                                                   \
   X(int, nnote)
 
 /* the scene name (an owned string) and the options (held by value): X(type, name) */
@@ -83,6 +84,8 @@
   X(double, geom_area, ngeom, 1)                                                                   \
   X(int, geom_nridge, ngeom, 1)                                                                    \
   X(int, geom_ridgeadr, ngeom, 1)                                                                  \
+  X(int, geom_nfacet, ngeom, 1)                                                                    \
+  X(int, geom_facetadr, ngeom, 1)                                                                  \
   X(double, mesh_vert, nvert, 3)                                                                   \
   X(int, mesh_vert_source, nvert, 1)                                                               \
   X(int, mesh_face, nface, 3)                                                                      \
@@ -94,6 +97,10 @@
   X(int, mesh_face_adj, nface, 3)                                                                  \
   X(int, mesh_face_ridge, nface, 1)                                                                \
   X(int, mesh_ridge, nridge, 4)                                                                    \
+  X(double, facet_plane, nfacet, 4)                                                                \
+  X(int, facet_faceadr, nfacet, 1)                                                                 \
+  X(int, facet_nface, nfacet, 1)                                                                   \
+  X(int, mesh_facet_face, nface, 1)                                                                \
   X(void*, rule_law_fn, nrule, 1)                                                                  \
   X(void*, rule_law_ctx, nrule, 1)                                                                 \
   X(int, alias_class, nalias, 1)                                                                   \

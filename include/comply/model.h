@@ -33,6 +33,7 @@ typedef struct cmModel {
                  deformed-geometry arrays */
   int ndface; /* nface likewise */
   int nridge; /* ridges over all geometries (rows of mesh_ridge) */
+  int nfacet; /* facets of the convex meshes over all geometries (rows of facet_plane) */
 
   char* name;    /* scene name */
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
@@ -69,6 +70,11 @@ typedef struct cmModel {
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
   int* geom_ridgeadr;       /* first ridge in mesh_ridge                         (ngeom) */
+  int* geom_nfacet;         /* facets (coplanar faces) of a closed convex mesh of at most
+                               CM_FACET_MAX (32) of them, whose contact queries decide from their
+                               planes where they can (docs/meshes.md, "Convex meshes"); 0 for
+                               any other mesh and for planes                    (ngeom) */
+  int* geom_facetadr;       /* first facet in facet_plane                        (ngeom) */
   double* mesh_vert;        /* vertices in the body frame, m                     (nvert x 3)
                                (reordered along a Morton curve for cache-friendly contact queries;
                                mesh_vert_source gives each one's index in the original mesh) */
@@ -87,6 +93,12 @@ typedef struct cmModel {
   int* mesh_ridge;           /* the ridges of each geometry, each once, in face order: lower and
                                 higher vertex, the face it is listed from (the lower-numbered of
                                 its two) and its edge k there, local to the geometry (nridge x 4) */
+  double* facet_plane;       /* a facet's outward unit normal n (body frame) and offset c, m:
+                                its plane is n . x = c                          (nfacet x 4) */
+  int* facet_faceadr;        /* its first entry in mesh_facet_face            (nfacet) */
+  int* facet_nface;          /* its faces                                     (nfacet) */
+  int* mesh_facet_face;      /* the faces of each geometry with facets, facet by facet, local to
+                                the geometry (unused for the other geometries) (nface) */
   void* geom_bvh;            /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */

@@ -14,6 +14,7 @@
 #include "collide/collide.h"
 #include "core/cm_math.h"
 #include "geom/bvh.h"
+#include "geom/facets.h"
 #include "geom/tri_tri.h"
 
 void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]) {
@@ -127,6 +128,15 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* 
   double br = ball[3] - sqrt(r2);
   if (br < bound) bound = br;
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
+  if (m->geom_nfacet[g] > 0) {
+    /* a convex mesh: from its facets' planes where they decide, the same answer */
+    int j0 = m->geom_facetadr[g];
+    int in =
+        cm_facets_inside(m->facet_plane + 4 * (size_t)j0, m->geom_nfacet[g], m->facet_faceadr + j0,
+                         m->facet_nface + j0, m->mesh_facet_face, m->mesh_vert + 3 * (size_t)va,
+                         m->mesh_face + 3 * (size_t)fa, ball[3], p, bound, out);
+    if (in >= 0) return in;
+  }
   return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
                        m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
                        m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p, bound,

@@ -23,6 +23,7 @@
 #include "core/internal.h"
 #include "core/sort.h"
 #include "geom/bvh.h"
+#include "geom/facets.h"
 #include "geom/tri_tri.h"
 #include "model/fields.h"
 #include "model/model_fem.h"
@@ -586,6 +587,15 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
     }
     ball[3] = sqrt(r2) * (1 + 1e-12);
+    /* the facets of a convex mesh (counted here, written once their rows exist) */
+    {
+      double plane[4 * CM_FACET_MAX];
+      int cnt[CM_FACET_MAX];
+      m->geom_nfacet[g] =
+          cm_facets_build(me->vert, me->nvert, me->face, me->nface,
+                          m->mesh_face_normal + 3 * (size_t)fa, m->mesh_face_adj + 3 * (size_t)fa,
+                          ball[3], CM_FACET_MAX, plane, cnt, m->mesh_facet_face + fa);
+    }
     va += me->nvert;
     fa += me->nface;
   }
@@ -602,6 +612,28 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   if (!cm_model_alloc_rows(m, &m->nridge)) goto nomem;
   for (int g = 0; g < m->ngeom; g++)
     if (m->geom_nridge[g] > 0) ridge_list(m, g, m->mesh_ridge + 4 * (size_t)m->geom_ridgeadr[g]);
+  /* the facets' planes and face ranges (the faces were ordered by facet above) */
+  m->nfacet = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    m->geom_facetadr[g] = m->nfacet;
+    m->nfacet += m->geom_nfacet[g]; /* at most CM_FACET_MAX per geometry, so per face */
+  }
+  if (!cm_model_alloc_rows(m, &m->nfacet)) goto nomem;
+  for (int g = 0; g < m->ngeom; g++) {
+    int n = m->geom_nfacet[g], j0 = m->geom_facetadr[g], f0 = m->geom_faceadr[g];
+    if (n == 0) continue;
+    int got = cm_facets_build(
+        m->mesh_vert + 3 * (size_t)m->geom_vertadr[g], m->geom_nvert[g],
+        m->mesh_face + 3 * (size_t)f0, m->geom_nface[g], m->mesh_face_normal + 3 * (size_t)f0,
+        m->mesh_face_adj + 3 * (size_t)f0, m->geom_ball[4 * g + 3], CM_FACET_MAX,
+        m->facet_plane + 4 * (size_t)j0, m->facet_nface + j0, NULL);
+    CM_ASSERT(got == n); /* the same mesh as in the loop above */
+    (void)got;
+    for (int j = 0, at = f0; j < n; j++) {
+      m->facet_faceadr[j0 + j] = at;
+      at += m->facet_nface[j0 + j];
+    }
+  }
   *out_gb = gb;
   gb = NULL;
   goto done;
