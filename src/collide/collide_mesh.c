@@ -127,6 +127,13 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* 
   if (r2 > ball[3] * ball[3]) return 0;
   double br = ball[3] - sqrt(r2);
   if (br < bound) bound = br;
+  /* The bound is the distance to the box (or ball), which a point inside is at least as near the
+   * surface as; but where the nearest face lies on the box, its distance is the bound itself up
+   * to rounding, and until 2026-12-05 a face computed a few ulps farther was rejected: the tree
+   * found no face, and a vertex up to about 1e-6 of the mesh's size inside it was taken as
+   * outside (a vertex 1.1e-7 m inside a 1.8 m wall of the S2 pile's tank). Widened by 1e-9 of
+   * itself, far above that rounding and far below any contact depth. */
+  bound *= 1 + 1e-9;
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
   if (m->geom_nfacet[g] > 0) {
     /* a convex mesh: from its facets' planes where they decide, the same answer */
@@ -157,6 +164,7 @@ static void deformed_point(const cmModel* m, const cmData* d, int b, const doubl
     if (lo < bound) bound = lo;
     if (hi < bound) bound = hi;
   }
+  bound *= 1 + 1e-9; /* as in cm_mesh_inside_local */
   cm_v3_sub(p, p0, d->body_xpos + 3 * b);
   cmNearest near;
   const double* fn = pv->dface_normal + 3 * (size_t)fa;
