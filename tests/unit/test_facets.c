@@ -49,6 +49,18 @@ static double start_bound(const cmModel* m, int g, const double p[3]) {
   return fmin(bound, ball[3] - sqrt(r2)) * (1 + 1e-9);
 }
 
+/* cm_facets_inside on geometry 0 of m, and cm_bvh_inside on its tree */
+static int facets_query(const cmModel* m, const double p[3], double bound, cmNearest* out) {
+  int j0 = m->geom_facetadr[0];
+  return cm_facets_inside(m->facet_plane + 4 * j0, m->geom_nfacet[0], m->facet_faceadr + j0,
+                          m->facet_nface + j0, m->mesh_facet_face, m->mesh_vert, m->mesh_face,
+                          m->geom_ball[3], p, bound, out);
+}
+static int tree_query(const cmModel* m, const double p[3], double bound, cmNearest* out) {
+  return cm_bvh_inside((const cmBvh*)m->geom_bvh, m->mesh_vert, m->mesh_face, m->mesh_face_normal,
+                       m->mesh_vert_pn, m->mesh_edge_pn, p, bound, out);
+}
+
 typedef struct Tally {
   int asked, decided, near_asked, near_decided, wrong;
 } Tally;
@@ -57,17 +69,12 @@ typedef struct Tally {
 static void compare_at(const cmModel* m, const double p[3], Tally* t) {
   double bound = start_bound(m, 0, p);
   if (bound < 0) return;
-  int j0 = m->geom_facetadr[0];
-  const cmBvh* tree = (const cmBvh*)m->geom_bvh;
   for (int want = 0; want < 2; want++) {
     cmNearest a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    int f = cm_facets_inside(m->facet_plane + 4 * j0, m->geom_nfacet[0], m->facet_faceadr + j0,
-                             m->facet_nface + j0, m->mesh_facet_face, m->mesh_vert, m->mesh_face,
-                             m->geom_ball[3], p, bound, want ? &a : NULL);
-    int r = cm_bvh_inside(tree, m->mesh_vert, m->mesh_face, m->mesh_face_normal, m->mesh_vert_pn,
-                          m->mesh_edge_pn, p, bound, &b);
+    int f = facets_query(m, p, bound, want ? &a : NULL);
+    int r = tree_query(m, p, bound, &b);
     if (want && r)
       t->near_asked++;
     else if (!want)
@@ -220,7 +227,7 @@ static void test_box_closed_form(void) {
   cmModel* m = mesh_model(cm_mesh_box(size, 2));
   CHECK(m != NULL);
   if (!m) return;
-  int j0 = m->geom_facetadr[0], wrong = 0, undecided = 0, n = test_trials(20000, 500);
+  int wrong = 0, undecided = 0, n = test_trials(20000, 500);
   for (int i = 0; i < n; i++) {
     double p[3], depth = INFINITY;
     for (int k = 0; k < 3; k++) {
@@ -228,9 +235,7 @@ static void test_box_closed_form(void) {
       depth = fmin(depth, 0.5 * size[k] - fabs(p[k]));
     }
     if (fabs(depth) < 1e-6 * m->geom_ball[3]) continue;
-    int f = cm_facets_inside(m->facet_plane + 4 * j0, m->geom_nfacet[0], m->facet_faceadr + j0,
-                             m->facet_nface + j0, m->mesh_facet_face, m->mesh_vert, m->mesh_face,
-                             m->geom_ball[3], p, INFINITY, NULL);
+    int f = facets_query(m, p, INFINITY, NULL);
     undecided += f < 0;
     wrong += f >= 0 && f != (depth > 0);
   }
