@@ -115,7 +115,7 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
   if (!(s2 < s1 - tol) || count[j1] > CM_FACET_FACES_MAX) return -1;
   /* the nearest of the facet's faces, and the squared distance of the next */
   const v2d P01 = {p[0], p[1]};
-  double best = INFINITY, next = INFINITY, q[3], qb[3] = {0, 0, 0};
+  double best = INFINITY, next = INFINITY, q[3], qb[3] = {0, 0, 0}, best_lb = 0;
   int bestf = -1, feature = 0, index = 0;
   /* the faces' box bounds first, then the faces by increasing bound until the bound reaches the
    * next distance (no face beyond can be the nearest or the next) */
@@ -137,7 +137,7 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
         i = k;
       }
     if (i < 0) break;
-    lb[i] = INFINITY;
+    lb[i] = INFINITY; /* (m holds its bound) */
     int f = fl[i], ft, ix;
     const int* t = face + 3 * (size_t)f;
     const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
@@ -147,6 +147,7 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
       next = best;
       best = d2;
       bestf = f;
+      best_lb = m;
       feature = ft;
       index = ix;
       cm_v3_copy(qb, q);
@@ -157,10 +158,8 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
   if (bestf < 0 || feature != CM_FEATURE_FACE || !(next - best > 1e-12 * r * r) ||
       !(best <= bound * bound))
     return -1;
-  const int* t = face + 3 * (size_t)bestf;
-  const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
-                              vert + 3 * (size_t)t[2]};
-  if (tri_box_dist2(v, P01, p[2]) > best) return -1;
+  /* the best face's box bound, which the tree compares before computing its distance */
+  if (best_lb > best) return -1;
   out->face = bestf;
   out->feature = feature;
   out->index = index;
