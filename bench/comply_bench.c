@@ -32,6 +32,8 @@
  *                    (mean, max), steps with a solver warning, retried steps, contacts
  *   pile_125_stiff   pile_125 at the default ka 5e10 (issue 10's stiff case; the contact's
  *                    period is 0.2 of a step), its first 1.5 s
+ *   pile_125_soft    pile_125_stiff with min_period 4: every row that rings faster than 4
+ *                    sub-steps softened to ring at 4 (docs/contact-laws.md), the whole 3 s
  *   fem_10k          a deformable Neo-Hookean slab of 10k, 50k, 100k tets settling on a plane
  *   fem_50k          (bench_fem below): CPU s per step, per tet, Newton iterations
  *   fem_100k
@@ -996,6 +998,9 @@ static int bench_pile(const Options* o) {
 #define PB_S4_REFINE 2
 /* the stiff variant of the S2 pile: the rule's default ka (issue 10) */
 #define PB_KA_STIFF 5e10
+/* pile_125_soft: the stiff pile with its rows softened to ring at 4 sub-steps at least
+ * (min_period, docs/contact-laws.md "Softened contacts: min_period") */
+#define PB_MIN_PERIOD 4.0
 /* common.h: S2 pile */
 #define S2_HALF 0.05
 #define S2_MASS 1.0
@@ -1160,8 +1165,8 @@ static int peer_sphere_bodies(cmScene* s, int nx, int ny, int nz, char* err, siz
 
 /* the compiled S2 pile (spheres == 0) or S4 spheres (spheres == 1) of an nx x ny x nz
  * lattice; NULL with a message on failure */
-static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, char* err,
-                           size_t errsz) {
+static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, double min_period,
+                           char* err, size_t errsz) {
   char name[32];
   snprintf(name, sizeof name, "%s_%d", spheres ? "s4_spheres" : "s2_pile", nx * ny * nz);
   cmScene* s = cm_scene_new(name);
@@ -1183,6 +1188,7 @@ static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, char*
   r.law = CM_LAW_AREA_COMPLIANT;
   r.ka = ka;
   r.friction = PB_MU;
+  r.min_period = min_period;
   if (ok && cm_scene_add_rule(s, &r, err, errsz) >= 0 &&
       cm_model_compile(s, &m, err, errsz) != CM_OK)
     m = NULL;
@@ -1196,12 +1202,12 @@ static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, char*
  * Per step: mean CPU and wall seconds, mean and max Newton iterations (d->solver_iter), the
  * steps that counted a CM_WARN_SOLVER, and the contact count (mean, peak, last step). */
 static int bench_peer(const Options* o, const char* bench, int spheres, int lattice, double ka,
-                      long default_steps) {
+                      double min_period, long default_steps) {
   char err[512] = "";
   if (o->quick) lattice /= 5; /* the smoke run */
   int nx = lattice, ny = lattice, nz = lattice;
   double t0 = now();
-  cmModel* m = peer_scene(spheres, nx, ny, nz, ka, err, sizeof err);
+  cmModel* m = peer_scene(spheres, nx, ny, nz, ka, min_period, err, sizeof err);
   double t_compile = now() - t0;
   cmData* d = m ? cm_data_new(m) : NULL;
   if (!d) {
@@ -1358,7 +1364,7 @@ static int check_peer_scenes(const char* dir) {
     int n = peer[k].lattice;
     if (cm_scene_load(path, &s, err, sizeof err) != CM_OK ||
         cm_model_compile(s, &yaml, err, sizeof err) != CM_OK ||
-        !(bench = peer_scene(peer[k].spheres, n, n, n, PB_KA, err, sizeof err))) {
+        !(bench = peer_scene(peer[k].spheres, n, n, n, PB_KA, 0, err, sizeof err))) {
       printf("%s: %s\n", path, err);
     } else if (same_models(peer[k].file, bench, yaml)) {
       printf("%s: identical to the bench's scene: %d bodies, initial poses and velocities, "
@@ -1471,7 +1477,7 @@ static const char* const scenes[] = {
     "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
     "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile",
     "pile_125",      "pile_1000",      "spheres_1000",       "fem_10k",        "fem_50k",
-    "fem_100k",      "method_auto",    "pile_125_stiff"};
+    "fem_100k",      "method_auto",    "pile_125_stiff",     "pile_125_soft"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -1488,11 +1494,11 @@ static int run_scene(const Options* o, int k) {
   case 9:
     return bench_pile(o);
   case 10:
-    return bench_peer(o, scenes[k], 0, 5, PB_KA, PILE_125_STEPS);
+    return bench_peer(o, scenes[k], 0, 5, PB_KA, 0, PILE_125_STEPS);
   case 11:
-    return bench_peer(o, scenes[k], 0, 10, PB_KA, PILE_1000_STEPS);
+    return bench_peer(o, scenes[k], 0, 10, PB_KA, 0, PILE_1000_STEPS);
   case 12:
-    return bench_peer(o, scenes[k], 1, 10, PB_KA, SPHERES_1000_STEPS);
+    return bench_peer(o, scenes[k], 1, 10, PB_KA, 0, SPHERES_1000_STEPS);
   case 13:
     return bench_fem(o, scenes[k], 16, 16, 7);
   case 14:
@@ -1502,7 +1508,9 @@ static int run_scene(const Options* o, int k) {
   case 16:
     return bench_method(o, scenes[k], CM_METHOD_AUTO);
   case 17:
-    return bench_peer(o, scenes[k], 0, 5, PB_KA_STIFF, PILE_STIFF_STEPS);
+    return bench_peer(o, scenes[k], 0, 5, PB_KA_STIFF, 0, PILE_STIFF_STEPS);
+  case 18:
+    return bench_peer(o, scenes[k], 0, 5, PB_KA_STIFF, PB_MIN_PERIOD, PILE_125_STEPS);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;
@@ -1520,7 +1528,8 @@ static void usage(FILE* f) {
           "  --quick      small scenes and short measurements (a smoke run)\n"
           "  --out FILE   append the CSV rows to FILE (default bench/results/<hostname>.csv)\n"
           "  --threads N  thread count of the multi-threaded measurements (default 2)\n"
-          "  --steps N    steps of pile_125, pile_1000, spheres_1000, pile_125_stiff from t = 0 "
+          "  --steps N    steps of pile_125, pile_1000, spheres_1000, pile_125_stiff (and "
+          "pile_125_soft: as pile_125) from t = 0 "
           "(default %d, %d, %d, %d;\n"
           "               full: the peer kit's duration, 3000 steps for the piles, 1000 for "
           "the spheres)\n"

@@ -446,6 +446,12 @@ int cmd_run(int argc, char** argv) {
       if (d->solver_retries)
         printf("; %ld retr%s of a step in twice the sub-steps, where its solve did not converge",
                d->solver_retries, d->solver_retries == 1 ? "y" : "ies");
+      /* the rule's choice, said with its size (docs/contact-laws.md, "Softened contacts:
+       * min_period") */
+      if (d->soft_rows)
+        printf("; min_period softened %ld contact row%s over the sub-steps, the most to "
+               "%.3g times its law's stiffness",
+               d->soft_rows, d->soft_rows == 1 ? "" : "s", d->soft_factor);
       printf("\n");
     }
     rc = CLI_OK;

@@ -197,7 +197,19 @@ void cli_contact_period_print(const cmModel* m, const cliPeriod* p, FILE* f, con
           ", fewer than %d sub-steps per period: the implicit solve stays exact, but bodies "
           "piling up need many Newton iterations per step (S2 pile of 125 boxes: 2.9 at 14 "
           "sub-steps per period, 4.6 at 4.4, 9.6 at 1.4, 42 at 0.2); %s %s %.3g %s or a sub-step "
-          "of at most %.3g s resolves it (docs/contact-laws.md, \"Choosing ka\")\n",
+          "of at most %.3g s resolves it (docs/contact-laws.md, \"Choosing ka\")",
           CLI_PERIOD_STEPS, area ? "ka" : "contact_time", area ? "<=" : ">=", p->fix,
           area ? "N/m^3" : "s", p->h_fix);
+  /* the third way, for the laws it applies to: the rule's min_period (its own rows, each on
+   * its effective mass: the period above is the law's, before any softening) */
+  if (rule->min_period > 0)
+    fprintf(f,
+            "; the rule's min_period %g softens each of its rows that rings faster than %g "
+            "sub-steps (docs/contact-laws.md, \"Softened contacts: min_period\")\n",
+            rule->min_period, rule->min_period);
+  else if (area || rule->law == CM_LAW_LINEAR)
+    fprintf(f, "; or min_period: 4 in the rule softens only the rows that ring faster than 4 "
+               "sub-steps (docs/contact-laws.md, \"Softened contacts: min_period\")\n");
+  else
+    fprintf(f, "\n");
 }

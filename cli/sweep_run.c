@@ -287,7 +287,7 @@ static void track_step(const cmData* d, const double u[3], Track* t, int nt) {
  * variant's scene, byte for byte. */
 static const char* const RULE_FIELDS[] = {
     "ka",        "step_damping", "stiffness_damping", "elastic_repulsion", "play",
-    "stiffness", "damping",      "friction",          "stick_velocity"};
+    "stiffness", "damping",      "friction",          "stick_velocity",    "min_period"};
 enum { NRULE_FIELD = sizeof RULE_FIELDS / sizeof RULE_FIELDS[0] };
 
 int sweep_rule_field(const char* key) {
@@ -297,9 +297,16 @@ int sweep_rule_field(const char* key) {
 }
 
 static double* rule_field(cmRuleDef* r, int f) {
-  double* const fields[NRULE_FIELD] = {
-      &r->ka,        &r->step_damping, &r->stiffness_damping, &r->elastic_repulsion, &r->play,
-      &r->stiffness, &r->damping,      &r->friction,          &r->stick_velocity};
+  double* const fields[NRULE_FIELD] = {&r->ka,
+                                       &r->step_damping,
+                                       &r->stiffness_damping,
+                                       &r->elastic_repulsion,
+                                       &r->play,
+                                       &r->stiffness,
+                                       &r->damping,
+                                       &r->friction,
+                                       &r->stick_velocity,
+                                       &r->min_period};
   return fields[f];
 }
 

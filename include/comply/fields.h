@@ -172,7 +172,9 @@
   X(int, tunnel_body_b)                                                                            \
   X(double, tunnel_speed)                                                                          \
   X(double, tunnel_thickness)                                                                     \
-  X(long, solver_retries)
+  X(long, solver_retries)                                                                          \
+  X(long, soft_rows)                                                                               \
+  X(double, soft_factor)
 
 /* run totals (warning counts, cumulative stage timers); copied and saved after the scalars:
  * X(type, name, count) */

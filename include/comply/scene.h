@@ -214,6 +214,12 @@ typedef struct cmRuleDef {
                             at most this fast, m/s, in [1e-9, 1] (default 1e-5;
                             docs/contact-laws.md, "Friction": vertex and edge contacts have a
                             spring and do not creep) */
+  /* area_compliant and linear, implicit rows: the shortest period a contact point may ring
+   * with, in sub-steps, >= 0 (default 0: the law's stiffness everywhere). A row whose own
+   * period 2 pi sqrt(m_eff / K) (m_eff its effective mass along the normal) is shorter is
+   * softened to ring at min_period sub-steps: its K, damping and friction spring scaled by
+   * the same factor (docs/contact-laws.md, "Softened contacts: min_period") */
+  double min_period;
   cmMethod method;
   cmDirection direction;
   cmIntegration integration;
@@ -225,6 +231,8 @@ CM_API cmRuleDef cm_rule_def_default(void);
 #define CM_KA_MAX 1e20
 #define CM_STIFFNESS_MAX 1e20
 #define CM_CONTACT_TIME_MIN 1e-9
+/* the largest min_period a rule accepts, sub-steps */
+#define CM_MIN_PERIOD_MAX 1e6
 
 /* a soft point link between two bodies, or a body and the world */
 typedef struct cmJointDef {

@@ -321,8 +321,8 @@ class Scene:
         """Add an interaction rule between alias globs a and b from cm_rule_def_default(); the
         last matching rule wins. Fields: law ("contact_time", "area_compliant", "linear",
         "none"), ka, step_damping, stiffness_damping, elastic_repulsion, play, contact_time,
-        mass ("min", "effective"), stiffness, damping, friction, stick_velocity, method,
-        direction, integration. Returns its index."""
+        mass ("min", "effective"), stiffness, damping, friction, stick_velocity, min_period,
+        method, direction, integration. Returns its index."""
         d = self._lib.cm_rule_def_default()
         d.pair[0], d.pair[1] = os.fsencode(a), os.fsencode(b)
         for k, v in kw.items():

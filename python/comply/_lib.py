@@ -86,7 +86,7 @@ class cmRuleDef(ctypes.Structure):
         ("stiffness_damping", c_double), ("elastic_repulsion", c_double), ("play", c_double),
         ("contact_time", c_double), ("mass", c_int), ("stiffness", c_double),
         ("damping", c_double), ("friction", c_double), ("stick_velocity", c_double),
-        ("method", c_int), ("direction", c_int), ("integration", c_int), ("loc", cmSourceLoc),
+        ("min_period", c_double), ("method", c_int), ("direction", c_int), ("integration", c_int), ("loc", cmSourceLoc),
     ]
 
 
@@ -180,7 +180,7 @@ class cmData(ctypes.Structure):
         ("solver_iter", c_int), ("solver_residual", c_double), ("solver_max_iter", c_int),
         ("solver_max_residual", c_double), ("solver_solves", c_long),
         ("solver_total_iter", c_long), ("solver_failed_solves", c_long),
-        ("solver_retries", c_long),
+        ("solver_retries", c_long), ("soft_rows", c_long), ("soft_factor", c_double),
         ("energy", c_double), ("energy_low", c_double), ("energy_scale", c_double),
         ("energy_growth", c_double), ("energy_first_step", c_long), ("energy_body", c_int),
         ("energy_monitor", c_int),

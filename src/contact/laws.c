@@ -21,6 +21,28 @@
 #include "core/cm_math.h"
 #include "model/data_internal.h"
 
+/* A rule's min_period (area_compliant and linear, implicit rows; docs/contact-laws.md, "Softened
+ * contacts: min_period"): a row whose own period T = 2 pi sqrt(m_eff / K), m_eff = 1 / w its
+ * effective mass along the normal (cm_row_invmass), is shorter than min_period sub-steps of
+ * length h gets the stiffness that rings at exactly that period, K' = (2 pi / (min_period h))^2
+ * / w. Its force, stiffness and damping are scaled by s = K' / K together, so it is the rule's
+ * law with ka (or stiffness) times s: the same damping time D / K (the stability rule D / K >=
+ * h / 2 and the restitution of step_damping hold), the friction spring (k_t = K) follows, and
+ * a resting contact carries its load at the depth W / K'. Counted in d->soft_rows, the least s
+ * in d->soft_factor. */
+static void soften(const cmModel* m, cmData* d, const cmRuleDef* rule, double h, cmRow* r) {
+  double w = cm_row_invmass(m, d, r, r->n, NULL);
+  if (!(w > 0)) return; /* between two infinite masses nothing rings */
+  double T = rule->min_period * h, kmax = 4 * CM_PI * CM_PI / (T * T * w);
+  if (!(1 / r->c > kmax)) return;
+  double s = kmax * r->c;
+  r->f *= s;
+  r->c /= s;
+  r->D *= s;
+  d->soft_rows++;
+  if (d->soft_factor == 0 || s < d->soft_factor) d->soft_factor = s;
+}
+
 static int row_implicit(const cmModel* m, const cmRuleDef* rule) {
   if (rule->integration == CM_INTEGRATION_IMPLICIT) return 1;
   if (rule->integration == CM_INTEGRATION_EXPLICIT) return 0;
@@ -243,6 +265,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       r->f = res.force;
       r->c = res.compliance;
       r->D = cm_response_damping(&res, h);
+      if (rule->min_period > 0 && implicit) soften(m, d, rule, h, r);
       r->mu = rule->friction;
       r->vs = rule->stick_velocity;
       cm_row_friction_basis(r);

@@ -757,6 +757,20 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
       return cm_error(err, errsz, CM_ERR_NOMEM,
                       "out of memory while compiling the model (the rules)");
     if (R->contact_time == 0) R->contact_time = 100 * h;
+    /* min_period softens implicit rows only (laws.c): said where a rule's rows are explicit */
+    if (R->min_period > 0 && (R->integration == CM_INTEGRATION_EXPLICIT ||
+                              (R->integration == CM_INTEGRATION_DEFAULT &&
+                               m->opt.integrator == CM_INTEGRATOR_EXPLICIT))) {
+      char where[256], note[512];
+      loc_prefix(where, sizeof where, s, R->loc);
+      snprintf(note, sizeof note,
+               "%srule %d (%s, %s): min_period %g has no effect: it softens implicit rows, and "
+               "this rule's rows are explicit (substeps: auto resolves those)",
+               where, r, R->pair[0], R->pair[1], R->min_period);
+      if (add_note(m, note) != CM_OK)
+        return cm_error(err, errsz, CM_ERR_NOMEM,
+                        "out of memory while compiling the model (the notes)");
+    }
     /* the stability rule of area-compliant-contact.txt: D/K >= h/2 */
     if (R->law == CM_LAW_AREA_COMPLIANT && R->step_damping < 0.5 &&
         R->stiffness_damping < 0.5 * h) {

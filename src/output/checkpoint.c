@@ -13,7 +13,7 @@
  *   48      8           total file size in bytes, checksum included (u64)
  *   56      4           warning kinds W (u32, CM_WARN_COUNT)
  *   60      4           timers T (u32, CM_TIMER_COUNT)
- *   64      208         step (i64), time (f64), solver_iter (i64), solver_residual (f64),
+ *   64      224         step (i64), time (f64), solver_iter (i64), solver_residual (f64),
  *                       solver_max_iter (i64), solver_max_residual (f64), solver_solves (i64),
  *                       solver_total_iter (i64), solver_failed_solves (i64), energy (f64),
  *                       energy_low (f64), energy_scale (f64), energy_growth (f64),
@@ -21,8 +21,9 @@
  *                       depth_ratio (f64), depth_first_step (i64), depth_body_a (i64),
  *                       depth_body_b (i64), tunnel_first_step (i64), tunnel_body_a (i64),
  *                       tunnel_body_b (i64), tunnel_speed (f64), tunnel_thickness (f64),
- *                       solver_retries (i64; format 8)
- *   272     8 W         warning counts (i64 each)
+ *                       solver_retries (i64; format 8), soft_rows (i64), soft_factor (f64)
+ *                       (format 9)
+ *   288     8 W         warning counts (i64 each)
  *   ..      8 T         cumulative stage timers, s (f64 each)
  *   ..      8 19 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3),
  *                       body_dv (6)
@@ -77,9 +78,9 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #undef COUNT_SCALAR
 #undef COUNT_FIXED
 #define STATE_SIZE (8 * NSCALAR)
-_Static_assert(NSCALAR == 26 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
+_Static_assert(NSCALAR == 28 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
                    CM_NNODE_STATE == 6,
-               "the field lists changed the checkpoint layout of format 8: bump "
+               "the field lists changed the checkpoint layout of format 9: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {

@@ -205,6 +205,11 @@ static void write_summary(FILE* f, const cmModel* m, const cmData* d, const cmRu
   fprintf(f, "%ld,\n", d->solver_failed_solves);
   key(f, 4, "retried_steps");
   fprintf(f, "%ld,\n", d->solver_retries);
+  key(f, 4, "soft_rows");
+  fprintf(f, "%ld,\n", d->soft_rows);
+  key(f, 4, "soft_factor");
+  cm_json_number(f, d->soft_factor);
+  fputs(",\n", f);
   key(f, 4, "max_iterations");
   fprintf(f, "%d,\n", d->solver_max_iter);
   key(f, 4, "max_residual");

@@ -79,6 +79,7 @@ cmRuleDef cm_rule_def_default(void) {
   r.damping = 0.0;
   r.friction = 0.0;
   r.stick_velocity = 1e-5;
+  r.min_period = 0.0;
   r.method = CM_METHOD_AUTO;
   r.direction = CM_DIRECTION_AUTO;
   r.integration = CM_INTEGRATION_DEFAULT;
@@ -574,6 +575,17 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
                 "stick_velocity must be in [1e-9, 1] m/s (got %.10g): the slip speed below which "
                 "a sticking contact without a friction spring (contour) creeps",
                 r->stick_velocity);
+  if (num(c, "min_period", "min_period", r->min_period, R_NONNEG, "sub-steps")) return 1;
+  if (r->min_period > CM_MIN_PERIOD_MAX)
+    return fail(c, "min_period",
+                "min_period must be at most %g sub-steps (got %.10g): a contact ringing that "
+                "slowly holds nothing up",
+                CM_MIN_PERIOD_MAX, r->min_period);
+  if (r->min_period > 0 && r->law != CM_LAW_AREA_COMPLIANT && r->law != CM_LAW_LINEAR)
+    return fail(c, "min_period",
+                "min_period applies to laws area_compliant and linear (got %.10g on a rule of law "
+                "%s): a contact_time pair rings with its contact_time",
+                r->min_period, r->law == CM_LAW_CONTACT_TIME ? "contact_time" : "none");
   if (enm(c, "method", (int)r->method, 5, "vertex, two_way, vertex_edge, contour, auto")) return 1;
   if (enm(c, "direction", (int)r->direction, 2, "auto, first")) return 1;
   return enm(c, "integration", (int)r->integration, 3, "default, implicit, explicit");

@@ -830,6 +830,7 @@ enum {
   R_DAMPING,
   R_FRICTION,
   R_STICK_VELOCITY,
+  R_MIN_PERIOD,
   R_METHOD,
   R_DIRECTION,
   R_INTEGRATION,
@@ -848,6 +849,7 @@ static const char* const rule_keys[] = {"pair",
                                         "damping",
                                         "friction",
                                         "stick_velocity",
+                                        "min_period",
                                         "method",
                                         "direction",
                                         "integration"};
@@ -869,6 +871,7 @@ static const int rule_key_laws[R_N] = {LAWS_ALL,
                                        LAW_BIT(CM_LAW_LINEAR),
                                        LAWS_COLLIDING,
                                        LAWS_COLLIDING,
+                                       LAW_BIT(CM_LAW_AREA_COMPLIANT) | LAW_BIT(CM_LAW_LINEAR),
                                        LAWS_COLLIDING,
                                        LAWS_COLLIDING,
                                        LAWS_COLLIDING};
@@ -896,25 +899,38 @@ static int parse_rule(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
       return ERR(p, v[k], CM_ERR_PARSE,
                  "%s: law none (the pair does not collide) takes no parameters, got '%s'",
                  fpath(p, rule_keys[k], fb, sizeof fb), rule_keys[k]);
-    int owner = 0;
-    while (owner < 3 && !(rule_key_laws[k] & LAW_BIT(owner)))
-      owner++;
+    /* the laws it belongs to, "law X" or "laws X and Y" */
+    char owners[64] = "";
+    int nown = 0;
+    for (int l = 0; l < 3; l++) {
+      if (!(rule_key_laws[k] & LAW_BIT(l))) continue;
+      size_t len = strlen(owners);
+      snprintf(owners + len, sizeof owners - len, "%s%s", nown ? " and " : "", law_names[l]);
+      nown++;
+    }
     return ERR(p, v[k], CM_ERR_PARSE,
-               "%s: '%s' is a parameter of law %s, but this rule's law is %s%s",
-               fpath(p, rule_keys[k], fb, sizeof fb), rule_keys[k], law_names[owner],
+               "%s: '%s' is a parameter of law%s %s, but this rule's law is %s%s",
+               fpath(p, rule_keys[k], fb, sizeof fb), rule_keys[k], nown > 1 ? "s" : "", owners,
                law_names[r.law], v[R_LAW] ? "" : " (the default)");
   }
 
   static const struct {
     int key;
     const char* unit;
-  } nums[] = {{R_KA, "N/m^3"},           {R_STEP_DAMPING, ""}, {R_STIFFNESS_DAMPING, "s"},
-              {R_ELASTIC_REPULSION, ""}, {R_PLAY, "m"},        {R_CONTACT_TIME, "s"},
-              {R_STIFFNESS, "N/m"},      {R_DAMPING, "N s/m"}, {R_FRICTION, ""},
-              {R_STICK_VELOCITY, "m/s"}};
-  double* dst[] = {&r.ka,       &r.step_damping,  &r.stiffness_damping, &r.elastic_repulsion,
-                   &r.play,     &r.contact_time,  &r.stiffness,         &r.damping,
-                   &r.friction, &r.stick_velocity};
+  } nums[] = {{R_KA, "N/m^3"},
+              {R_STEP_DAMPING, ""},
+              {R_STIFFNESS_DAMPING, "s"},
+              {R_ELASTIC_REPULSION, ""},
+              {R_PLAY, "m"},
+              {R_CONTACT_TIME, "s"},
+              {R_STIFFNESS, "N/m"},
+              {R_DAMPING, "N s/m"},
+              {R_FRICTION, ""},
+              {R_STICK_VELOCITY, "m/s"},
+              {R_MIN_PERIOD, "sub-steps"}};
+  double* dst[] = {&r.ka,       &r.step_damping,   &r.stiffness_damping, &r.elastic_repulsion,
+                   &r.play,     &r.contact_time,   &r.stiffness,         &r.damping,
+                   &r.friction, &r.stick_velocity, &r.min_period};
   for (int i = 0; i < (int)(sizeof nums / sizeof nums[0]); i++) {
     int k = nums[i].key;
     if (v[k] && get_num(p, v[k], rule_keys[k], nums[i].unit, dst[i])) return -1;

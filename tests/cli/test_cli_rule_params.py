@@ -42,6 +42,10 @@ BAD = [
     ("contact_time", "stick_velocity: -1.0e-5", "stick_velocity"),
     ("area_compliant", "stick_velocity: 2", "stick_velocity"),
     ("area_compliant", "stick_velocity: .nan", "stick_velocity"),
+    ("area_compliant", "min_period: -1", "min_period"),
+    ("linear", "min_period: .nan", "min_period"),
+    ("area_compliant", "min_period: 2.0e6", "min_period"),
+    ("contact_time", "min_period: 4", "min_period"),  # laws area_compliant and linear only
     # beyond what double precision carries: the force was lost (a ball fell through)
     ("area_compliant", "ka: 1.0e300", "ka"),
     ("contact_time", "contact_time: 1.0e-300", "contact_time"),
@@ -62,7 +66,7 @@ def test_bad_parameters(s):
 
 def test_good_parameters(s):
     for i, line in enumerate(["ka: 1.0e9", "step_damping: 0.5", "friction: 0.3",
-                              "stick_velocity: 1.0e-3"]):
+                              "stick_velocity: 1.0e-3", "min_period: 4"]):
         path = s.write("good%d.yaml" % i, SCENE % ("area_compliant", line))
         r = s.run("check", path)
         expect_exit(r, 0, line)

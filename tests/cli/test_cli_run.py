@@ -64,9 +64,10 @@ def test_demo(s):
     check(isinstance(summ["warnings"], dict) and isinstance(summ["timers"], dict), "summary dicts")
     sv = summ["solver"]
     check(set(sv) == {"solves", "total_iterations", "mean_iterations", "not_converged",
-                      "retried_steps", "max_iterations", "max_residual"}, "solver %r" % sv)
+                      "retried_steps", "soft_rows", "soft_factor", "max_iterations",
+                      "max_residual"}, "solver %r" % sv)
     check(sv["not_converged"] == 0 and summ["warnings"]["solver_not_converged"] == 0 and
-          sv["retried_steps"] == 0,
+          sv["retried_steps"] == 0 and sv["soft_rows"] == 0 and sv["soft_factor"] == 0,
           "the demo's implicit solves converge: %r" % sv)
     check(0 < sv["solves"] <= summ["steps"] and
           abs(sv["mean_iterations"] - sv["total_iterations"] / sv["solves"]) < 1e-12 and

@@ -56,7 +56,8 @@ int main(void) {
   FIELD(cmRuleDef, step_damping) FIELD(cmRuleDef, stiffness_damping)
   FIELD(cmRuleDef, elastic_repulsion) FIELD(cmRuleDef, play) FIELD(cmRuleDef, contact_time)
   FIELD(cmRuleDef, mass) FIELD(cmRuleDef, stiffness) FIELD(cmRuleDef, damping)
-  FIELD(cmRuleDef, friction) FIELD(cmRuleDef, stick_velocity) FIELD(cmRuleDef, method)
+  FIELD(cmRuleDef, friction) FIELD(cmRuleDef, stick_velocity) FIELD(cmRuleDef, min_period)
+  FIELD(cmRuleDef, method)
   FIELD(cmRuleDef, direction) FIELD(cmRuleDef, integration) FIELD(cmRuleDef, loc)
 
   SIZE(cmJointDef) FIELD(cmJointDef, body) FIELD(cmJointDef, anchor) FIELD(cmJointDef, loc)

@@ -184,7 +184,7 @@ static void test_rejects(void) {
    * fuzz_checkpoint found the second and third (fuzz/README.md); after the bodies (no nodes
    * here) the count of friction springs (this ball rests with friction: at least one), then
    * 72 bytes per spring: a count one too large, a body index out of range, a NaN stretch */
-  size_t be = 64 + 208 + 8 * (size_t)(CM_WARN_COUNT + CM_TIMER_COUNT) + 8 * 19 * (size_t)m->nbody;
+  size_t be = 64 + 224 + 8 * (size_t)(CM_WARN_COUNT + CM_TIMER_COUNT) + 8 * 19 * (size_t)m->nbody;
   uint64_t na = 0;
   for (int i = 7; i >= 0; i--)
     na = na << 8 | good[be + i];

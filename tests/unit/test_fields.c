@@ -348,7 +348,9 @@ static void test_copy(void) {
   d->warning[CM_WARN_GYRO] += 3;
   d->solver_failed_solves += 2; /* no solve of this scene fails */
   d->solver_retries += 4;       /* nor is retried */
-  d->energy_growth += 0.01;     /* nor does it create energy */
+  d->soft_rows += 5;            /* nor softened (no min_period) */
+  d->soft_factor = 0.125;
+  d->energy_growth += 0.01; /* nor does it create energy */
   d->energy_first_step = 77;
   d->energy_body = 1;
   d->depth_first_step = 78; /* nor penetrate deeply */
@@ -508,7 +510,7 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   return h;
 }
 
-/* the checkpoint of format 8 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 9 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -516,8 +518,10 @@ static void test_documented_hash_and_file(void) {
   steps(m, d, 120);
   d->warning[CM_WARN_SOLVER] = 11;
   d->solver_retries = 13;
+  d->soft_rows = 17;
+  d->soft_factor = 0.25;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 8);
+  CHECK(CM_CHECKPOINT_VERSION == 9);
   CHECK(m->nnode == 8);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
@@ -526,11 +530,11 @@ static void test_documented_hash_and_file(void) {
   if (f) fclose(f);
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody, nn = (size_t)m->nnode;
   const cmDataPriv* pv = cm_priv(d);
-  size_t na = (size_t)pv->nanchor, be = 64 + 208 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
+  size_t na = (size_t)pv->nanchor, be = 64 + 224 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
   CHECK(n == be + 8 + 72 * na + 8);
   if (n != be + 8 + 72 * na + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 8 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 9 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK((int64_t)le64(buf + 64) == d->step);
@@ -559,13 +563,15 @@ static void test_documented_hash_and_file(void) {
   CHECK(le64(buf + 248) == bits(d->tunnel_speed));
   CHECK(le64(buf + 256) == bits(d->tunnel_thickness));
   CHECK((int64_t)le64(buf + 264) == d->solver_retries);
+  CHECK((int64_t)le64(buf + 272) == d->soft_rows);
+  CHECK(le64(buf + 280) == bits(d->soft_factor));
   int ok = 1;
   for (size_t w = 0; w < W; w++)
-    ok = ok && (int64_t)le64(buf + 272 + 8 * w) == d->warning[w];
+    ok = ok && (int64_t)le64(buf + 288 + 8 * w) == d->warning[w];
   for (size_t t = 0; t < T; t++)
-    ok = ok && le64(buf + 272 + 8 * W + 8 * t) == bits(d->timer[t]);
+    ok = ok && le64(buf + 288 + 8 * W + 8 * t) == bits(d->timer[t]);
   for (size_t b = 0; b < nb; b++) {
-    const unsigned char* s = buf + 272 + 8 * (W + T) + 8 * 19 * b;
+    const unsigned char* s = buf + 288 + 8 * (W + T) + 8 * 19 * b;
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 8 * k) == bits(d->body_cpos[3 * b + k]);
     for (int k = 0; k < 4; k++)
@@ -578,7 +584,7 @@ static void test_documented_hash_and_file(void) {
       ok = ok && le64(s + 104 + 8 * k) == bits(d->body_dv[6 * b + k]);
   }
   for (size_t k = 0; k < nn; k++) {
-    const unsigned char* s = buf + 272 + 8 * (W + T) + 8 * 19 * nb + 8 * 6 * k;
+    const unsigned char* s = buf + 288 + 8 * (W + T) + 8 * 19 * nb + 8 * 6 * k;
     for (int c = 0; c < 3; c++)
       ok = ok && le64(s + 8 * c) == bits(d->node_pos[3 * k + c]) &&
            le64(s + 24 + 8 * c) == bits(d->node_vel[3 * k + c]);

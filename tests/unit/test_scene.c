@@ -341,6 +341,13 @@ static void test_rule_ranges(void) {
   CASE("stiffness must be > 0 N/m", r.stiffness = 0);
   CASE("damping must be >= 0 N s/m", r.damping = -1);
   CASE("friction (mu) must be >= 0 (got -0.1)", r.friction = -0.1);
+  CASE("min_period must be >= 0 sub-steps (got -1)",
+       (r.law = CM_LAW_AREA_COMPLIANT, r.min_period = -1));
+  CASE("min_period must be >= 0 sub-steps (got nan)", (r.law = CM_LAW_LINEAR, r.min_period = NAN));
+  CASE("min_period must be at most 1e+06 sub-steps",
+       (r.law = CM_LAW_AREA_COMPLIANT, r.min_period = 2e6));
+  CASE("min_period applies to laws area_compliant and linear (got 4 on a rule of law contact_time)",
+       r.min_period = 4);
   CASE("law must be one of", r.law = (cmLawType)7);
   CASE("method must be one of", r.method = (cmMethod)-1);
   CASE("direction must be one of", r.direction = (cmDirection)2);
