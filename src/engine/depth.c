@@ -219,12 +219,25 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
   const cmDataPriv* p = cm_priv(d);
   int* key = contact_keys(d);
   if (d->npair && !key) p = NULL; /* no memory for the keys: skip this step's test */
+  /* the candidates come sorted by (a, b) (broadphase.c), as the keys: a walk along both finds
+   * each candidate's key (j), where the binary search of in_contact took 30 % of this stage on
+   * the S4 spheres; should the candidates ever be out of order, the search answers (the same) */
+  int j = 0, ordered = 1;
   for (int k = 0; p && k < p->ncand; k++) {
     int a = p->cand[3 * k], b = p->cand[3 * k + 1]; /* a < b */
     /* a pair in contact has had its deepest point checked above; its edges are checked below
      * all the same (a pair of tilted boxes with a vertex just inside can have edges crossed 40
      * mm deep: physics/test_pile_overlap) */
-    int inc = in_contact(key, d->npair, a, b);
+    if (k > 0 && (p->cand[3 * k - 3] > a || (p->cand[3 * k - 3] == a && p->cand[3 * k - 2] >= b)))
+      ordered = 0;
+    int inc;
+    if (ordered) {
+      while (j < d->npair && (key[2 * j] < a || (key[2 * j] == a && key[2 * j + 1] < b)))
+        j++;
+      inc = j < d->npair && key[2 * j] == a && key[2 * j + 1] == b;
+    } else {
+      inc = in_contact(key, d->npair, a, b);
+    }
     /* a deformable body's surface moves with its nodes: the inside test of its rest geometry
      * would not see it (docs/deformable.md) */
     if (m->body_motion[a] == CM_MOTION_DEFORMABLE || m->body_motion[b] == CM_MOTION_DEFORMABLE)
