@@ -47,6 +47,7 @@
   X(int, ndface)                                                                                   \
   X(int, nridge)                                                                                   \
   X(int, nfacet)                                                                                   \
+  X(int, nvgroup)                                                                                  \
   X(int, nnote)
 
 /* the scene name (an owned string) and the options (held by value): X(type, name) */
@@ -86,6 +87,7 @@
   X(int, geom_ridgeadr, ngeom, 1)                                                                  \
   X(int, geom_nfacet, ngeom, 1)                                                                    \
   X(int, geom_facetadr, ngeom, 1)                                                                  \
+  X(int, geom_vgroupadr, ngeom, 1)                                                                 \
   X(double, mesh_vert, nvert, 3)                                                                   \
   X(int, mesh_vert_source, nvert, 1)                                                               \
   X(int, mesh_face, nface, 3)                                                                      \
@@ -101,6 +103,7 @@
   X(int, facet_faceadr, nfacet, 1)                                                                 \
   X(int, facet_nface, nfacet, 1)                                                                   \
   X(int, mesh_facet_face, nface, 1)                                                                \
+  X(double, mesh_vgroup_box, nvgroup, 6)                                                           \
   X(void*, rule_law_fn, nrule, 1)                                                                  \
   X(void*, rule_law_ctx, nrule, 1)                                                                 \
   X(int, alias_class, nalias, 1)                                                                   \

@@ -17,6 +17,9 @@ extern "C" {
 /* two faces meeting at this angle (degrees) or more make a ridge (mesh_face_ridge) */
 #define CM_RIDGE_DEG 25.0
 
+/* vertices per group of mesh_vgroup_box (a power of 2) */
+#define CM_VGROUP 8
+
 typedef struct cmModel {
   /* sizes */
   int nbody;  /* bodies */
@@ -34,6 +37,8 @@ typedef struct cmModel {
   int ndface; /* nface likewise */
   int nridge; /* ridges over all geometries (rows of mesh_ridge) */
   int nfacet; /* facets of the convex meshes over all geometries (rows of facet_plane) */
+  int nvgroup; /* groups of CM_VGROUP consecutive vertices over all geometries (rows of
+                  mesh_vgroup_box) */
 
   char* name;    /* scene name */
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
@@ -75,6 +80,7 @@ typedef struct cmModel {
                                planes where they can (docs/meshes.md, "Convex meshes"); 0 for
                                any other mesh and for planes                    (ngeom) */
   int* geom_facetadr;       /* first facet in facet_plane                        (ngeom) */
+  int* geom_vgroupadr;      /* first vertex group in mesh_vgroup_box             (ngeom) */
   double* mesh_vert;        /* vertices in the body frame, m                     (nvert x 3)
                                (reordered along a Morton curve for cache-friendly contact queries;
                                mesh_vert_source gives each one's index in the original mesh) */
@@ -99,6 +105,10 @@ typedef struct cmModel {
   int* facet_nface;          /* its faces                                     (nfacet) */
   int* mesh_facet_face;      /* the faces of each geometry with facets, facet by facet, local to
                                 the geometry (unused for the other geometries) (nface) */
+  double* mesh_vgroup_box;   /* the body-frame bounding box (min xyz, max xyz, m) of each group
+                                of CM_VGROUP consecutive vertices of a geometry (the last group
+                                may hold fewer): the vertex queries reject a group at once where
+                                the other body's ball or plane is out of its reach (nvgroup x 6) */
   void* geom_bvh;            /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */

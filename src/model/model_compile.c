@@ -634,6 +634,25 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       at += m->facet_nface[j0 + j];
     }
   }
+  /* the boxes of the vertex groups, CM_VGROUP consecutive vertices each (Morton order above:
+   * neighbours in space), for the vertex queries' cull (narrowphase.c) */
+  m->nvgroup = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    m->geom_vgroupadr[g] = m->nvgroup;
+    m->nvgroup += (m->geom_nvert[g] + CM_VGROUP - 1) / CM_VGROUP; /* fewer than the vertices */
+  }
+  if (!cm_model_alloc_rows(m, &m->nvgroup)) goto nomem;
+  for (int g = 0; g < m->ngeom; g++) {
+    const double* x = m->mesh_vert + 3 * (size_t)m->geom_vertadr[g];
+    for (int v = 0; v < m->geom_nvert[g]; v++) {
+      double* B = m->mesh_vgroup_box + 6 * ((size_t)m->geom_vgroupadr[g] + (size_t)(v / CM_VGROUP));
+      for (int k = 0; k < 3; k++) {
+        double c = x[3 * (size_t)v + k];
+        if (v % CM_VGROUP == 0 || c < B[k]) B[k] = c;
+        if (v % CM_VGROUP == 0 || c > B[3 + k]) B[3 + k] = c;
+      }
+    }
+  }
   *out_gb = gb;
   gb = NULL;
   goto done;

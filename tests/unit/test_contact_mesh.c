@@ -200,10 +200,32 @@ static void test_flush_faces(void) {
   cm_model_free(m);
 }
 
-/* The vertex jobs reject most vertices before the query (narrowphase.c: B's bounding ball, then
- * its box, in A's frame, widened by 1e-9 of the sizes): the contacts must be those of querying
- * every vertex (cm_collide_vertex), bit for bit. A ball and a box in random poses, touching,
- * apart and deep, each side's vertices against the other (two_way). */
+/* The vertices of side va inside body vb, by querying every vertex (cm_collide_vertex), against
+ * the contacts of d whose penetrating body is va (in vertex order, compact_jobs): the
+ * mismatches; *hits counts the vertices inside */
+static int cull_mismatches(const cmModel* m, cmData* d, int va, int vb, int* hits) {
+  int nv = m->geom_nvert[m->body_geom[va]], k = 0, j = 0, bad = 0;
+  static const cmContact* c[4096];
+  for (int i = 0; i < d->ncontact && k < 4096; i++)
+    if (d->contact[i].body[0] == va) c[k++] = &d->contact[i];
+  for (int v = 0; v < nv; v++) {
+    cmHit h;
+    cm_collide_vertex(m, d, va, vb, v, &h);
+    if (!h.inside) continue;
+    (*hits)++;
+    if (j >= k || c[j]->vert != v || c[j]->dist != h.dist || c[j]->face != h.face) bad++;
+    j++;
+  }
+  return bad + (j != k);
+}
+
+/* The vertex jobs reject most vertices before the query (narrowphase.c: groups of CM_VGROUP
+ * vertices by their boxes against B's bounding ball or plane, for meshes of 64 vertices or
+ * more, then B's bounding ball, then its box, in A's frame, widened by 1e-9 of the sizes): the
+ * contacts must be those of querying every vertex (cm_collide_vertex), bit for bit. A ball
+ * (642 vertices: grouped) and a box (56: not) in random poses, touching, apart and deep, each
+ * side's vertices against the other (two_way); the ball on a plane at random heights. And the
+ * groups' boxes are those of their vertices. */
 static void test_cull_exact(void) {
   int poses = 0, touching = 0, bad = 0, hits = 0;
   unsigned long long r = 0x2545F4914F6CDD1Dull;
@@ -230,23 +252,25 @@ static void test_cull_exact(void) {
     cm_collide(m, d);
     poses++;
     touching += d->ncontact > 0;
-    for (int side = 0; side < 2; side++) {
-      int va = side, vb = 1 - side, nv = m->geom_nvert[m->body_geom[va]], k = 0;
-      /* the contacts of this side, in vertex order (compact_jobs) */
-      const cmContact* c[4096];
-      for (int i = 0; i < d->ncontact && k < 4096; i++)
-        if (d->contact[i].body[0] == va) c[k++] = &d->contact[i];
-      int j = 0;
-      for (int v = 0; v < nv; v++) {
-        cmHit h;
-        cm_collide_vertex(m, d, va, vb, v, &h);
-        if (!h.inside) continue;
-        hits++;
-        if (j >= k || c[j]->vert != v || c[j]->dist != h.dist || c[j]->face != h.face) bad++;
-        j++;
+    for (int side = 0; side < 2; side++)
+      bad += cull_mismatches(m, d, side, 1 - side, &hits);
+    if (it == 0)
+      for (int g = 0; g < m->ngeom; g++) {
+        const double* x = m->mesh_vert + 3 * (size_t)m->geom_vertadr[g];
+        for (int v = 0; v < m->geom_nvert[g]; v++) {
+          const double* B = m->mesh_vgroup_box + 6 * (size_t)(m->geom_vgroupadr[g] + v / CM_VGROUP);
+          for (int k = 0; k < 3; k++) {
+            bad += !(B[k] <= x[3 * v + k] && x[3 * v + k] <= B[3 + k]);
+            /* tight: each face of the box touches a vertex of its group */
+            int first = v % CM_VGROUP == 0, lo = 1, hi = 1;
+            for (int w = v; first && w < v + CM_VGROUP && w < m->geom_nvert[g]; w++) {
+              lo &= B[k] != x[3 * w + k];
+              hi &= B[3 + k] != x[3 * w + k];
+            }
+            bad += first && (lo || hi);
+          }
+        }
       }
-      bad += j != k;
-    }
     cm_data_free(d);
     cm_model_free(m);
   }
@@ -254,6 +278,29 @@ static void test_cull_exact(void) {
          bad);
   CHECK(bad == 0);
   CHECK(touching > 20 && touching < poses && hits > 500);
+  /* the ball on the ground plane, its centre from 0.04 m below to 0.06 m above it */
+  int pbad = 0, phits = 0, ptouch = 0;
+  for (int it = 0; it < 40; it++) {
+    r = r * 6364136223846793005ull + 1442695040888963407ull;
+    double u = (double)(r >> 11) / 9007199254740992.0;
+    cmBodyDef g = scene_ground(), b = scene_sphere("ball", 0.05, 3);
+    double eb[3] = {360 * u, 170 * u, 77 * u};
+    cm_quat_from_euler_deg(b.orientation, eb);
+    b.position[0] = 0.3 * u;
+    b.position[2] = -0.04 + 0.1 * u;
+    cmModel* m = two_bodies(&g, &b, CM_METHOD_VERTEX);
+    if (!m) return;
+    cmData* d = cm_data_new(m);
+    cm_collide(m, d);
+    ptouch += d->ncontact > 0;
+    pbad += cull_mismatches(m, d, 1, 0, &phits);
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+  printf("  on a plane: 40 poses, %d touching, %d vertices inside, %d mismatches\n", ptouch, phits,
+         pbad);
+  CHECK(pbad == 0);
+  CHECK(ptouch > 10 && ptouch < 40 && phits > 500);
 }
 
 int main(void) {
