@@ -85,11 +85,15 @@ typedef struct Job {
   cmVertexPose vp;
 } Job;
 
-/* meshes of fewer vertices are culled vertex by vertex: the groups of a box of divisions 2 (26
- * vertices, 4 groups) cost more than they saved (1.008x the instructions of the resting S2 pile
- * of 125 boxes, 1.0035x of the 1000-box pile), those of the icospheres of S4 (162 vertices) saved
- * (0.977x of the resting bed of 1000 spheres) */
-#define VGROUP_MIN_VERT 64
+/* meshes of fewer vertices are culled vertex by vertex. The groups of a box of divisions 2 (26
+ * vertices, 4 groups) cost more instructions than they saved (1.008x on the resting S2 pile of
+ * 125 boxes); those of the icospheres of S4 (162 vertices) saved instructions (0.977x on the
+ * resting bed of 1000 spheres) but not time (1.02-1.04x its CPU time in the peer kit): about
+ * half their groups pass, unpredictably, and the mispredicted branches (callgrind's branch
+ * simulation: 0.56 M -> 2.9 M in the vertex loop over 30 steps) cost more than the tests saved.
+ * Two icospheres of 10,242 vertices overlapping by 5 % of their radius (comply_bench
+ * method_vertex), where most groups lie far from the other body: 0.875x the time per call */
+#define VGROUP_MIN_VERT 512
 
 /* the vertex groups' boxes of the job's A, when its vertices are those of its model (a rigid
  * body: the deformed vertices of a deformable one are not) and it has VGROUP_MIN_VERT of them,

@@ -220,7 +220,7 @@ static int cull_mismatches(const cmModel* m, cmData* d, int va, int vb, int* hit
 }
 
 /* The vertex jobs reject most vertices before the query (narrowphase.c: groups of CM_VGROUP
- * vertices by their boxes against B's bounding ball or plane, for meshes of 64 vertices or
+ * vertices by their boxes against B's bounding ball or plane, for meshes of 512 vertices or
  * more, then B's bounding ball, then its box, in A's frame, widened by 1e-9 of the sizes): the
  * contacts must be those of querying every vertex (cm_collide_vertex), bit for bit. A ball
  * (642 vertices: grouped) and a box (56: not) in random poses, touching, apart and deep, each
