@@ -365,6 +365,10 @@ def test_contact_period(s):
     check(re.search(r"; min_period softened %d contact rows over the sub-steps, the most to "
                     r"[0-9.e+-]+ times its law's stiffness" % sv["soft_rows"], r.stdout), r.stdout)
     check("Newton iterations per solve on average" not in r.stderr, r.stderr)
+    # the example of it: examples/stiff_pile.yaml
+    r = s.run("check", os.path.join(s.src, "examples", "stiff_pile.yaml"))
+    expect_exit(r, 0, "check examples/stiff_pile.yaml")
+    check("the rule's min_period 4 softens each of its rows" in r.stdout, r.stdout)
     # one box alone: on the ground, with its whole mass
     path = s.write("one.yaml", stack(1, "5.0e10"))
     r = s.run("check", path)

@@ -802,8 +802,9 @@ static void test_deformable(void) {
 
 static void test_examples(void) {
   const char* files[] = {"examples/falling_boxes.yaml", "examples/spinning_top.yaml",
-                         "examples/scene_reference.yaml", "examples/cartilage_pad.yaml"};
-  for (int i = 0; i < 4; i++) {
+                         "examples/scene_reference.yaml", "examples/cartilage_pad.yaml",
+                         "examples/stiff_pile.yaml"};
+  for (int i = 0; i < 5; i++) {
     cmScene* s = NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", CM_SOURCE_DIR, files[i]);
@@ -821,6 +822,7 @@ static void test_examples(void) {
       CHECK(s->body[0].angular_velocity[2] != 0);
     }
     CHECK(cm_scene_validate(s, err, sizeof err) == CM_OK);
+    if (i == 4) CHECK(s->nbody == 32 && s->nrule == 1 && s->rule[0].min_period == 4);
     if (i == 3) {
       /* the deformable example compiles: the layer attached, its rules accepted */
       cmModel* m = NULL;
