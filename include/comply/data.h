@@ -118,8 +118,9 @@ typedef struct cmData {
   long solver_retries;        /* steps taken again in twice the sub-steps because a solve did not
                                  converge (cm_step; at most log2 CM_RETRY_SPLIT_MAX per step) */
   long soft_rows;             /* implicit contact rows softened by their rule's min_period,
-                                 summed over the run's sub-steps (docs/contact-laws.md,
-                                 "Softened contacts: min_period") */
+                                 summed over the run's sub-steps (a retried step: its last
+                                 attempt's; docs/contact-laws.md, "Softened contacts:
+                                 min_period") */
   double soft_factor;         /* the smallest factor K' / K of those, in (0, 1); 0 if none */
 
   /* energy monitor (docs/outputs.md "Energy monitor"): E = kinetic + gravity and outer-force

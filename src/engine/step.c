@@ -65,18 +65,24 @@ typedef struct StepStart {
   int warning[CM_WARN_COUNT];
   long failed;
   double max_residual;
+  long soft_rows; /* min_period's counts (laws.c): of the attempt kept, like the verdicts */
+  double soft_factor;
 } StepStart;
 
 static void verdicts_save(const cmData* d, StepStart* s) {
   memcpy(s->warning, d->warning, sizeof s->warning);
   s->failed = d->solver_failed_solves;
   s->max_residual = d->solver_max_residual;
+  s->soft_rows = d->soft_rows;
+  s->soft_factor = d->soft_factor;
 }
 
 static void verdicts_load(cmData* d, const StepStart* s) {
   memcpy(d->warning, s->warning, sizeof s->warning);
   d->solver_failed_solves = s->failed;
   d->solver_max_residual = s->max_residual;
+  d->soft_rows = s->soft_rows;
+  d->soft_factor = s->soft_factor;
 }
 
 /* substeps: auto. The scan of a sub-step allows at most the fraction alpha of its length: the
@@ -163,6 +169,9 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
       roll_back(m, d, t_step);
       return CM_ERR_LIMIT;
     }
+    /* min_period's counts before this sub-step's rows, for a split that builds them again */
+    long soft_rows = d->soft_rows;
+    double soft_factor = d->soft_factor;
     TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h));
     cmStabScan scan;
     cm_stability_scan(m, d, h, &scan);
@@ -174,6 +183,8 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
       sub = 0;
       h = m->opt.timestep * (1 - f0) / nsub;
       t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) / nsub));
+      d->soft_rows = soft_rows;
+      d->soft_factor = soft_factor;
       TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h));
       cm_stability_scan(m, d, h, &scan);
     }

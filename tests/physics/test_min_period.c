@@ -16,6 +16,7 @@
  *    soft_factor is the least K' / (ka A) over the contacts;
  *  - with min_period far below the rows' periods nothing is softened: soft_rows 0, the depth
  *    the law's m g / (ka sum A);
+ *  - a retried step counts the rows of its last attempt only;
  *  - explicit rows are not softened, and the compiler notes that min_period has no effect;
  *  - undamped (step_damping 0), the box oscillates with the period of the implicit step's
  *    mid-step scheme for w0 (docs: cos theta = (2 - a) / (2 sqrt(1 + a)), a = (w0 h)^2 / 2,
@@ -30,6 +31,7 @@
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "scenes.h"
+#include "solve/solve.h"
 #include "test.h"
 
 #define H 1e-3
@@ -127,6 +129,25 @@ static void test_explicit_note(void) {
   cm_model_free(m);
 }
 
+/* a step retried in more sub-steps counts the rows of its last attempt only, like its verdicts
+ * (engine/step.c): with no Newton iteration allowed the resting box's step is taken at h, h/2,
+ * h/4 and h/8, and keeps 4 rows x 8 sub-steps, not the 60 of the four attempts */
+static void test_retried_counts(void) {
+  cmModel* m = box_on_ground(40, 1, SZ / 2 - 1e-9, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_OK);
+  long before = d->soft_rows;
+  int saved = cm_solve_max_iter;
+  cm_solve_max_iter = 0;
+  CHECK(cm_step(m, d) == CM_OK);
+  cm_solve_max_iter = saved;
+  CHECK(d->solver_retries == 3);
+  CHECK(before == 4 && d->soft_rows - before == 4 * 8);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 static void test_period(void) {
   const double beta = 40, kc = corner_k(beta), w0 = sqrt(4 * kc / MASS),
                delta = MASS * G / (4 * kc);
@@ -199,6 +220,7 @@ int main(void) {
   RUN(test_rest_depth);
   RUN(test_period);
   RUN(test_explicit_note);
+  RUN(test_retried_counts);
   RUN(test_pile);
   return test_report();
 }
