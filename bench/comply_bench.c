@@ -32,8 +32,8 @@
  *                    (mean, max), steps with a solver warning, retried steps, contacts
  *   pile_125_stiff   pile_125 at the default ka 5e10 (issue 10's stiff case; the contact's
  *                    period is 0.2 of a step), its first 1.5 s
- *   pile_125_soft    pile_125_stiff with min_period 4: every row that rings faster than 4
- *                    sub-steps softened to ring at 4 (docs/contact-laws.md), the whole 3 s
+ *   pile_125_soft    pile_125_stiff with min_period 4: the rows of every body that rings
+ *                    faster than 4 sub-steps softened to ring at 4 (docs/contact-laws.md), 3 s
  *   fem_10k          a deformable Neo-Hookean slab of 10k, 50k, 100k tets settling on a plane
  *   fem_50k          (bench_fem below): CPU s per step, per tet, Newton iterations
  *   fem_100k

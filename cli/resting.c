@@ -204,11 +204,12 @@ void cli_contact_period_print(const cmModel* m, const cliPeriod* p, FILE* f, con
    * its effective mass: the period above is the law's, before any softening) */
   if (rule->min_period > 0)
     fprintf(f,
-            "; the rule's min_period %g softens each of its rows that rings faster than %g "
-            "sub-steps (docs/contact-laws.md, \"Softened contacts: min_period\")\n",
+            "; the rule's min_period %g softens its rows on each body that rings faster than %g "
+            "sub-steps on its contacts (docs/contact-laws.md, \"Softened contacts: min_period\")\n",
             rule->min_period, rule->min_period);
   else if (area || rule->law == CM_LAW_LINEAR)
-    fprintf(f, "; or min_period: 4 in the rule softens only the rows that ring faster than 4 "
+    fprintf(f, "; or min_period: 4 in the rule softens only the rows of the bodies that ring "
+               "faster than 4 "
                "sub-steps (docs/contact-laws.md, \"Softened contacts: min_period\")\n");
   else
     fprintf(f, "\n");

@@ -214,11 +214,12 @@ typedef struct cmRuleDef {
                             at most this fast, m/s, in [1e-9, 1] (default 1e-5;
                             docs/contact-laws.md, "Friction": vertex and edge contacts have a
                             spring and do not creep) */
-  /* area_compliant and linear, implicit rows: the shortest period a contact point may ring
-   * with, in sub-steps, >= 0 (default 0: the law's stiffness everywhere). A row whose own
-   * period 2 pi sqrt(m_eff / K) (m_eff its effective mass along the normal) is shorter is
-   * softened to ring at min_period sub-steps: its K, damping and friction spring scaled by
-   * the same factor (docs/contact-laws.md, "Softened contacts: min_period") */
+  /* area_compliant and linear, implicit rows: the shortest period, in sub-steps, with which a
+   * body may ring on its contacts, >= 0 (default 0: the law's stiffness everywhere). Where a
+   * rigid body's rows give sum K w > (2 pi / (min_period h))^2 (w a row's inverse effective
+   * mass along its normal), this rule's rows on it are softened by the factor that makes it
+   * equal: K, damping and friction spring alike (docs/contact-laws.md, "Softened contacts:
+   * min_period") */
   double min_period;
   cmMethod method;
   cmDirection direction;

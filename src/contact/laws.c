@@ -21,26 +21,63 @@
 #include "core/cm_math.h"
 #include "model/data_internal.h"
 
-/* A rule's min_period (area_compliant and linear, implicit rows; docs/contact-laws.md, "Softened
- * contacts: min_period"): a row whose own period T = 2 pi sqrt(m_eff / K), m_eff = 1 / w its
- * effective mass along the normal (cm_row_invmass), is shorter than min_period sub-steps of
- * length h gets the stiffness that rings at exactly that period, K' = (2 pi / (min_period h))^2
- * / w. Its force, stiffness and damping are scaled by s = K' / K together, so it is the rule's
- * law with ka (or stiffness) times s: the same damping time D / K (the stability rule D / K >=
- * h / 2 and the restitution of step_damping hold), the friction spring (k_t = K) follows, and
- * a resting contact carries its load at the depth W / K'. Counted in d->soft_rows, the least s
- * in d->soft_factor. */
-static void soften(const cmModel* m, cmData* d, const cmRuleDef* rule, double h, cmRow* r) {
-  double w = cm_row_invmass(m, d, r, r->n, NULL);
-  if (!(w > 0)) return; /* between two infinite masses nothing rings */
-  double T = rule->min_period * h, kmax = 4 * CM_PI * CM_PI / (T * T * w);
-  if (!(1 / r->c > kmax)) return;
-  double s = kmax * r->c;
-  r->f *= s;
-  r->c /= s;
-  r->D *= s;
-  d->soft_rows++;
-  if (d->soft_factor == 0 || s < d->soft_factor) d->soft_factor = s;
+/* side sd of row r is a dynamic rigid body (not the world, a fixed or prescribed body, or a
+ * deformable body's node or face point) */
+static int rigid_side(const cmModel* m, const cmRow* r, int sd) {
+  int b = r->body[sd];
+  if (b < 0 || !(m->body_invmass[b] > 0) || m->body_motion[b] == CM_MOTION_DEFORMABLE) return 0;
+  return sd == 0 ? r->node[0] < 0 : r->node[1] < 0 && r->fnode[0] < 0;
+}
+
+/* Rules' min_period (area_compliant and linear, implicit rows; docs/contact-laws.md, "Softened
+ * contacts: min_period"), over the contact rows row[0..n) of the sub-step h.
+ *
+ * A rigid body b on implicit rows of stiffness K_i (1 / c) and inverse effective mass w_i along
+ * their normals (cm_row_invmass, both sides, rotation included) has no contact mode faster than
+ * Omega_b = sum_i K_i w_i (a Gershgorin bound of its stiffness against its mass). A row of a rule
+ * with min_period = beta is scaled by s = min over its dynamic rigid bodies of
+ * (2 pi / (beta h))^2 / Omega_b, where that is below 1: its force, stiffness and damping
+ * together, so it is the rule's law with ka (or stiffness) times s, the same damping time D / K
+ * (the stability rule D / K >= h / 2 and the restitution of step_damping hold), the friction
+ * spring (k_t = K) following. After it no body rings faster than beta sub-steps on the rows of
+ * such rules; all the rows of a body scaled alike keep their pressure distribution, and the sum
+ * over a face converges as its mesh is refined (a bound per row would grow with the rows'
+ * count). A deformable body's node side bounds nothing (its nodes have their own masses and the
+ * finite elements their own stiffness). Counted in d->soft_rows, the least s in
+ * d->soft_factor. */
+static void soften_rows(const cmModel* m, cmData* d, double h, cmRow* row, int n) {
+  int any = 0;
+  for (int i = 0; i < n && !any; i++)
+    any = row[i].implicit && m->rule[d->pair[row[i].pair].rule].min_period > 0;
+  if (!any) return;
+  cmDataPriv* p = cm_priv(d);
+  double* omega = cm_arena_calloc(&p->arena, (size_t)m->nbody, sizeof *omega);
+  if (!omega) {
+    d->warning[CM_WARN_CONTACT_LIMIT]++; /* no memory: as for the rows themselves */
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const cmRow* r = &row[i];
+    if (!r->implicit || !(r->c > 0)) continue;
+    double kw = cm_row_invmass(m, d, r, r->n, NULL) / r->c;
+    for (int sd = 0; sd < 2; sd++)
+      if (rigid_side(m, r, sd)) omega[r->body[sd]] += kw;
+  }
+  for (int i = 0; i < n; i++) {
+    cmRow* r = &row[i];
+    double beta = m->rule[d->pair[r->pair].rule].min_period;
+    if (!r->implicit || !(beta > 0)) continue;
+    double cap = 2 * CM_PI / (beta * h), s = 1;
+    cap *= cap;
+    for (int sd = 0; sd < 2; sd++)
+      if (rigid_side(m, r, sd) && omega[r->body[sd]] > cap) s = fmin(s, cap / omega[r->body[sd]]);
+    if (!(s < 1)) continue;
+    r->f *= s;
+    r->c /= s;
+    r->D *= s;
+    d->soft_rows++;
+    if (d->soft_factor == 0 || s < d->soft_factor) d->soft_factor = s;
+  }
 }
 
 static int row_implicit(const cmModel* m, const cmRuleDef* rule) {
@@ -265,11 +302,11 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       r->f = res.force;
       r->c = res.compliance;
       r->D = cm_response_damping(&res, h);
-      if (rule->min_period > 0 && implicit) soften(m, d, rule, h, r);
       r->mu = rule->friction;
       r->vs = rule->stick_velocity;
       cm_row_friction_basis(r);
     }
   }
+  soften_rows(m, d, h, p->row, p->nrow);
   joint_rows(m, d, h);
 }

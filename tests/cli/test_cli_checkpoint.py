@@ -41,7 +41,7 @@ def scene(s, vtk=False, every=None):
         text = text.replace("  every: 10", "  every: %d" % every)
     if vtk:
         text = text.replace("output:\n", "output:\n  vtk: true\n")
-    # the boxes' corners on the ground ring faster than 4 steps at ka 5e10: min_period softens
+    # the boxes on the ground ring faster than 4 steps at ka 5e10: min_period softens
     # them, and its counts (summary.json solver.soft_rows, soft_factor) travel in the checkpoint
     text = text.replace("    ka: 5.0e10\n", "    ka: 5.0e10\n    min_period: 4\n")
     check("min_period: 4" in text, "the scene's area_compliant rule")

@@ -110,15 +110,16 @@ def test_contact_time_drop(er):
 def test_min_period_softened_rest():
     """A rule's min_period through the bindings (docs/contact-laws.md, "Softened contacts:
     min_period"): the 0.5 kg box (divisions 1) on its four corners at ka 5e10 rings far faster
-    than 40 steps of 1 ms, so each corner row gets K' = (2 pi / (40 h))^2 / w with
-    w = 1/m + ry^2/Ixx + rx^2/Iyy, and the box rests at m g / (4 K')."""
+    than 40 steps of 1 ms, so its rows are scaled until sum K w = cap = (2 pi / (40 h))^2, with
+    w = 1/m + ry^2/Ixx + rx^2/Iyy the same at the four corners: the rows sum to cap / w, and the
+    box rests at m g w / cap (step_damping 20: settled within the 1.5 s)."""
     m, g, h, beta = 0.5, 9.81, 1e-3, 40.0
     ixx = m * (0.1 ** 2 + 0.05 ** 2) / 12
     w = 1 / m + 0.05 ** 2 / ixx + 0.05 ** 2 / ixx
-    kc = (2 * math.pi / (beta * h)) ** 2 / w
-    model = box_on_plane(z0=0.025 - 1e-9, min_period=beta)
+    cap = (2 * math.pi / (beta * h)) ** 2
+    model = box_on_plane(z0=0.025 - 1e-9, min_period=beta, step_damping=20.0)
     d = comply.Data(model).step(1500)
-    assert 0.025 - d.body_xpos[1, 2] == pytest.approx(m * g / (4 * kc), rel=1e-6)
+    assert 0.025 - d.body_xpos[1, 2] == pytest.approx(m * g * w / cap, rel=1e-6)
     assert d.soft_rows == 4 * 1500 and 0 < d.soft_factor < 1e-4
     unsoft = comply.Data(box_on_plane(z0=0.025 - 1e-9)).step(10)
     assert unsoft.soft_rows == 0 and unsoft.soft_factor == 0
