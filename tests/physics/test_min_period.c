@@ -20,6 +20,7 @@
  *    (divisions 1, 2, 4, 8: 4 to 81 rows): at each, m g wbar / cap (1e-6) with wbar the rows'
  *    area-weighted mean w, tending to the face's mean w at second order (8 within 2 % of it;
  *    a bound per row would make the face 20 times stiffer at 81 rows than at 4);
+ *  - the linear law likewise (its stiffness per point in place of ka A);
  *  - with min_period far below the body's period nothing is softened: soft_rows 0, the depth
  *    the law's m g / (ka sum A);
  *  - explicit rows are not softened, and the compiler notes that min_period has no effect;
@@ -61,6 +62,9 @@ static double cap_of(double beta) {
   return 4 * CM_PI * CM_PI / (T * T);
 }
 
+/* law: CM_LAW_AREA_COMPLIANT (ka KA) or CM_LAW_LINEAR (stiffness KA * 0.0025 per point) */
+static cmLawType g_law = CM_LAW_AREA_COMPLIANT;
+
 static cmModel* box_div_on_ground(int div, double beta, double step_damping, double z0,
                                   double vz0) {
   cmBodyDef b = scene_box("box", SX, SY, SZ, div);
@@ -68,8 +72,10 @@ static cmModel* box_div_on_ground(int div, double beta, double step_damping, dou
   b.position[2] = z0;
   b.velocity[2] = vz0;
   cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
+  r.law = g_law;
   r.ka = KA;
+  r.stiffness = KA * 0.0025;
+  r.damping = step_damping * H * r.stiffness; /* the linear law's D = step_damping h K */
   r.step_damping = step_damping;
   r.min_period = beta;
   cmScene* s = scene_on_ground("min_period", NULL, &b, &r);
@@ -139,6 +145,14 @@ static void test_rest_depth(void) {
   for (int k = 1; k < 4; k++)
     CHECK(dd[k] - lim < (dd[k - 1] - lim) / 3 && dd[k] > lim);
   CHECK_REL(dd[3], lim, 0.02);
+
+  /* the linear law (stiffness per point) is bounded alike: the same depth m g w / cap */
+  g_law = CM_LAW_LINEAR;
+  depth = rest_depth(1, beta, &soft, &factor, &area, &wm);
+  g_law = CM_LAW_AREA_COMPLIANT;
+  printf("  linear law, min_period %g: depth %.9g m\n", beta, depth);
+  CHECK_REL(depth, delta, 1e-6);
+  CHECK(soft == 4 * 1500L && factor < 1e-4);
 
   /* min_period 0.01 sub-steps: cap = 4 pi^2 / 1e-10 ~ 4e11 /s^2, above Omega ~ 6e9 */
   depth = rest_depth(1, 0.01, &soft, &factor, &area, &wm);
