@@ -9,6 +9,9 @@
  *   area_compliant, other shapes, resting on the largest face A of their box (the least depth
  *     any side gives):                   delta = W / (ka A)
  *   contact_time (K = m (pi/T)^2 against a fixed body): delta = g T^2 / pi^2 + play
+ *   area_compliant with min_period beta, not a sphere, where ka A wbar > cap = (2 pi / (beta
+ *     h))^2 (docs/contact-laws.md, "Softened contacts: min_period"): delta = W wbar / cap,
+ *     wbar the rows' mean inverse effective mass on the face (face_wbar)
  *
  * with W = m |g|. An estimate above CM_DEEP_FRACTION of the body's thickness (the smallest
  * extent of its box) is what the run's depth monitor would count as deep_penetration at rest:
@@ -45,6 +48,39 @@ static double extent(const cmModel* m, int b, int k) {
   return a[3 + k] - a[k];
 }
 
+/* does the rule's law act through implicit rows? */
+static int implicit_rule(const cmModel* m, const cmRuleDef* rule) {
+  return rule->integration == CM_INTEGRATION_IMPLICIT ||
+         (rule->integration == CM_INTEGRATION_DEFAULT && rule->law != CM_LAW_CONTACT_TIME &&
+          m->opt.integrator == CM_INTEGRATOR_IMPLICIT);
+}
+
+/* The mean inverse effective mass (1/kg) of body b resting on the largest face of its box,
+ * along the face's normal e_k: for a point r of the face (from the centre of mass) it is
+ * 1/m + r_j^2 J_ii + r_i^2 J_jj (r x e_k has the components r_j and -r_i; J the inverse inertia
+ * in the body frame, its diagonal used). Averaged as the rows average it: over the mesh's
+ * vertices on that face of the box, weighted by their contact areas |e_k . areavec| (a box
+ * of divisions 1 rests on its corners, whose w is more than twice the face's mean); a mesh
+ * with no vertex there gets the face's mean, r uniform over its widths e: mean r^2 = e^2 / 12. */
+static double face_wbar(const cmModel* m, int b) {
+  double ex[3] = {extent(m, b, 0), extent(m, b, 1), extent(m, b, 2)};
+  int k = ex[0] <= ex[1] && ex[0] <= ex[2] ? 0 : ex[1] <= ex[2] ? 1 : 2; /* the normal's axis */
+  int i = (k + 1) % 3, j = (k + 2) % 3, g = m->body_geom[b];
+  const double *J = m->body_invinertia + 9 * b, *c = m->body_com + 3 * b;
+  const double* box = m->geom_aabb + 6 * g;
+  double sa = 0, saw = 0, tol = 1e-9 * (1 + fabs(box[k]) + ex[k]);
+  for (int v = 0; v < m->geom_nvert[g]; v++) {
+    const double* x = m->mesh_vert + 3 * ((size_t)m->geom_vertadr[g] + (size_t)v);
+    if (!(fabs(x[k] - box[k]) <= tol)) continue;
+    double a = fabs(m->mesh_vert_areavec[3 * ((size_t)m->geom_vertadr[g] + (size_t)v) + k]);
+    double ri = x[i] - c[i], rj = x[j] - c[j];
+    sa += a;
+    saw += a * (m->body_invmass[b] + rj * rj * J[4 * i] + ri * ri * J[4 * j]);
+  }
+  if (sa > 0) return saw / sa;
+  return m->body_invmass[b] + ex[j] * ex[j] / 12 * J[4 * i] + ex[i] * ex[i] / 12 * J[4 * j];
+}
+
 int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
   double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
                   m->opt.gravity[2] * m->opt.gravity[2]);
@@ -69,11 +105,23 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
           double R = 0.5 * t;
           delta = sqrt(W / (CM_PI * R * rule->ka));
           fix = W / (CM_PI * R * target * target);
+          what = "ka";
         } else {
           delta = W / (rule->ka * A);
           fix = W / (A * target);
+          what = "ka";
+          /* a rule's min_period (docs/contact-laws.md, "Softened contacts: min_period"): the
+           * face's rows sum to cap / wbar where ka A wbar exceeds cap; the min_period whose
+           * bound gives the target depth: target = W wbar (beta h / 2 pi)^2 */
+          double wbar = face_wbar(m, b);
+          double h = m->opt.timestep / (m->opt.substeps > 1 ? m->opt.substeps : 1);
+          double cap = rule->min_period > 0 ? pow(2 * CM_PI / (rule->min_period * h), 2) : 0;
+          if (cap > 0 && rule->ka * A * wbar > cap && implicit_rule(m, rule)) {
+            delta = W * wbar / cap;
+            fix = 2 * CM_PI / h * sqrt(target / (W * wbar));
+            what = "min_period";
+          }
         }
-        what = "ka";
       } else if (rule->law == CM_LAW_CONTACT_TIME) {
         double T = rule->contact_time; /* resolved by the compiler (default 100 steps) */
         delta = g * T * T / (CM_PI * CM_PI) + rule->play;
@@ -85,14 +133,16 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
       if (!(delta > CM_DEEP_FRACTION * t)) continue;
       count++;
       if (!f) continue;
-      fprintf(f,
-              "%s'%s' resting on '%s' (rule %d, %s) would sink about %.3g m, %.0f %% of its "
-              "thickness %.3g m",
-              prefix, m->body_name[b], m->body_name[s], r, cm_law_name(rule->law), delta,
+      fprintf(f, "%s'%s' resting on '%s' (rule %d, %s", prefix, m->body_name[b], m->body_name[s], r,
+              cm_law_name(rule->law));
+      if (what[0] == 'm') fprintf(f, ", min_period %g", rule->min_period);
+      fprintf(f, ") would sink about %.3g m, %.0f %% of its thickness %.3g m", delta,
               100 * delta / t, t);
       if (fix > 0)
         fprintf(f, "; %s %s %.3g %s gives 1 %%\n", what, what[0] == 'k' ? ">=" : "<=", fix,
-                what[0] == 'k' ? "N/m^3" : "s");
+                what[0] == 'k'   ? "N/m^3"
+                : what[0] == 'm' ? "sub-steps"
+                                 : "s");
       else
         fprintf(f, "; the play alone is more than 1 %%\n");
     }

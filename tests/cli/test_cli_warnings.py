@@ -151,6 +151,29 @@ def test_resting_penetration(s):
     summ = read_summary(os.path.join(out, "summary.json"))
     check(summ["warnings"]["deep_penetration"] > 0 and summ["depth"]["max_ratio"] > 0.2,
           summ["depth"])
+    # a 0.5 kg box at ka 5e10 softened by min_period 100 (docs/contact-laws.md): its four corner
+    # rows sum to cap / w, cap = (2 pi / (100 h))^2, w = 1/m + 2 * 0.05^2 / Ixx at each corner
+    # with Ixx = m (0.1^2 + 0.05^2) / 12: W w / cap = 14.4 mm, 29 % of its 50 mm
+    # (physics/test_min_period runs it)
+    box = SOFT.replace("{sphere: {radius: 0.05, refine: 3}}, density: 7800",
+                       "{box: {size: [0.1, 0.1, 0.05]}}, density: 1000").replace(
+        "ka: KA}", "ka: 5.0e10, min_period: 100}")
+    path = s.write("softened.yaml", box)
+    r = s.run("check", path)
+    expect_exit(r, 0, "check of a softened box")
+    m = re.search(r"'ball' resting on 'ground' \(rule 1, area_compliant, min_period 100\) would "
+                  r"sink about ([0-9.e+-]+) m, .*; min_period <= ([0-9.e+-]+) sub-steps gives 1 %",
+                  r.stdout)
+    check(m is not None, r.stdout)
+    mass, ixx = 0.5, 0.5 * (0.1 ** 2 + 0.05 ** 2) / 12
+    wbar = 1 / mass + 2 * 0.05 ** 2 / ixx
+    cap = (2 * math.pi / 0.1) ** 2
+    expected = mass * 9.81 * wbar / cap
+    check(abs(float(m.group(1)) - expected) < 0.01 * expected, "%s vs %g" % (m.group(1), expected))
+    beta = 2 * math.pi / 1e-3 * math.sqrt(0.0005 / (mass * 9.81 * wbar))
+    check(abs(float(m.group(2)) - beta) < 0.01 * beta, "%s vs %g" % (m.group(2), beta))
+    r = s.run("run", path, "-o", s.path("softened"), "--steps", "10", "--quiet")
+    check("resting_penetration: 1 body" in r.stderr, r.stderr)
     # the same ball at the default ka 5e10: 0.07 mm, nothing said
     calm = s.write("stiff.yaml", SOFT.replace("KA", "5.0e10"))
     r = s.run("check", calm)
