@@ -300,8 +300,9 @@ const char* cm_warning_help(cmWarning w) {
            "singular: a lower friction or ka helps most, then a smaller timestep "
            "(docs/contact-laws.md, \"Retried steps\")";
   case CM_WARN_CONTACT_LIMIT:
-    return "the contact buffer could not grow (out of memory): contacts were dropped; coarsen "
-           "the meshes or free memory";
+    return "the contact buffer could not grow (out of memory): contacts were dropped, or a "
+           "rule's min_period could not soften a sub-step's rows; coarsen the meshes or free "
+           "memory";
   case CM_WARN_GYRO:
     return "the gyroscopic update of a fast-spinning body did not converge, so its rotation is "
            "approximate; use a smaller timestep";

@@ -24,7 +24,8 @@
  *  - with min_period far below the body's period nothing is softened: soft_rows 0, the depth
  *    the law's m g / (ka sum A);
  *  - explicit rows are not softened, and the compiler notes that min_period has no effect;
- *  - a retried step counts the rows of its last attempt only;
+ *  - a retried step counts the rows of its last attempt only; out of memory in a step, where the
+ *    rows could not be softened, a counted warning (contact_limit) says so;
  *  - undamped (step_damping 0), the box oscillates with the period of the implicit step's
  *    mid-step scheme for w0 (cos theta = (2 - a) / (2 sqrt(1 + a)), a = (w0 h)^2 / 2, period
  *    2 pi h / theta), to 0.3 %;
@@ -188,6 +189,62 @@ static void test_explicit_note(void) {
   cm_model_free(m);
 }
 
+/* an allocator that fails its allocation number fail_at (0: none) */
+static long a_calls = 0, a_fail_at = 0;
+static void* a_malloc(size_t n, void* ctx) {
+  (void)ctx;
+  return ++a_calls == a_fail_at ? NULL : malloc(n);
+}
+static void* a_realloc(void* p, size_t n, void* ctx) {
+  (void)ctx;
+  return ++a_calls == a_fail_at ? NULL : realloc(p, n);
+}
+static void a_free(void* p, void* ctx) {
+  (void)ctx;
+  free(p);
+}
+
+/* out of memory in the first steps (the step's arena grows then; soften_rows asks it for the
+ * bodies' bounds): each allocation of three steps fails once in turn; every step returns CM_OK
+ * or a status (no crash, no leak under the sanitizers), and where the rows could not be
+ * softened a counted warning says so, never a silent law */
+static void test_out_of_memory(void) {
+  cmModel* m = box_div_on_ground(2, 40, 1, SZ / 2 - 1e-9, 0);
+  if (!m) return;
+  static const cmAllocator failing = {a_malloc, a_realloc, a_free, NULL};
+  int cases = 0, warned = 0, failed = 0;
+  for (long k = 1;; k++) {
+    cmData* d = cm_data_new(m);
+    if (!d) break;
+    a_calls = 0;
+    a_fail_at = k;
+    cm_set_allocator(&failing);
+    int bad = 0;
+    for (int i = 0; i < 3; i++) {
+      cmStatus st = cm_step(m, d);
+      bad |= st != CM_OK;
+      CHECK(st == CM_OK || st == CM_ERR_NOMEM || st == CM_ERR_LIMIT);
+    }
+    cm_set_allocator(NULL);
+    long calls = a_calls;
+    a_fail_at = 0;
+    CHECK(isfinite(d->body_xpos[5]));
+    /* a sub-step whose rows were built but not softened counts a warning */
+    if (d->soft_rows < 3 * 9) {
+      warned += d->warning[CM_WARN_CONTACT_LIMIT] > 0;
+      CHECK(bad || d->warning[CM_WARN_CONTACT_LIMIT] > 0);
+    }
+    failed += bad;
+    cm_data_free(d);
+    cases++;
+    if (k > calls) break; /* no allocation left to fail */
+  }
+  printf("  %d allocations failed in turn: %d runs with a warning, %d with a failed step\n",
+         cases - 1, warned, failed);
+  CHECK(cases > 1);
+  cm_model_free(m);
+}
+
 /* a step retried in more sub-steps counts the rows of its last attempt only, like its verdicts
  * (engine/step.c): with no Newton iteration allowed the resting box's step is taken at h, h/2,
  * h/4 and h/8, and keeps 4 rows x 8 sub-steps, not the 60 of the four attempts */
@@ -280,6 +337,7 @@ int main(void) {
   RUN(test_period);
   RUN(test_explicit_note);
   RUN(test_retried_counts);
+  RUN(test_out_of_memory);
   RUN(test_pile);
   return test_report();
 }
