@@ -34,7 +34,8 @@ static int rigid_side(const cmModel* m, const cmRow* r, int sd) {
  *
  * A rigid body b on implicit rows of stiffness K_i (1 / c) and inverse effective mass w_i along
  * their normals (cm_row_invmass, both sides, rotation included) has no contact mode faster than
- * Omega_b = sum_i K_i w_i (a Gershgorin bound of its stiffness against its mass). A row of a rule
+ * Omega_b = sum_i K_i w_i: the trace of M^-1/2 (sum K_i j_i j_i^T) M^-1/2 with its surroundings
+ * held, which bounds the matrix's eigenvalues, the squares of its modes' rates. A row of a rule
  * with min_period = beta is scaled by s = min over its dynamic rigid bodies of
  * (2 pi / (beta h))^2 / Omega_b, where that is below 1: its force, stiffness and damping
  * together, so it is the rule's law with ka (or stiffness) times s, the same damping time D / K
