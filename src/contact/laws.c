@@ -33,9 +33,11 @@ static int rigid_side(const cmModel* m, const cmRow* r, int sd) {
  * contacts: min_period"), over the contact rows row[0..n) of the sub-step h.
  *
  * A rigid body b on implicit rows of stiffness K_i (1 / c) and inverse effective mass w_i along
- * their normals (cm_row_invmass, both sides, rotation included) has no contact mode faster than
- * Omega_b = sum_i K_i w_i: the trace of M^-1/2 (sum K_i j_i j_i^T) M^-1/2 with its surroundings
- * held, which bounds the matrix's eigenvalues, the squares of its modes' rates. A row of a rule
+ * their normals (cm_row_invmass: the sum over the row's rigid sides, rotation included; a
+ * deformable body's node or face point is left out, or its light node would bound the rigid
+ * body it touches) has no contact mode faster than Omega_b = sum_i K_i w_i: the trace of
+ * M^-1/2 (sum K_i j_i j_i^T) M^-1/2 over b and the rigid bodies its rows join, which bounds
+ * that matrix's eigenvalues, the squares of its modes' rates. A row of a rule
  * with min_period = beta is scaled by s = min over its dynamic rigid bodies of
  * (2 pi / (beta h))^2 / Omega_b, where that is below 1: its force, stiffness and damping
  * together, so it is the rule's law with ka (or stiffness) times s, the same damping time D / K
@@ -60,9 +62,13 @@ static void soften_rows(const cmModel* m, cmData* d, double h, cmRow* row, int n
   for (int i = 0; i < n; i++) {
     const cmRow* r = &row[i];
     if (!r->implicit || !(r->c > 0)) continue;
-    double kw = cm_row_invmass(m, d, r, r->n, NULL) / r->c;
+    /* w of the rigid sides only: a node's light mass would bound the rigid body it touches */
+    double share[2], w = cm_row_invmass(m, d, r, r->n, share);
+    int rig[2] = {rigid_side(m, r, 0), rigid_side(m, r, 1)};
+    /* (the whole w where both sides count: the same sum, bit for bit) */
+    double kw = (rig[0] && rig[1] ? w : rig[0] ? share[0] : rig[1] ? share[1] : 0) / r->c;
     for (int sd = 0; sd < 2; sd++)
-      if (rigid_side(m, r, sd)) omega[r->body[sd]] += kw;
+      if (rig[sd]) omega[r->body[sd]] += kw;
   }
   for (int i = 0; i < n; i++) {
     cmRow* r = &row[i];
