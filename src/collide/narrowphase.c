@@ -494,21 +494,31 @@ static void run_chunk(const cmModel* m, const cmData* d, const Job* jobs, int j0
 }
 
 /* run the queries of jobs[j0..j1) (hits indexed from jobs[j0].hit0): in chunks, in parallel
- * when there are enough (a batch below that runs them in a plain loop: an OpenMP region with a
+ * when the gate predicts a saving (core/par_gate.h; else a plain loop: an OpenMP region with a
  * false `if` still costs the team's setup and a call per chunk, 9 % of the step of one cube on
- * a plane with the solve's) */
+ * a plane with the solve's). The gate's unit is a vertex slot of the batch. */
 static void run_batch(const cmModel* m, const cmData* d, const Job* jobs, int j0, int j1,
                       cmHit* hits, unsigned char* in) {
   long base = jobs[j0].hit0, total = jobs[j1 - 1].hit0 + jobs[j1 - 1].nvert - base;
   long nchunk = (total + CHUNK - 1) / CHUNK;
-  if (total <= 2048) {
+  cmParGate* gate = &cm_priv(d)->gate_vert;
+  int nth = cm_par_threads(0);
+  double busy = 0, t0 = cm_clock();
+  if (nchunk < 2 || !cm_par_open(gate, (double)total * (1 - 1.0 / nth), nth)) {
     for (long c = 0; c < nchunk; c++)
       run_chunk(m, d, jobs, j0, j1, hits, in, base, total, c);
-    return;
+    busy = cm_clock() - t0;
+  } else {
+#pragma omp parallel num_threads(nth) reduction(+ : busy)
+    {
+      double t1 = cm_clock(); /* each thread's own time in the loop (not its wake-up) */
+#pragma omp for schedule(dynamic, 1) nowait
+      for (long c = 0; c < nchunk; c++)
+        run_chunk(m, d, jobs, j0, j1, hits, in, base, total, c);
+      busy += cm_clock() - t1;
+    }
   }
-#pragma omp parallel for schedule(dynamic, 1)
-  for (long c = 0; c < nchunk; c++)
-    run_chunk(m, d, jobs, j0, j1, hits, in, base, total, c);
+  cm_par_record(gate, (double)total, busy);
 }
 
 /* the summary of candidate pair k, opened (at the current end of the contact list) at its first
@@ -697,24 +707,29 @@ static EdgeHits edge_hits(const cmModel* m, cmData* d, const int* first_job) {
   /* one scratch arena per thread: at most the threads cm_data_new saw, and no more than the
    * caller allows now (omp_set_num_threads after cm_data_new: comply_bench's one-thread runs of
    * the peer scenes ran this region on two threads, the second one spinning, 4x their CPU time) */
-  int nth = p->ntarena > 0 ? p->ntarena : 1;
-#ifdef _OPENMP
-  if (omp_get_max_threads() < nth) nth = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
-#endif
-  (void)nth;
-  if (ne <= 8) { /* (no OpenMP region at all: run_batch) */
+  int nth = cm_par_threads(p->ntarena);
+  double busy = 0, t0 = cm_clock();
+  /* in parallel when the gate predicts a saving (core/par_gate.h; else no OpenMP region at all:
+   * run_batch); the gate's unit is a pair searched */
+  if (ne < 2 || !cm_par_open(&p->gate_edge, ne * (1 - 1.0 / nth), nth)) {
     for (int i = 0; i < ne; i++)
       edge_job(m, d, list, &e, i, 0);
+    busy = cm_clock() - t0;
   } else {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
-    for (int i = 0; i < ne; i++) {
+#pragma omp parallel num_threads(nth) reduction(+ : busy)
+    {
+      double t1 = cm_clock();
       int tid = 0;
 #ifdef _OPENMP
       tid = omp_get_thread_num();
 #endif
-      edge_job(m, d, list, &e, i, tid);
+#pragma omp for schedule(dynamic, 1) nowait
+      for (int i = 0; i < ne; i++)
+        edge_job(m, d, list, &e, i, tid);
+      busy += cm_clock() - t1;
     }
   }
+  if (ne) cm_par_record(&p->gate_edge, ne, busy);
   e.slot = slot;
   return e;
 }

@@ -7,6 +7,7 @@
 
 #include "comply/data.h"
 #include "core/arena.h"
+#include "core/par_gate.h"
 #include "model/fields.h"
 #include "model/rows.h"
 
@@ -63,7 +64,10 @@ typedef struct cmDataPriv {
   long bc_used[CM_BCHOL_KEPT], bc_clock;
   long bc_solve_clock;              /* bc_clock when the current implicit solve began */
   long solve_nanalyse, solve_nkept; /* analyses run, analyses kept from an earlier step */
-  int ncand;                        /* broadphase candidate pairs this step */
+  /* the gates of the parallel regions (core/par_gate.h): the narrowphase's vertex queries and
+   * edge searches, the implicit solve's islands; speed only, not state */
+  cmParGate gate_vert, gate_edge, gate_solve;
+  int ncand; /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */

@@ -163,6 +163,7 @@
 #include <string.h>
 
 #include "core/cm_math.h"
+#include "core/internal.h"
 #include "core/linalg.h"
 #include "model/data_internal.h"
 #include "solve/block_cholesky.h"
@@ -216,8 +217,6 @@
 /* the decades of residual a Newton direction of a large rigid island asks of conjugate
  * gradients (to min(REUSE_TOL, sqrt(res)): 2 to 5), for the choice in block_sparse */
 #define PCG_DECADES 3
-/* islands and rows below which the islands are solved on one thread */
-#define PARALLEL_MIN_ROWS 64
 
 int cm_solve_coupled = 1;
 int cm_solve_delta = 1;
@@ -2195,7 +2194,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
     return;
   }
-  int ni = 0, rows_total = 0;
+  int ni = 0, rows_total = 0, rows_largest = 0;
   for (int root = 0; root < nb; root++) {
     int nr = rstart[root + 1] - rstart[root];
     if ((!nr && !has_def[root]) || start[root + 1] == start[root]) continue;
@@ -2215,20 +2214,34 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
     }
     order[ni] = is;
     rows_total += nr + is->ntet;
+    if (nr + is->ntet > rows_largest) rows_largest = nr + is->ntet;
     ni++;
   }
   memset(d->body_dv, 0, (size_t)m->nbody * 6 * sizeof *d->body_dv);
   island_sort(order, ni);
-  /* solve: in parallel when there is enough work for more than one thread (else a plain loop:
-   * an OpenMP region with a false `if` still costs its setup, narrowphase.c run_batch) */
-  if (ni > 1 && rows_total >= PARALLEL_MIN_ROWS) {
-#pragma omp parallel for schedule(dynamic, 1)
+  /* solve: in parallel when the gate predicts a saving (core/par_gate.h; else a plain loop: an
+   * OpenMP region with a false `if` still costs its setup, narrowphase.c run_batch). Its unit is
+   * a row; what other threads can take off the calling one is the rows beyond the largest island
+   * or beyond an equal share, whichever is more (a pile is one big island and a few small ones:
+   * nothing to share) */
+  int nth = cm_par_threads(0);
+  double busy = 0, t0 = cm_clock();
+  if (ni < 2 || !cm_par_open(&p->gate_solve,
+                             rows_total - fmax(rows_largest, (double)rows_total / nth), nth)) {
     for (int i = 0; i < ni; i++)
       solve_island(order[i]);
+    busy = cm_clock() - t0;
   } else {
-    for (int i = 0; i < ni; i++)
-      solve_island(order[i]);
+#pragma omp parallel num_threads(nth) reduction(+ : busy)
+    {
+      double t1 = cm_clock();
+#pragma omp for schedule(dynamic, 1) nowait
+      for (int i = 0; i < ni; i++)
+        solve_island(order[i]);
+      busy += cm_clock() - t1;
+    }
   }
+  cm_par_record(&p->gate_solve, rows_total, busy);
   /* results, in island order */
   int failed = 0;
   for (int i = 0; i < ni; i++) {

@@ -4,8 +4,12 @@
  *
  * The reference scene: three boxes and three spheres dropped onto a fixed plane, the boxes with
  * the area_compliant law, the spheres on the boxes and each other with contact_time, friction
- * everywhere; enough vertices near the plane (> 2048 queries per step) that the narrowphase runs
- * in parallel when OpenMP is on.
+ * everywhere, with enough vertices near the plane and islands for every parallel region of the
+ * step (vertex queries, edge searches, islands).
+ *
+ * Threads: the scene at 1 thread, at 2 threads as the gates of the parallel regions decide
+ * (core/par_gate.h: such a small scene's regions stay serial), and at 2 threads with every
+ * region parallel (cm_par_mode 1), so that the parallel paths are the ones compared.
  *
  * -O0 vs -O2: tests/CMakeLists.txt builds this file a second time (physics_test_determinism_O0,
  * CM_OPT_LABEL "O0") against an unoptimised copy of the library, in the optimised build only.
@@ -22,6 +26,7 @@
 #endif
 
 #include "comply/comply.h"
+#include "core/par_gate.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -118,10 +123,16 @@ static void test_threads(void) {
   uint64_t h1 = run(g_m, NULL, NULL);
   omp_set_num_threads(2);
   uint64_t h2 = run(g_m, NULL, NULL);
+  int saved = cm_par_mode;
+  cm_par_mode = 1; /* every region parallel */
+  uint64_t h2p = run(g_m, NULL, NULL);
+  cm_par_mode = saved;
   omp_set_num_threads(before);
-  printf("  1 thread %016llx, 2 threads %016llx\n", (unsigned long long)h1, (unsigned long long)h2);
+  printf("  1 thread %016llx, 2 threads %016llx, 2 threads every region parallel %016llx\n",
+         (unsigned long long)h1, (unsigned long long)h2, (unsigned long long)h2p);
   CHECK(h1 == g_hash);
   CHECK(h2 == g_hash);
+  CHECK(h2p == g_hash);
 #else
   printf("  built without OpenMP: one thread only\n");
 #endif

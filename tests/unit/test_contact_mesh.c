@@ -5,6 +5,7 @@
 #include "collide/collide.h"
 #include "comply/comply.h"
 #include "core/cm_math.h"
+#include "core/par_gate.h"
 #include "scenes.h"
 #include "test.h"
 #ifdef _OPENMP
@@ -150,7 +151,10 @@ static void test_threads(void) {
   omp_set_num_threads(1);
   cm_collide(m, d1);
   omp_set_num_threads(2);
+  int saved = cm_par_mode;
+  cm_par_mode = 1; /* parallel: a first call would run serially (core/par_gate.h) */
   cm_collide(m, d2);
+  cm_par_mode = saved;
   CHECK(d1->ncontact > 100 && d1->ncontact == d2->ncontact);
   CHECK(!memcmp(d1->contact, d2->contact, (size_t)d1->ncontact * sizeof(cmContact)));
   cm_data_free(d1);
