@@ -34,6 +34,10 @@
  *                    period is 0.2 of a step), its first 1.5 s
  *   pile_125_soft    pile_125_stiff with min_period 4: the rows of every body that rings
  *                    faster than 4 sub-steps softened to ring at 4 (docs/contact-laws.md), 3 s
+ *   tiled_pile       the kit's S2 pile and S4 sphere bed of 5 x 5 x 5 bodies and the same scene
+ *   tiled_spheres    tiled to 14 x 14 x 5 (980) in a box 14/5 times as wide (bench_tiled below):
+ *                    the growth of the CPU cost per step with N on scenes that differ in size
+ *                    only, as an exponent, with the stages, contacts and candidates per body
  *   fem_10k          a deformable Neo-Hookean slab of 10k, 50k, 100k tets settling on a plane
  *   fem_50k          (bench_fem below): CPU s per step, per tet, Newton iterations
  *   fem_100k
@@ -1038,7 +1042,8 @@ enum {
   PILE_1000_STEPS = 300,
   SPHERES_1000_STEPS = 150,
   PILE_QUICK_STEPS = 200,
-  SPHERES_QUICK_STEPS = 80
+  SPHERES_QUICK_STEPS = 80,
+  TILED_PILE_STEPS = 1500 /* the collapse and the start of the rest, as PILE_STIFF_STEPS */
 };
 
 /* the peer kit's generator: 64-bit LCG (Knuth's MMIX constants), top 53 bits as a double */
@@ -1164,9 +1169,10 @@ static int peer_sphere_bodies(cmScene* s, int nx, int ny, int nz, char* err, siz
 }
 
 /* the compiled S2 pile (spheres == 0) or S4 spheres (spheres == 1) of an nx x ny x nz
- * lattice; NULL with a message on failure */
+ * lattice, in the kit's open box (in = 0) or one of inner half width `in`; NULL with a message
+ * on failure */
 static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, double min_period,
-                           char* err, size_t errsz) {
+                           double in, char* err, size_t errsz) {
   char name[32];
   snprintf(name, sizeof name, "%s_%d", spheres ? "s4_spheres" : "s2_pile", nx * ny * nz);
   cmScene* s = cm_scene_new(name);
@@ -1180,9 +1186,9 @@ static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, doubl
   s->opt.gravity[0] = s->opt.gravity[1] = 0;
   s->opt.gravity[2] = PB_GRAVITY;
   s->opt.integrator = CM_INTEGRATOR_IMPLICIT;
-  int ok = spheres ? peer_open_box(s, S4_BOX_IN, S4_WALL_H, S4_WALL_T, err, errsz) &&
+  int ok = spheres ? peer_open_box(s, in > 0 ? in : S4_BOX_IN, S4_WALL_H, S4_WALL_T, err, errsz) &&
                          peer_sphere_bodies(s, nx, ny, nz, err, errsz)
-                   : peer_open_box(s, S2_BOX_IN, S2_WALL_H, S2_WALL_T, err, errsz) &&
+                   : peer_open_box(s, in > 0 ? in : S2_BOX_IN, S2_WALL_H, S2_WALL_T, err, errsz) &&
                          peer_pile_bodies(s, nx, ny, nz, err, errsz);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
@@ -1196,6 +1202,38 @@ static cmModel* peer_scene(int spheres, int nx, int ny, int nz, double ka, doubl
   return m;
 }
 
+/* what a run of a peer scene measured (peer_steps) */
+typedef struct PeerRun {
+  long done, iters, contacts, cands; /* cands: broadphase candidate pairs, summed */
+  int iter_max, warn_steps, contact_peak;
+  double cpu, wall;
+} PeerRun;
+
+/* `steps` steps of m from d's state on one thread, each cm_step timed in process CPU time and
+ * wall time; 0 (with a message) if a step failed */
+static int peer_steps(const char* bench, const cmModel* m, cmData* d, long steps, PeerRun* r) {
+  memset(r, 0, sizeof *r);
+  for (; r->done < steps; r->done++) {
+    int warned = d->warning[CM_WARN_SOLVER];
+    double w0 = now(), c0 = cpu_now();
+    cmStatus st = cm_step(m, d);
+    r->cpu += cpu_now() - c0;
+    r->wall += now() - w0;
+    if (st != CM_OK) {
+      fprintf(stderr, "comply_bench: %s: step %ld failed: %s: %s\n", bench, r->done,
+              cm_status_name(st), d->message);
+      return 0;
+    }
+    r->iters += d->solver_iter;
+    if (d->solver_iter > r->iter_max) r->iter_max = d->solver_iter;
+    r->warn_steps += d->warning[CM_WARN_SOLVER] > warned;
+    r->contacts += d->ncontact;
+    r->cands += cm_priv(d)->ncand;
+    if (d->ncontact > r->contact_peak) r->contact_peak = d->ncontact;
+  }
+  return 1;
+}
+
 /* The peer scenes as benchmarks: a fresh run from t = 0 for a fixed number of steps (the
  * scene's default, --steps N, or --steps full: the peer kit's duration), one thread (the
  * peer harness's comply(1T) rows), each cm_step timed in process CPU time and wall time.
@@ -1207,7 +1245,7 @@ static int bench_peer(const Options* o, const char* bench, int spheres, int latt
   if (o->quick) lattice /= 5; /* the smoke run */
   int nx = lattice, ny = lattice, nz = lattice;
   double t0 = now();
-  cmModel* m = peer_scene(spheres, nx, ny, nz, ka, min_period, err, sizeof err);
+  cmModel* m = peer_scene(spheres, nx, ny, nz, ka, min_period, 0, err, sizeof err);
   double t_compile = now() - t0;
   cmData* d = m ? cm_data_new(m) : NULL;
   if (!d) {
@@ -1217,53 +1255,99 @@ static int bench_peer(const Options* o, const char* bench, int spheres, int latt
   }
   long steps = o->steps > 0 ? o->steps : o->steps < 0 ? m->opt.steps : default_steps;
   if (o->quick && o->steps == 0) steps = spheres ? SPHERES_QUICK_STEPS : PILE_QUICK_STEPS;
-  long n = (long)nx * ny * nz, done = 0, iters = 0, contacts = 0;
-  int iter_max = 0, warn_steps = 0, contact_peak = 0, ok = 1;
-  double cpu = 0, wall = 0;
+  long n = (long)nx * ny * nz;
+  PeerRun r;
   set_threads(1);
-  for (; done < steps; done++) {
-    int warned = d->warning[CM_WARN_SOLVER];
-    double w0 = now(), c0 = cpu_now();
-    cmStatus st = cm_step(m, d);
-    cpu += cpu_now() - c0;
-    wall += now() - w0;
-    if (st != CM_OK) {
-      fprintf(stderr, "comply_bench: %s: step %ld failed: %s: %s\n", bench, done,
-              cm_status_name(st), d->message);
-      ok = 0;
-      break;
-    }
-    iters += d->solver_iter;
-    if (d->solver_iter > iter_max) iter_max = d->solver_iter;
-    warn_steps += d->warning[CM_WARN_SOLVER] > warned;
-    contacts += d->ncontact;
-    if (d->ncontact > contact_peak) contact_peak = d->ncontact;
-  }
+  int ok = peer_steps(bench, m, d, steps, &r);
   set_threads(o->threads);
-  if (done > 0) {
-    double per = 1.0 / (double)done;
+  if (r.done > 0) {
+    double per = 1.0 / (double)r.done;
     const char* what = spheres ? "spheres" : "boxes";
     printf("%s: %ld %s, %ld steps to t = %.3f s (model compiled in %.2f s); per step: %.4g CPU s "
            "(%.4g s wall), Newton iterations mean %.1f max %d, contacts mean %.0f peak %d last %d; "
            "%d steps with a solver warning, %ld retried\n",
-           bench, n, what, done, d->time, t_compile, cpu * per, wall * per, (double)iters * per,
-           iter_max, (double)contacts * per, contact_peak, d->ncontact, warn_steps,
-           d->solver_retries);
-    result(bench, 1, n, (double)done, "steps");
-    result(bench, 1, n, cpu * per, "cpu_s/step");
-    result(bench, 1, n, wall * per, "s/step");
-    result(bench, 1, n, (double)iters * per, "newton_it/step");
-    result(bench, 1, n, iter_max, "newton_it_max");
-    result(bench, 1, n, warn_steps, "solver_warn_steps");
+           bench, n, what, r.done, d->time, t_compile, r.cpu * per, r.wall * per,
+           (double)r.iters * per, r.iter_max, (double)r.contacts * per, r.contact_peak, d->ncontact,
+           r.warn_steps, d->solver_retries);
+    result(bench, 1, n, (double)r.done, "steps");
+    result(bench, 1, n, r.cpu * per, "cpu_s/step");
+    result(bench, 1, n, r.wall * per, "s/step");
+    result(bench, 1, n, (double)r.iters * per, "newton_it/step");
+    result(bench, 1, n, r.iter_max, "newton_it_max");
+    result(bench, 1, n, r.warn_steps, "solver_warn_steps");
     result(bench, 1, n, (double)d->solver_retries, "retried_steps");
-    result(bench, 1, n, (double)contacts * per, "contacts_mean");
-    result(bench, 1, n, contact_peak, "contacts_peak");
+    result(bench, 1, n, (double)r.contacts * per, "contacts_mean");
+    result(bench, 1, n, r.contact_peak, "contacts_peak");
     result(bench, 1, n, d->ncontact, "contacts_last");
-    Timing t = {wall * per, cpu * per};
+    Timing t = {r.wall * per, r.cpu * per};
     check_share(bench, t, 1);
   }
   cm_data_free(d);
   cm_model_free(m);
+  return ok;
+}
+
+/* tiled_pile, tiled_spheres: the kit's S2 and S4 scenes of 5 x 5 x 5 bodies, and the same
+ * scene tiled to 14 x 14 x 5 bodies (980) in an open box whose inner width grows with the
+ * lattice (14 / 5 times the kit's), so that the floor area per body, the layers and the
+ * contacts per body stay those of the small scene: the growth of the cost per step from 125 to
+ * 980 bodies, as an exponent of N, on scenes that differ in size only (the kit's 1000-body
+ * scenes pile 8 times the bodies on the same floor). ka 1e7, one thread, from t = 0:
+ * TILED_PILE_STEPS (the piles) or the kit's 1 s (the spheres), or --steps. --quick: 1 x 1 x 5
+ * and 2 x 2 x 5. */
+static int bench_tiled(const Options* o, const char* bench, int spheres) {
+  int side[2] = {5, 14}, nz = 5;
+  if (o->quick) side[0] = 1, side[1] = 2;
+  double cpu[2] = {0, 0}, contacts[2] = {0, 0};
+  long n[2];
+  int ok = 1;
+  for (int k = 0; k < 2 && ok; k++) {
+    char err[512] = "";
+    double in = (spheres ? S4_BOX_IN : S2_BOX_IN) * side[k] / 5.0;
+    cmModel* m = peer_scene(spheres, side[k], side[k], nz, PB_KA, 0, in, err, sizeof err);
+    cmData* d = m ? cm_data_new(m) : NULL;
+    if (!d) {
+      fprintf(stderr, "comply_bench: %s: setup failed: %s\n", bench, err[0] ? err : "no memory");
+      cm_model_free(m);
+      return 0;
+    }
+    long steps = o->steps > 0              ? o->steps
+                 : o->steps < 0 || spheres ? m->opt.steps
+                                           : TILED_PILE_STEPS;
+    if (o->quick && o->steps == 0) steps = spheres ? SPHERES_QUICK_STEPS : PILE_QUICK_STEPS;
+    n[k] = (long)side[k] * side[k] * nz;
+    PeerRun r;
+    set_threads(1);
+    ok = peer_steps(bench, m, d, steps, &r);
+    set_threads(o->threads);
+    if (r.done > 0) {
+      double per = 1.0 / (double)r.done;
+      cpu[k] = r.cpu * per;
+      contacts[k] = (double)r.contacts * per;
+      printf("%s: %ld %s in a box %.2f m wide, %ld steps: %.4g CPU s per step (wall: "
+             "broadphase %.3g, narrowphase %.3g, solve %.3g ms), Newton iterations mean %.2f "
+             "max %d, contacts mean %.0f (%.2f per body), candidate pairs %.2f per body, %d "
+             "steps with a solver warning\n",
+             bench, n[k], spheres ? "spheres" : "boxes", 2 * in, r.done, cpu[k],
+             1e3 * d->timer[CM_TIMER_BROADPHASE] * per, 1e3 * d->timer[CM_TIMER_NARROWPHASE] * per,
+             1e3 * d->timer[CM_TIMER_SOLVE] * per, (double)r.iters * per, r.iter_max, contacts[k],
+             contacts[k] / (double)n[k], (double)r.cands * per / (double)n[k], r.warn_steps);
+      result(bench, 1, n[k], (double)r.cands * per / (double)n[k], "candidates/body");
+      result(bench, 1, n[k], d->timer[CM_TIMER_NARROWPHASE] * per, "narrowphase_s/step");
+      result(bench, 1, n[k], d->timer[CM_TIMER_SOLVE] * per, "solve_s/step");
+      result(bench, 1, n[k], cpu[k], "cpu_s/step");
+      result(bench, 1, n[k], (double)r.iters * per, "newton_it/step");
+      result(bench, 1, n[k], contacts[k] / (double)n[k], "contacts/body");
+    }
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+  if (ok && cpu[0] > 0 && cpu[1] > 0) {
+    double e = log(cpu[1] / cpu[0]) / log((double)n[1] / (double)n[0]);
+    printf("%s: cost per step grows as N^%.2f from %ld to %ld bodies (contacts as N^%.2f)\n", bench,
+           e, n[0], n[1], log(contacts[1] / contacts[0]) / log((double)n[1] / (double)n[0]));
+    result(bench, 1, n[1], e, "growth_exponent");
+  }
   return ok;
 }
 
@@ -1364,7 +1448,7 @@ static int check_peer_scenes(const char* dir) {
     int n = peer[k].lattice;
     if (cm_scene_load(path, &s, err, sizeof err) != CM_OK ||
         cm_model_compile(s, &yaml, err, sizeof err) != CM_OK ||
-        !(bench = peer_scene(peer[k].spheres, n, n, n, PB_KA, 0, err, sizeof err))) {
+        !(bench = peer_scene(peer[k].spheres, n, n, n, PB_KA, 0, 0, err, sizeof err))) {
       printf("%s: %s\n", path, err);
     } else if (same_models(peer[k].file, bench, yaml)) {
       printf("%s: identical to the bench's scene: %d bodies, initial poses and velocities, "
@@ -1477,7 +1561,8 @@ static const char* const scenes[] = {
     "vertex_query",  "vertex_collide", "broadphase_1e3",     "broadphase_1e4", "broadphase_1e5",
     "method_vertex", "method_two_way", "method_vertex_edge", "method_contour", "pile",
     "pile_125",      "pile_1000",      "spheres_1000",       "fem_10k",        "fem_50k",
-    "fem_100k",      "method_auto",    "pile_125_stiff",     "pile_125_soft"};
+    "fem_100k",      "method_auto",    "pile_125_stiff",     "pile_125_soft",  "tiled_pile",
+    "tiled_spheres"};
 enum { NSCENE = sizeof scenes / sizeof scenes[0] };
 
 static int run_scene(const Options* o, int k) {
@@ -1511,6 +1596,9 @@ static int run_scene(const Options* o, int k) {
     return bench_peer(o, scenes[k], 0, 5, PB_KA_STIFF, 0, PILE_STIFF_STEPS);
   case 18:
     return bench_peer(o, scenes[k], 0, 5, PB_KA_STIFF, PB_MIN_PERIOD, PILE_125_STEPS);
+  case 19:
+  case 20:
+    return bench_tiled(o, scenes[k], k == 20);
   default: {
     /* broadphase_1e3.. : --quick divides N by 100 */
     int n = k == 2 ? 1000 : k == 3 ? 10000 : 100000;
@@ -1531,12 +1619,14 @@ static void usage(FILE* f) {
           "  --steps N    steps of pile_125, pile_1000, spheres_1000, pile_125_stiff (and "
           "pile_125_soft: as pile_125) from t = 0 "
           "(default %d, %d, %d, %d;\n"
-          "               full: the peer kit's duration, 3000 steps for the piles, 1000 for "
-          "the spheres)\n"
+          "               tiled_pile %d, tiled_spheres full; full: the peer kit's duration, "
+          "3000 steps for\n"
+          "               the piles, 1000 for the spheres)\n"
           "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
           "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
           "scenes (default: all):",
-          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS);
+          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS,
+          TILED_PILE_STEPS);
   for (int k = 0; k < NSCENE; k++)
     fprintf(f, " %s", scenes[k]);
   fprintf(f, "\n");
