@@ -1625,8 +1625,7 @@ static void usage(FILE* f) {
           "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
           "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
           "scenes (default: all):",
-          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS,
-          TILED_PILE_STEPS);
+          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS, TILED_PILE_STEPS);
   for (int k = 0; k < NSCENE; k++)
     fprintf(f, " %s", scenes[k]);
   fprintf(f, "\n");
