@@ -37,6 +37,11 @@ void cm_stage_broadphase(const cmModel* m, cmData* d);
  * (narrowphase.c) */
 void cm_stage_narrowphase(const cmModel* m, cmData* d);
 
+/* the vertex jobs of one slice of the narrowphase (narrowphase.c, "Slices"; default 512, values
+ * below 1 count as 1). The contacts do not depend on it; tests set it small to prove that. Not
+ * to be written while a step runs. */
+extern int cm_narrowphase_slice;
+
 /* Method auto (mesh pairs): both bodies' vertices, their areas shared by depth, when neither is
  * deformable and one has ridges, unless the finer is smooth and CM_AUTO_FINE times finer (vertices
  * per unit area); else the finer body's only (vertex); plus vertex_edge's edge contacts when

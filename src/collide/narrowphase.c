@@ -11,17 +11,17 @@
  * therefore identical whatever the number of threads. Batches bound the scratch memory to
  * CM_BATCH hits.
  *
- * Slices. The candidates are taken a slice at a time: the jobs of at most JOB_SLICE (512) jobs'
- * worth of pairs are made, their edge searches and vertex queries run, their contacts appended,
- * and the next slice reuses the same job buffer and the threads' edge-search scratch. A job is
- * 472 bytes (its poses, culling boxes and both rotation matrices): all the jobs of the step at
- * once were 3.7 MB for the tiled pile of 980 boxes and 78 MB for a bed of 8000 spheres, written
- * by pair_jobs and read back by the queries and the compaction after the whole list was made,
- * out of the 1 MB L2 of a core; a slice's 240 kB stay in it. The same contacts in the same order
- * (the slices keep the candidate order, and a pair's jobs are never split), bit for bit. One
- * thread, process CPU, alternating with the commit before (medians of 3): the tiled pile of 980
- * boxes 0.86x the narrowphase's time and 0.92x the step's, the tiled bed of 980 spheres 0.82x
- * and 0.88x, the kit's S4 bed of 1000 spheres (first 0.4 s) 0.87x the run, S2 125 0.95x; two
+ * Slices. The candidates are taken a slice at a time: the jobs of at most
+ * cm_narrowphase_slice (512) jobs' worth of pairs are made, their edge searches and vertex queries
+ * run, their contacts appended, and the next slice reuses the same job buffer and the threads'
+ * edge-search scratch. A job is 472 bytes (its poses, culling boxes and both rotation matrices):
+ * all the jobs of the step at once were 3.7 MB for the tiled pile of 980 boxes and 78 MB for a bed
+ * of 8000 spheres, written by pair_jobs and read back by the queries and the compaction after the
+ * whole list was made, out of the 1 MB L2 of a core; a slice's 240 kB stay in it. The same contacts
+ * in the same order (the slices keep the candidate order, and a pair's jobs are never split), bit
+ * for bit. One thread, process CPU, alternating with the commit before (medians of 3): the tiled
+ * pile of 980 boxes 0.86x the narrowphase's time and 0.92x the step's, the tiled bed of 980 spheres
+ * 0.82x and 0.88x, the kit's S4 bed of 1000 spheres (first 0.4 s) 0.87x the run, S2 125 0.95x; two
  * threads, S2 1000 (first 1000 steps) 0.92x the wall time (bench/README.md, "Slices"). Slices
  * of 128 jobs saved more on one thread but closed the parallel regions on two (their gates:
  * too little work per slice), and 2048 kept less of the gain.
@@ -75,9 +75,7 @@
 
 #define CM_BATCH (1 << 17)
 /* the jobs of a slice of the candidate pairs (module comment) */
-#ifndef JOB_SLICE
-#define JOB_SLICE 512
-#endif
+int cm_narrowphase_slice = 512;
 
 typedef struct Job {
   int a, b;  /* penetrating body (vertices) and penetrated body */
@@ -855,9 +853,10 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   d->npair = 0;
   int nc = p->ncand;
   if (!nc) return;
-  /* the jobs of one slice of the candidates at a time (module comment): at most JOB_SLICE, plus
+  /* the jobs of one slice of the candidates at a time (module comment): at most `slice`, plus
    * the one or two of the slice's last pair, and at most two per candidate */
-  size_t njob_max = 2 * (size_t)nc < JOB_SLICE + 2 ? 2 * (size_t)nc : JOB_SLICE + 2;
+  int slice = cm_narrowphase_slice > 1 ? cm_narrowphase_slice : 1;
+  size_t njob_max = 2 * (size_t)nc < (size_t)slice + 2 ? 2 * (size_t)nc : (size_t)slice + 2;
   Job* jobs = cm_arena_alloc(&p->arena, njob_max * sizeof *jobs);
   int* pair_of_cand = cm_arena_alloc(&p->arena, (size_t)nc * sizeof *pair_of_cand);
   int* first_job = cm_arena_alloc(&p->arena, (size_t)nc * sizeof *first_job);
@@ -872,7 +871,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   for (int k0 = 0; k0 < nc;) {
     int nj = 0, k1 = k0;
     long nhit = 0; /* queries of the slice's jobs */
-    for (; k1 < nc && nj < JOB_SLICE; k1++) {
+    for (; k1 < nc && nj < slice; k1++) {
       pair_of_cand[k1] = -1;
       int n = pair_jobs(m, d, p->cand, k1, jobs + nj);
       first_job[k1] = n > 0 ? nj : -1;
