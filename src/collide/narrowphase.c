@@ -880,17 +880,19 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
       nj += n;
     }
     /* the batch buffer: as many hits as the jobs have queries, at most CM_BATCH (a sphere on
-     * the ground needs kilobytes, not the 11.5 MB of a full batch); grown for a later slice
-     * that needs more */
+     * the ground needs kilobytes, not the 11.5 MB of a full batch); for a later slice that
+     * needs more, a new one at least twice as large (the step's arena holds both) */
     if (nhit > CM_BATCH) nhit = CM_BATCH;
     if (nhit > hits_cap) {
-      hits = cm_arena_alloc(&p->arena, ((size_t)nhit + 1) * sizeof *hits);
-      inside = cm_arena_alloc(&p->arena, (size_t)nhit + 1);
+      long want = nhit > 2 * hits_cap ? nhit : 2 * hits_cap;
+      if (want > CM_BATCH) want = CM_BATCH;
+      hits = cm_arena_alloc(&p->arena, ((size_t)want + 1) * sizeof *hits);
+      inside = cm_arena_alloc(&p->arena, (size_t)want + 1);
       if (!hits || !inside) {
         d->warning[CM_WARN_CONTACT_LIMIT]++;
         return;
       }
-      hits_cap = nhit;
+      hits_cap = want;
     }
     EdgeHits eh = edge_hits(m, d, first_job, slot, k0, k1);
     /* batches of whole jobs holding at most CM_BATCH hits; a job larger than that is a batch
