@@ -883,7 +883,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
      * the ground needs kilobytes, not the 11.5 MB of a full batch); for a later slice that
      * needs more, a new one at least twice as large (the step's arena holds both) */
     if (nhit > CM_BATCH) nhit = CM_BATCH;
-    if (nhit > hits_cap) {
+    if (nhit > hits_cap || !hits) { /* (never NULL: the compaction offsets it) */
       long want = nhit > 2 * hits_cap ? nhit : 2 * hits_cap;
       if (want > CM_BATCH) want = CM_BATCH;
       hits = cm_arena_alloc(&p->arena, ((size_t)want + 1) * sizeof *hits);
