@@ -1,6 +1,7 @@
 /* comply_bench: contact-detection benchmarks over named scenes (bench/README.md).
  *
- *   comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full] [SCENE...]
+ *   comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full]
+ *                [--tiled-sides A[,B]] [SCENE...]
  *   comply_bench --check-peer-scenes DIR
  *
  * Scenes (all when none is named):
@@ -95,6 +96,8 @@ typedef struct Options {
   double budget;   /* seconds per repetition */
   const char* out; /* CSV path (NULL: bench/results/<hostname>.csv) */
   long steps;      /* steps of the peer scenes: 0 their default, -1 the peer kit's duration */
+  int tiled[2];    /* lattice sides of tiled_pile, tiled_spheres (0, 0: 5 and 14; the second 0:
+                      the first size alone) */
 } Options;
 
 static double now(void) {
@@ -1296,12 +1299,16 @@ static int bench_peer(const Options* o, const char* bench, int spheres, int latt
  * TILED_PILE_STEPS (the piles) or the kit's 1 s (the spheres), or --steps. --quick: 1 x 1 x 5
  * and 2 x 2 x 5. */
 static int bench_tiled(const Options* o, const char* bench, int spheres) {
-  int side[2] = {5, 14}, nz = 5;
+  int side[2] = {5, 14}, nz = 5, nsize = 2;
   if (o->quick) side[0] = 1, side[1] = 2;
+  if (o->tiled[0] > 0) {
+    side[0] = o->tiled[0], side[1] = o->tiled[1];
+    nsize = o->tiled[1] > 0 ? 2 : 1;
+  }
   double cpu[2] = {0, 0}, contacts[2] = {0, 0};
   long n[2];
   int ok = 1;
-  for (int k = 0; k < 2 && ok; k++) {
+  for (int k = 0; k < nsize && ok; k++) {
     char err[512] = "";
     double in = (spheres ? S4_BOX_IN : S2_BOX_IN) * side[k] / 5.0;
     cmModel* m = peer_scene(spheres, side[k], side[k], nz, PB_KA, 0, in, err, sizeof err);
@@ -1342,7 +1349,7 @@ static int bench_tiled(const Options* o, const char* bench, int spheres) {
     cm_data_free(d);
     cm_model_free(m);
   }
-  if (ok && cpu[0] > 0 && cpu[1] > 0) {
+  if (ok && nsize == 2 && cpu[0] > 0 && cpu[1] > 0) {
     double e = log(cpu[1] / cpu[0]) / log((double)n[1] / (double)n[0]);
     printf("%s: cost per step grows as N^%.2f from %ld to %ld bodies (contacts as N^%.2f)\n", bench,
            e, n[0], n[1], log(contacts[1] / contacts[0]) / log((double)n[1] / (double)n[0]));
@@ -1609,30 +1616,33 @@ static int run_scene(const Options* o, int k) {
 }
 
 static void usage(FILE* f) {
-  fprintf(f,
-          "usage: comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full] "
-          "[SCENE...]\n"
-          "       comply_bench --check-peer-scenes DIR\n"
-          "  --quick      small scenes and short measurements (a smoke run)\n"
-          "  --out FILE   append the CSV rows to FILE (default bench/results/<hostname>.csv)\n"
-          "  --threads N  thread count of the multi-threaded measurements (default 2)\n"
-          "  --steps N    steps of pile_125, pile_1000, spheres_1000, pile_125_stiff (and "
-          "pile_125_soft: as pile_125) from t = 0 "
-          "(default %d, %d, %d, %d;\n"
-          "               tiled_pile %d, tiled_spheres full; full: the peer kit's duration, "
-          "3000 steps for\n"
-          "               the piles, 1000 for the spheres)\n"
-          "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
-          "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
-          "scenes (default: all):",
-          PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS, TILED_PILE_STEPS);
+  fprintf(
+      f,
+      "usage: comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full] "
+      "[SCENE...]\n"
+      "       comply_bench --check-peer-scenes DIR\n"
+      "  --quick      small scenes and short measurements (a smoke run)\n"
+      "  --out FILE   append the CSV rows to FILE (default bench/results/<hostname>.csv)\n"
+      "  --threads N  thread count of the multi-threaded measurements (default 2)\n"
+      "  --steps N    steps of pile_125, pile_1000, spheres_1000, pile_125_stiff (and "
+      "pile_125_soft: as pile_125) from t = 0 "
+      "(default %d, %d, %d, %d;\n"
+      "               tiled_pile %d, tiled_spheres full; full: the peer kit's duration, "
+      "3000 steps for\n"
+      "               the piles, 1000 for the spheres)\n"
+      "  --tiled-sides A[,B]  lattice sides of tiled_pile and tiled_spheres (default 5,14: 125\n"
+      "               and 980 bodies in 5 layers); one side alone runs that size only (profiles)\n"
+      "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
+      "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
+      "scenes (default: all):",
+      PILE_125_STEPS, PILE_1000_STEPS, SPHERES_1000_STEPS, PILE_STIFF_STEPS, TILED_PILE_STEPS);
   for (int k = 0; k < NSCENE; k++)
     fprintf(f, " %s", scenes[k]);
   fprintf(f, "\n");
 }
 
 int main(int argc, char** argv) {
-  Options o = {0, 2, 0.5, NULL, 0};
+  Options o = {0, 2, 0.5, NULL, 0, {0, 0}};
   const char* check_dir = NULL;
   int selected[NSCENE] = {0}, any = 0;
   for (int i = 1; i < argc; i++) {
@@ -1661,6 +1671,16 @@ int main(int argc, char** argv) {
       } else {
         o.steps = n;
       }
+    } else if (!strcmp(a, "--tiled-sides") && i + 1 < argc) {
+      int a0 = 0, a1 = 0, used = 0;
+      const char* v = argv[++i];
+      int got = sscanf(v, "%d%n,%d%n", &a0, &used, &a1, &used);
+      if (got < 1 || v[used] || a0 < 1 || a0 > 200 || (got == 2 && (a1 < 1 || a1 > 200))) {
+        fprintf(stderr,
+                "comply_bench: --tiled-sides wants A or A,B (lattice sides 1..200), got '%s'\n", v);
+        return 2;
+      }
+      o.tiled[0] = a0, o.tiled[1] = got == 2 ? a1 : 0;
     } else if (!strcmp(a, "--check-peer-scenes") && i + 1 < argc) {
       check_dir = argv[++i];
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
