@@ -48,6 +48,8 @@
   X(int, nridge)                                                                                   \
   X(int, nfacet)                                                                                   \
   X(int, nvgroup)                                                                                  \
+  X(int, ncell)                                                                                    \
+  X(int, ncellfacet)                                                                               \
   X(int, nnote)
 
 /* the scene name (an owned string) and the options (held by value): X(type, name) */
@@ -88,6 +90,8 @@
   X(int, geom_nfacet, ngeom, 1)                                                                    \
   X(int, geom_facetadr, ngeom, 1)                                                                  \
   X(int, geom_vgroupadr, ngeom, 1)                                                                 \
+  X(int, geom_celladr, ngeom, 1)                                                                   \
+  X(double, geom_grid, ngeom, 3)                                                                   \
   X(double, mesh_vert, nvert, 3)                                                                   \
   X(int, mesh_vert_source, nvert, 1)                                                               \
   X(int, mesh_face, nface, 3)                                                                      \
@@ -104,6 +108,10 @@
   X(int, facet_nface, nfacet, 1)                                                                   \
   X(int, mesh_facet_face, nface, 1)                                                                \
   X(double, mesh_vgroup_box, nvgroup, 6)                                                           \
+  X(int, cell_facetadr, ncell, 1)                                                                  \
+  X(int, cell_nfacet, ncell, 1)                                                                    \
+  X(double, cell_bound, ncell, 4)                                                                  \
+  X(int, cell_facet, ncellfacet, 1)                                                                \
   X(void*, rule_law_fn, nrule, 1)                                                                  \
   X(void*, rule_law_ctx, nrule, 1)                                                                 \
   X(int, alias_class, nalias, 1)                                                                   \
@@ -174,7 +182,7 @@
   X(int, tunnel_body_a)                                                                            \
   X(int, tunnel_body_b)                                                                            \
   X(double, tunnel_speed)                                                                          \
-  X(double, tunnel_thickness)                                                                     \
+  X(double, tunnel_thickness)                                                                      \
   X(long, solver_retries)                                                                          \
   X(long, soft_rows)                                                                               \
   X(double, soft_factor)

@@ -22,23 +22,26 @@ extern "C" {
 
 typedef struct cmModel {
   /* sizes */
-  int nbody;  /* bodies */
-  int ngeom;  /* distinct geometries (identical primitives are shared) */
-  int nvert;  /* mesh vertices over all geometries */
-  int nface;  /* mesh faces over all geometries */
-  int nrule;  /* rules; rule 0 is the built-in default ("*", "*") contact_time */
-  int nalias; /* distinct alias names */
-  int nclass; /* alias classes (aliases matched by the same globs) */
-  int njoint; /* joints */
-  int nnode;  /* finite-element nodes of the deformable bodies */
-  int ntet;   /* their tetrahedra */
-  int ndvert; /* nvert if the model has a deformable body, else 0: the rows of the data's
-                 deformed-geometry arrays */
-  int ndface; /* nface likewise */
-  int nridge; /* ridges over all geometries (rows of mesh_ridge) */
-  int nfacet; /* facets of the convex meshes over all geometries (rows of facet_plane) */
-  int nvgroup; /* groups of CM_VGROUP consecutive vertices over all geometries (rows of
-                  mesh_vgroup_box) */
+  int nbody;      /* bodies */
+  int ngeom;      /* distinct geometries (identical primitives are shared) */
+  int nvert;      /* mesh vertices over all geometries */
+  int nface;      /* mesh faces over all geometries */
+  int nrule;      /* rules; rule 0 is the built-in default ("*", "*") contact_time */
+  int nalias;     /* distinct alias names */
+  int nclass;     /* alias classes (aliases matched by the same globs) */
+  int njoint;     /* joints */
+  int nnode;      /* finite-element nodes of the deformable bodies */
+  int ntet;       /* their tetrahedra */
+  int ndvert;     /* nvert if the model has a deformable body, else 0: the rows of the data's
+                     deformed-geometry arrays */
+  int ndface;     /* nface likewise */
+  int nridge;     /* ridges over all geometries (rows of mesh_ridge) */
+  int nfacet;     /* facets of the convex meshes over all geometries (rows of facet_plane) */
+  int nvgroup;    /* groups of CM_VGROUP consecutive vertices over all geometries (rows of
+                     mesh_vgroup_box) */
+  int ncell;      /* cells of the direction grids of the convex meshes of many facets (rows of
+                     cell_facetadr, cell_nfacet) */
+  int ncellfacet; /* the facets those cells list (rows of cell_facet) */
 
   char* name;    /* scene name */
   cmOptions opt; /* options; opt.steps resolved (> 0 unless duration is 0) */
@@ -75,12 +78,19 @@ typedef struct cmModel {
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
   int* geom_ridgeadr;       /* first ridge in mesh_ridge                         (ngeom) */
-  int* geom_nfacet;         /* facets (coplanar faces) of a closed convex mesh of at most
-                               CM_FACET_MAX (32) of them, whose contact queries decide from their
-                               planes where they can (docs/meshes.md, "Convex meshes"); 0 for
-                               any other mesh and for planes                    (ngeom) */
+  int* geom_nfacet;         /* facets (coplanar faces) of a closed convex mesh of at most 1024
+                               of them, whose contact queries decide from their planes where
+                               they can (docs/meshes.md, "Convex meshes": all the planes up to
+                               32, the planes of a direction-grid cell beyond); 0 for any other
+                               mesh and for planes                              (ngeom) */
   int* geom_facetadr;       /* first facet in facet_plane                        (ngeom) */
   int* geom_vgroupadr;      /* first vertex group in mesh_vgroup_box             (ngeom) */
+  int* geom_celladr;        /* first cell of the direction grid of a convex mesh of more than 32
+                               and at most 1024 facets, whose queries decide from the facets
+                               its cells list (docs/meshes.md, "Convex meshes"); -1 for none
+                               (ngeom) */
+  double* geom_grid;        /* that grid's centre, the centre of the mesh's bounding ball (body
+                               frame, m); 0 for none                            (ngeom x 3) */
   double* mesh_vert;        /* vertices in the body frame, m                     (nvert x 3)
                                (reordered along a Morton curve for cache-friendly contact queries;
                                mesh_vert_source gives each one's index in the original mesh) */
@@ -109,6 +119,13 @@ typedef struct cmModel {
                                 of CM_VGROUP consecutive vertices of a geometry (the last group
                                 may hold fewer): the vertex queries reject a group at once where
                                 the other body's ball or plane is out of its reach (nvgroup x 6) */
+  int* cell_facetadr;        /* a grid cell's first entry in cell_facet       (ncell) */
+  int* cell_nfacet;          /* the facets it lists                           (ncell) */
+  double* cell_bound;        /* the bound on the planes of the facets it does not list, for a
+                                point at distance d from the centre: min(u + max(0, d - R) a,
+                                d a - c); R, u (m), a, c (m) (src/geom/facets.c) (ncell x 4) */
+  int* cell_facet;           /* the facets (local to the geometry's) each cell lists, cell by
+                                cell, each cell's in facet order              (ncellfacet) */
   void* geom_bvh;            /* internal: one face AABB tree per geometry     (ngeom) */
 
   /* interaction rules */

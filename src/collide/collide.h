@@ -113,6 +113,11 @@ double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
  * nearest surface point. */
 struct cmNearest;
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], struct cmNearest* out);
+/* the same from geometry g's facets alone (cm_facets_inside, or its direction grid's
+ * cm_facets_grid_inside), with the tree's starting bound: 1, 0, or -1 where they do not decide
+ * (or g has none) */
+int cm_mesh_facets_inside(const cmModel* m, int g, const double p[3], double bound,
+                          struct cmNearest* out);
 
 /* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. RB: b's
  * rotation matrix, cm_quat_to_mat of its orientation (the caller's, once per body pair). vn

@@ -109,6 +109,25 @@ double cm_boxes_overlap_bound(const double A[6], const double B[6], const double
   return box_sat(A, B, R, t, 0, 0, 1);
 }
 
+int cm_mesh_facets_inside(const cmModel* m, int g, const double p[3], double bound,
+                          cmNearest* out) {
+  int n = m->geom_nfacet[g], j0 = m->geom_facetadr[g], va = m->geom_vertadr[g],
+      fa = m->geom_faceadr[g];
+  if (n == 0) return -1;
+  const double* plane = m->facet_plane + 4 * (size_t)j0;
+  if (n <= CM_FACET_MAX)
+    return cm_facets_inside(plane, n, m->facet_faceadr + j0, m->facet_nface + j0,
+                            m->mesh_facet_face, m->mesh_vert + 3 * (size_t)va,
+                            m->mesh_face + 3 * (size_t)fa, m->geom_ball[4 * g + 3], p, bound, out);
+  int c0 = m->geom_celladr[g];
+  if (c0 < 0) return -1;
+  return cm_facets_grid_inside(plane, m->geom_grid + 3 * g, m->cell_facetadr + c0,
+                               m->cell_nfacet + c0, m->cell_bound + 4 * (size_t)c0, m->cell_facet,
+                               m->facet_faceadr + j0, m->facet_nface + j0, m->mesh_facet_face,
+                               m->mesh_vert + 3 * (size_t)va, m->mesh_face + 3 * (size_t)fa,
+                               m->geom_ball[4 * g + 3], p, bound, out);
+}
+
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* out) {
   /* bounding box: reject, and bound the search */
   const double* box = m->geom_aabb + 6 * g;
@@ -135,15 +154,8 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* 
    * itself, far above that rounding and far below any contact depth. */
   bound *= 1 + 1e-9;
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
-  if (m->geom_nfacet[g] > 0) {
-    /* a convex mesh: from its facets' planes where they decide, the same answer */
-    int j0 = m->geom_facetadr[g];
-    int in =
-        cm_facets_inside(m->facet_plane + 4 * (size_t)j0, m->geom_nfacet[g], m->facet_faceadr + j0,
-                         m->facet_nface + j0, m->mesh_facet_face, m->mesh_vert + 3 * (size_t)va,
-                         m->mesh_face + 3 * (size_t)fa, ball[3], p, bound, out);
-    if (in >= 0) return in;
-  }
+  int in = cm_mesh_facets_inside(m, g, p, bound, out);
+  if (in >= 0) return in;
   return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
                        m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
                        m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p, bound,

@@ -92,23 +92,12 @@ int cm_facets_build(const double* vert, int nvert, const int* face, int nface,
   return nf;
 }
 
-int cm_facets_inside(const double* plane, int nfacet, const int* first, const int* count,
-                     const int* order, const double* vert, const int* face, double r,
-                     const double p[3], double bound, cmNearest* out) {
+/* The answer from the largest plane value s1 (facet j1) and a bound s2 on every other facet's
+ * (module comment): 1 inside (with out: its nearest face), 0 outside, -1 for the tree. */
+static int decide(double s1, double s2, int j1, const int* first, const int* count,
+                  const int* order, const double* vert, const int* face, double r,
+                  const double p[3], double bound, cmNearest* out) {
   const double tol = 1e-7 * r;
-  double s1 = -INFINITY, s2 = -INFINITY;
-  int j1 = -1;
-  for (int j = 0; j < nfacet; j++) {
-    const double* P = plane + 4 * j;
-    double s = P[0] * p[0] + P[1] * p[1] + P[2] * p[2] - P[3];
-    if (s > s1) {
-      s2 = s1;
-      s1 = s;
-      j1 = j;
-    } else if (s > s2) {
-      s2 = s;
-    }
-  }
   if (s1 > tol) return 0;
   if (!(s1 < -tol)) return -1; /* near the surface (or not a number) */
   if (!out) return 1;
@@ -166,4 +155,163 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
   cm_v3_copy(out->point, qb);
   out->dist2 = best;
   return 1;
+}
+
+int cm_facets_inside(const double* plane, int nfacet, const int* first, const int* count,
+                     const int* order, const double* vert, const int* face, double r,
+                     const double p[3], double bound, cmNearest* out) {
+  double s1 = -INFINITY, s2 = -INFINITY;
+  int j1 = -1;
+  for (int j = 0; j < nfacet; j++) {
+    const double* P = plane + 4 * j;
+    double s = P[0] * p[0] + P[1] * p[1] + P[2] * p[2] - P[3];
+    if (s > s1) {
+      s2 = s1;
+      s1 = s;
+      j1 = j;
+    } else if (s > s2) {
+      s2 = s;
+    }
+  }
+  return decide(s1, s2, j1, first, count, order, vert, face, r, p, bound, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The direction grid (facets.h). Let q = p - o, and for facet j c'_j = c_j - n_j . o (its plane's
+ * distance from o) and theta_j the angle between n_j and a cell's centre direction. Any q in the
+ * cell is within rho (the cell's angular radius) of that direction, so the angle between n_j and
+ * q is at least beta_j = max(0, theta_j - rho), and
+ *   s_j = n_j . p - c_j = n_j . q - c'_j <= |q| cos+(beta_j) - c'_j.
+ * A cell lists the facets for which R cos+(beta_j) - c'_j > -D (D = CM_FACET_GRID_DEPTH r, r the
+ * ball's radius; R how far the mesh reaches from o in the cell, about): those that can come within
+ * D of a point of the mesh in the cell. For the others it keeps U_R = the largest of
+ * R cos+(beta_j) - c'_j (at most -D), A = the largest cos+(beta_j) and C = the least c'_j: each
+ * s_j is at most a line in |q| of slope cos+(beta_j) in [0, A], so for every unlisted j
+ *   s_j <= U = min(U_R + max(0, |q| - R) A, |q| A - C)
+ * (the first near the surface, the second, falling with |q|, deep inside). The listed facets'
+ * largest s (s1) and second largest, with U for all the others, then decide as the full scan does:
+ * U joins the second largest, and an inside verdict needs U below the tolerance as well. At most D
+ * deep every point of the ball is decided as by the full scan; deeper points are too as long as U
+ * stays below (U falls with |q|). The bound holds for every point whatever R: a point outside the
+ * mesh beyond R gets a larger U, and -1 when that is no longer below the tolerance. */
+
+/* the direction s e_a + u e_(a+1) + v e_(a+2) of the cube face (a, s), unit */
+static void cube_dir(int a, double sgn, double u, double v, double d[3]) {
+  d[a] = sgn;
+  d[(a + 1) % 3] = u;
+  d[(a + 2) % 3] = v;
+  double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  for (int k = 0; k < 3; k++)
+    d[k] /= l;
+}
+
+/* the cell of the direction of q (not normalised), -1 for q = 0 or not finite */
+static int grid_cell(const double q[3]) {
+  double ax = fabs(q[0]), ay = fabs(q[1]), az = fabs(q[2]), m = ax;
+  int a = 0;
+  if (!(ax + ay + az <= 1e300)) return -1;
+  if (ay > m) a = 1, m = ay;
+  if (az > m) a = 2, m = az;
+  if (!(m > 0)) return -1;
+  const double half = 0.5 * CM_FACET_GRID;
+  int i = (int)((q[(a + 1) % 3] / m + 1) * half), j = (int)((q[(a + 2) % 3] / m + 1) * half);
+  if (i > CM_FACET_GRID - 1) i = CM_FACET_GRID - 1;
+  if (j > CM_FACET_GRID - 1) j = CM_FACET_GRID - 1;
+  if (i < 0) i = 0;
+  if (j < 0) j = 0;
+  return ((2 * a + (q[a] < 0)) * CM_FACET_GRID + i) * CM_FACET_GRID + j;
+}
+
+long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], double r, int* cell_n,
+                          double* bound, int* list) {
+  if (nfacet < 1 || !(r > 0)) return 0;
+  const double D = CM_FACET_GRID_DEPTH * r, w = 2.0 / CM_FACET_GRID;
+  for (int j = 0; j < nfacet; j++)
+    if (!(plane[4 * j + 3] - cm_v3_dot(plane + 4 * j, o) > D)) return 0; /* o not well inside */
+  long total = 0;
+  for (int c = 0; c < CM_FACET_GRID_CELLS; c++) {
+    int j = c % CM_FACET_GRID, i = (c / CM_FACET_GRID) % CM_FACET_GRID;
+    int fc = c / (CM_FACET_GRID * CM_FACET_GRID), a = fc / 2;
+    double sgn = fc % 2 ? -1 : 1, u0 = -1 + i * w, v0 = -1 + j * w, ctr[3], cr[3];
+    cube_dir(a, sgn, u0 + 0.5 * w, v0 + 0.5 * w, ctr);
+    /* the cell's angular radius: its farthest corner (a cell is a convex spherical quadrangle),
+     * widened for rounding, generously */
+    double cmin = 1;
+    for (int k = 0; k < 4; k++) {
+      cube_dir(a, sgn, u0 + (k & 1) * w, v0 + (k >> 1) * w, cr);
+      cmin = fmin(cmin, cm_v3_dot(ctr, cr));
+    }
+    double rho = acos(fmax(-1, fmin(1, cmin))) + 1e-6, A = 0, UR = -INFINITY, C = INFINITY;
+    /* how far the mesh reaches from o in the cell (the least exit distance along directions
+     * sampled over the cell, the largest of those, widened): the points inside the mesh there
+     * have |q| about that at most, so only the facets that can come within D of them are listed.
+     * (A point farther out has a larger U, computed from its own |q|: the answers stay right.) */
+    double reach = 0;
+    for (int k = 0; k < 25; k++) {
+      double d[3], exit = INFINITY;
+      cube_dir(a, sgn, u0 + 0.25 * (k % 5) * w, v0 + 0.25 * (k / 5) * w, d);
+      for (int f = 0; f < nfacet; f++) {
+        const double* P = plane + 4 * f;
+        double nd = cm_v3_dot(P, d);
+        if (nd > 0) exit = fmin(exit, (P[3] - cm_v3_dot(P, o)) / nd);
+      }
+      reach = fmax(reach, exit);
+    }
+    reach = fmin(r, 1.05 * reach);
+    int n = 0;
+    for (int f = 0; f < nfacet; f++) {
+      const double* P = plane + 4 * f;
+      double theta = acos(fmax(-1, fmin(1, cm_v3_dot(P, ctr)))), beta = fmax(0, theta - rho);
+      double cb = beta >= 0.5 * CM_PI ? 0 : cos(beta), cp = P[3] - cm_v3_dot(P, o);
+      if (reach * cb - cp > -D) {
+        if (list) list[total + n] = f;
+        n++;
+      } else {
+        A = fmax(A, cb);
+        UR = fmax(UR, reach * cb - cp);
+        C = fmin(C, cp);
+      }
+    }
+    cell_n[c] = n;
+    if (bound) {
+      bound[4 * c] = reach;
+      bound[4 * c + 1] = UR;
+      bound[4 * c + 2] = A;
+      bound[4 * c + 3] = C;
+    }
+    total += n;
+    if (total > (long)CM_FACET_GRID_MEAN * CM_FACET_GRID_CELLS) return 0;
+  }
+  return total;
+}
+
+int cm_facets_grid_inside(const double* plane, const double o[3], const int* cell_adr,
+                          const int* cell_n, const double* cell_bound, const int* list,
+                          const int* first, const int* count, const int* order, const double* vert,
+                          const int* face, double r, const double p[3], double bound,
+                          cmNearest* out) {
+  double q[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
+  int c = grid_cell(q);
+  if (c < 0) return -1;
+  double s1 = -INFINITY, s2 = -INFINITY;
+  int j1 = -1;
+  const int* l = list + cell_adr[c];
+  for (int k = 0, n = cell_n[c]; k < n; k++) {
+    const double* P = plane + 4 * l[k];
+    double s = P[0] * p[0] + P[1] * p[1] + P[2] * p[2] - P[3];
+    if (s > s1) {
+      s2 = s1;
+      s1 = s;
+      j1 = l[k];
+    } else if (s > s2) {
+      s2 = s;
+    }
+  }
+  if (s1 > 1e-7 * r) return 0; /* in front of a listed plane: outside, whatever the others */
+  /* every facet not listed, bounded (plus rounding: the s_j are exact to about 1e-16 r) */
+  const double* B = cell_bound + 4 * c;
+  double d = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+  double U = fmin(B[1] + fmax(0, d - B[0]) * B[2], d * B[2] - B[3]) + 1e-12 * r;
+  if (!(U < -1e-7 * r)) return -1;
+  return decide(s1, fmax(s2, U), j1, first, count, order, vert, face, r, p, bound, out);
 }

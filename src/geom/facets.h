@@ -6,8 +6,22 @@
 
 #include "geom/bvh.h"
 
-/* at most this many facets: a mesh with more has none (its queries go to the face tree) */
+/* at most this many facets are searched plane by plane (cm_facets_inside); a mesh of more, up to
+ * CM_FACET_GRID_MAX, is searched through a direction grid (cm_facets_grid_inside) where it has
+ * one; a mesh of more still has none (its queries go to the face tree) */
 #define CM_FACET_MAX 32
+#define CM_FACET_GRID_MAX 1024
+/* The direction grid: each face of a cube about the mesh's centre o (its ball's) cut into
+ * CM_FACET_GRID x CM_FACET_GRID cells; a point p falls in the cell its direction p - o crosses.
+ * A cell lists the facets whose plane can come within CM_FACET_GRID_DEPTH times the ball's
+ * radius of a point of the ball in the cell's cone, and bounds the planes of the others
+ * (facets.c): the points less deep than that, and most deeper ones, are decided from the cell's
+ * facets alone. A grid whose cells would list more than CM_FACET_GRID_MEAN facets on average (a
+ * long or flat mesh) is not made. */
+#define CM_FACET_GRID 8
+#define CM_FACET_GRID_CELLS (6 * CM_FACET_GRID * CM_FACET_GRID)
+#define CM_FACET_GRID_DEPTH 0.05
+#define CM_FACET_GRID_MEAN 32
 /* the nearest face is searched among a facet's faces when it has at most this many, else in the
  * face tree */
 #define CM_FACET_FACES_MAX 16
@@ -32,5 +46,23 @@ int cm_facets_build(const double* vert, int nvert, const int* face, int nface,
 int cm_facets_inside(const double* plane, int nfacet, const int* first, const int* count,
                      const int* order, const double* vert, const int* face, double r,
                      const double p[3], double bound, cmNearest* out);
+
+/* The direction grid of the nfacet facets (plane) of a convex mesh whose bounding ball has centre
+ * o and radius r: cell_n (CM_FACET_GRID_CELLS: the facets each cell lists), bound (4 per cell,
+ * not written when NULL: the bound on the planes of the facets it does not list, facets.c) and,
+ * when list is not NULL, the lists cell after cell, each in facet order (the caller's cell
+ * addresses are the running sums of cell_n). Returns the total of the lists, or 0 when the mesh
+ * gets no grid (o not inside by more than the grid's depth, or too many facets per cell). */
+long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], double r, int* cell_n,
+                          double* bound, int* list);
+
+/* cm_facets_inside from the direction grid about o (each cell's first entry cell_adr and count
+ * cell_n in list, its bound cell_bound): the same answers, bit for bit, or -1 (the caller asks
+ * the face tree); a point at the centre gets -1. */
+int cm_facets_grid_inside(const double* plane, const double o[3], const int* cell_adr,
+                          const int* cell_n, const double* cell_bound, const int* list,
+                          const int* first, const int* count, const int* order, const double* vert,
+                          const int* face, double r, const double p[3], double bound,
+                          cmNearest* out);
 
 #endif

@@ -460,6 +460,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   int* table = cm_malloc((size_t)hcap * sizeof *table); /* body index of a geometry's first user */
   GeomBuild* gb = cm_calloc((size_t)(nb ? nb : 1), sizeof *gb);
   int* first = cm_malloc((size_t)(nb ? nb : 1) * sizeof *first);
+  double* fbuf = NULL; /* the facets' planes and face counts while they are counted */
   cmStatus st = CM_OK;
   if (!table || !gb || !first) {
     st = cm_error(err, errsz, CM_ERR_NOMEM,
@@ -588,14 +589,14 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     }
     ball[3] = sqrt(r2) * (1 + 1e-12);
     /* the facets of a convex mesh (counted here, written once their rows exist) */
-    {
-      double plane[4 * CM_FACET_MAX];
-      int cnt[CM_FACET_MAX];
-      m->geom_nfacet[g] =
-          cm_facets_build(me->vert, me->nvert, me->face, me->nface,
-                          m->mesh_face_normal + 3 * (size_t)fa, m->mesh_face_adj + 3 * (size_t)fa,
-                          ball[3], CM_FACET_MAX, plane, cnt, m->mesh_facet_face + fa);
+    if (!fbuf) {
+      fbuf = cm_malloc((size_t)CM_FACET_GRID_MAX * (4 * sizeof(double) + sizeof(int)));
+      if (!fbuf) goto nomem;
     }
+    m->geom_nfacet[g] = cm_facets_build(
+        me->vert, me->nvert, me->face, me->nface, m->mesh_face_normal + 3 * (size_t)fa,
+        m->mesh_face_adj + 3 * (size_t)fa, ball[3], CM_FACET_GRID_MAX, fbuf,
+        (int*)(fbuf + 4 * CM_FACET_GRID_MAX), m->mesh_facet_face + fa);
     va += me->nvert;
     fa += me->nface;
   }
@@ -625,7 +626,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     int got = cm_facets_build(
         m->mesh_vert + 3 * (size_t)m->geom_vertadr[g], m->geom_nvert[g],
         m->mesh_face + 3 * (size_t)f0, m->geom_nface[g], m->mesh_face_normal + 3 * (size_t)f0,
-        m->mesh_face_adj + 3 * (size_t)f0, m->geom_ball[4 * g + 3], CM_FACET_MAX,
+        m->mesh_face_adj + 3 * (size_t)f0, m->geom_ball[4 * g + 3], CM_FACET_GRID_MAX,
         m->facet_plane + 4 * (size_t)j0, m->facet_nface + j0, NULL);
     CM_ASSERT(got == n); /* the same mesh as in the loop above */
     (void)got;
@@ -633,6 +634,42 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       m->facet_faceadr[j0 + j] = at;
       at += m->facet_nface[j0 + j];
     }
+  }
+  /* the direction grids of the convex meshes of more than CM_FACET_MAX facets: counted, then
+   * written */
+  m->ncell = m->ncellfacet = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    int n = m->geom_nfacet[g];
+    m->geom_celladr[g] = -1;
+    if (n <= CM_FACET_MAX) continue;
+    int cn[CM_FACET_GRID_CELLS];
+    const double* ball = m->geom_ball + 4 * g;
+    long total = cm_facets_grid_build(m->facet_plane + 4 * (size_t)m->geom_facetadr[g], n, ball,
+                                      ball[3], cn, NULL, NULL);
+    if (total == 0) continue;
+    if (total > INT32_MAX - m->ncellfacet || m->ncell > INT32_MAX - CM_FACET_GRID_CELLS) {
+      st = cm_error(err, errsz, CM_ERR_LIMIT, "scene has more than 2^31 direction-grid entries");
+      goto done;
+    }
+    m->geom_celladr[g] = m->ncell;
+    m->ncell += CM_FACET_GRID_CELLS;
+    m->ncellfacet += (int)total;
+  }
+  if (!cm_model_alloc_rows(m, &m->ncell) || !cm_model_alloc_rows(m, &m->ncellfacet)) goto nomem;
+  for (int g = 0, at = 0; g < m->ngeom; g++) {
+    int c0 = m->geom_celladr[g];
+    if (c0 < 0) continue;
+    const double* ball = m->geom_ball + 4 * g;
+    long total = cm_facets_grid_build(m->facet_plane + 4 * (size_t)m->geom_facetadr[g],
+                                      m->geom_nfacet[g], ball, ball[3], m->cell_nfacet + c0,
+                                      m->cell_bound + 4 * (size_t)c0, m->cell_facet + at);
+    cm_v3_copy(m->geom_grid + 3 * g, ball);
+    CM_ASSERT(total > 0); /* as counted above */
+    for (int c = 0; c < CM_FACET_GRID_CELLS; c++) {
+      m->cell_facetadr[c0 + c] = at;
+      at += m->cell_nfacet[c0 + c];
+    }
+    (void)total;
   }
   /* the boxes of the vertex groups, CM_VGROUP consecutive vertices each (Morton order above:
    * neighbours in space), for the vertex queries' cull (narrowphase.c) */
@@ -671,6 +708,7 @@ done:
   cm_free(gb);
   cm_free(table);
   cm_free(first);
+  cm_free(fbuf);
   return st;
 }
 

@@ -1,11 +1,13 @@
-/* The facets of a convex mesh (src/geom/facets.c): which meshes get them, and the inside and
- * nearest-face queries from their planes against the face tree's (cm_bvh_inside), which they
- * must equal bit for bit wherever they answer, on boxes of 1-3 divisions, a sheared box, a
- * 20-face icosphere, and points drawn near the surface, on the faces' diagonals and at the
- * facets' ridges (where they must leave the answer to the tree). */
+/* The facets of a convex mesh (src/geom/facets.c): which meshes get them (and a direction grid),
+ * and the inside and nearest-face queries from their planes against the face tree's
+ * (cm_bvh_inside), which they must equal bit for bit wherever they answer, on boxes of 1-3
+ * divisions, a sheared box, icospheres of 20 and 320 faces (the second through its direction
+ * grid), a squashed icosphere, and points drawn near the surface, on the faces' diagonals and at
+ * the facets' ridges (where they must leave the answer to the tree). */
 #include <math.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "geom/bvh.h"
@@ -49,12 +51,10 @@ static double start_bound(const cmModel* m, int g, const double p[3]) {
   return fmin(bound, ball[3] - sqrt(r2)) * (1 + 1e-9);
 }
 
-/* cm_facets_inside on geometry 0 of m, and cm_bvh_inside on its tree */
+/* the facets' answer on geometry 0 of m (cm_facets_inside, or cm_facets_grid_inside beyond
+ * CM_FACET_MAX facets), and cm_bvh_inside on its tree */
 static int facets_query(const cmModel* m, const double p[3], double bound, cmNearest* out) {
-  int j0 = m->geom_facetadr[0];
-  return cm_facets_inside(m->facet_plane + 4 * j0, m->geom_nfacet[0], m->facet_faceadr + j0,
-                          m->facet_nface + j0, m->mesh_facet_face, m->mesh_vert, m->mesh_face,
-                          m->geom_ball[3], p, bound, out);
+  return cm_mesh_facets_inside(m, 0, p, bound, out);
 }
 static int tree_query(const cmModel* m, const double p[3], double bound, cmNearest* out) {
   return cm_bvh_inside((const cmBvh*)m->geom_bvh, m->mesh_vert, m->mesh_face, m->mesh_face_normal,
@@ -131,31 +131,60 @@ static Tally sweep(const cmModel* m, int n) {
   return t;
 }
 
+/* an icosphere of the radius and refinement scaled by (1, 1, sz): convex, an ellipsoid's facets */
+static cmMesh* squashed(double radius, int refine, double sz) {
+  cmMesh* me = cm_mesh_icosphere(radius, refine);
+  for (int v = 0; me && v < me->nvert; v++)
+    me->vert[3 * v + 2] *= sz;
+  return me;
+}
+
 static void test_which_meshes(void) {
   double size[3] = {0.3, 0.2, 0.1};
   struct {
     cmMesh* mesh;
-    int nfacet, faces_first; /* expected facets and faces of the first */
+    int nfacet, faces_first, grid; /* expected facets, faces of the first, a direction grid */
     const char* what;
-  } c[6] = {
-      {cm_mesh_box(size, 1), 6, 2, "box of 1 division"},
-      {cm_mesh_box(size, 2), 6, 8, "box of 2 divisions"},
-      {cm_mesh_box(size, 3), 6, 18, "box of 3 divisions"},
-      {cm_mesh_icosphere(0.1, 0), 20, 1, "icosphere of 20 faces"},
-      {cm_mesh_icosphere(0.1, 2), 0, 0, "icosphere of 320 faces (more than CM_FACET_MAX)"},
-      {cm_mesh_box(size, 2), 0, 0, "box of 2 divisions with a dent"},
+  } c[9] = {
+      {cm_mesh_box(size, 1), 6, 2, 0, "box of 1 division"},
+      {cm_mesh_box(size, 2), 6, 8, 0, "box of 2 divisions"},
+      {cm_mesh_box(size, 3), 6, 18, 0, "box of 3 divisions"},
+      {cm_mesh_icosphere(0.1, 0), 20, 1, 0, "icosphere of 20 faces"},
+      {cm_mesh_icosphere(0.1, 2), 320, 1, 1, "icosphere of 320 faces (a direction grid)"},
+      {squashed(0.1, 2, 0.7), 320, 1, 1, "icosphere of 320 faces squashed to 0.7"},
+      {squashed(0.1, 2, 0.2), 320, 1, 0, "icosphere of 320 faces squashed to 0.2 (too flat)"},
+      {cm_mesh_icosphere(0.1, 3), 0, 0, 0, "icosphere of 1280 faces (more than CM_FACET_GRID_MAX)"},
+      {cm_mesh_box(size, 2), 0, 0, 0, "box of 2 divisions with a dent"},
   };
   /* the dent: the vertex at the middle of the top face pushed in by 1 mm */
-  for (int v = 0; c[5].mesh && v < c[5].mesh->nvert; v++) {
-    double* x = c[5].mesh->vert + 3 * v;
+  for (int v = 0; c[8].mesh && v < c[8].mesh->nvert; v++) {
+    double* x = c[8].mesh->vert + 3 * v;
     if (fabs(x[0]) < 1e-12 && fabs(x[1]) < 1e-12 && x[2] > 0) x[2] -= 1e-3;
   }
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 9; i++) {
     cmModel* m = mesh_model(c[i].mesh);
     CHECK(m != NULL);
     if (!m) continue;
-    printf("  %s: %d facets\n", c[i].what, m->geom_nfacet[0]);
+    int cells = m->geom_celladr[0] >= 0;
+    printf("  %s: %d facets, %s\n", c[i].what, m->geom_nfacet[0],
+           cells ? "a direction grid" : "no grid");
     CHECK(m->geom_nfacet[0] == c[i].nfacet && m->nfacet == c[i].nfacet);
+    CHECK(cells == c[i].grid && m->ncell == (cells ? CM_FACET_GRID_CELLS : 0));
+    if (cells) {
+      /* every cell's list in facet order, within the facets, the lists back to back */
+      int ok = 1, at = 0;
+      for (int k = 0; k < m->ncell; k++) {
+        ok &= m->cell_facetadr[k] == at && m->cell_nfacet[k] >= 0;
+        for (int e = 0; e < m->cell_nfacet[k]; e++) {
+          int f = m->cell_facet[at + e];
+          ok &= f >= 0 && f < m->nfacet && (e == 0 || f > m->cell_facet[at + e - 1]);
+        }
+        at += m->cell_nfacet[k];
+      }
+      printf("    %d cells listing %.1f facets each on average\n", m->ncell,
+             (double)m->ncellfacet / m->ncell);
+      CHECK(ok && at == m->ncellfacet && m->ncellfacet <= CM_FACET_GRID_MEAN * m->ncell);
+    }
     if (c[i].nfacet > 0) {
       CHECK(m->facet_nface[0] == c[i].faces_first);
       /* every face once, on its facet's plane */
@@ -195,10 +224,11 @@ static void test_same_answers(void) {
       cm_m3_mulv(x, R, y);
     }
   }
-  cmMesh* meshes[5] = {cm_mesh_box(size, 1), cm_mesh_box(size, 2), cm_mesh_box(size, 3), sheared,
-                       cm_mesh_icosphere(0.1, 0)};
+  cmMesh* meshes[7] = {
+      cm_mesh_box(size, 1),      cm_mesh_box(size, 2),      cm_mesh_box(size, 3), sheared,
+      cm_mesh_icosphere(0.1, 0), cm_mesh_icosphere(0.1, 2), squashed(0.1, 2, 0.7)};
   int n = test_trials(20000, 500);
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 7; i++) {
     cmModel* m = mesh_model(meshes[i]);
     CHECK(m != NULL && m->geom_nfacet[0] > 0);
     if (!m || m->geom_nfacet[0] == 0) continue;
