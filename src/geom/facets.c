@@ -79,16 +79,26 @@ int cm_facets_build(const double* vert, int nvert, const int* face, int nface,
   for (int v = 0; v < nvert; v++)
     for (int j = 0; j < nf; j++)
       if (!(cm_v3_dot(plane + 4 * j, vert + 3 * (size_t)v) - plane[4 * j + 3] <= tol)) return 0;
-  /* the faces facet by facet (each found again: no scratch memory, so nothing to fail) */
-  int o = 0;
-  for (int j = 0; j < nf; j++) {
+  /* the faces facet by facet, each facet's in face order: counted, then placed (each face's
+   * facet found again rather than kept: no scratch memory, so nothing to fail); nface_of holds
+   * each facet's end in order while the faces are placed, then its count again. (Until
+   * 2026-12-06 every facet walked all the faces: nf^2 F / 2 plane tests, 345 M instructions for
+   * a sphere of 320 faces.) */
+  for (int j = 0; j < nf; j++)
     nface_of[j] = 0;
-    for (int f = 0; f < nface; f++)
-      if (facet_of(vert, face + 3 * (size_t)f, face_normal + 3 * (size_t)f, plane, nf, tol) == j) {
-        if (order) order[o++] = f;
-        nface_of[j]++;
-      }
+  for (int f = 0; f < nface; f++)
+    nface_of[facet_of(vert, face + 3 * (size_t)f, face_normal + 3 * (size_t)f, plane, nf, tol)]++;
+  if (!order) return nf;
+  for (int j = 0, at = 0; j < nf; j++) {
+    int c = nface_of[j];
+    nface_of[j] = at; /* the facet's start */
+    at += c;
   }
+  for (int f = 0; f < nface; f++)
+    order[nface_of[facet_of(vert, face + 3 * (size_t)f, face_normal + 3 * (size_t)f, plane, nf,
+                            tol)]++] = f;
+  for (int j = nf - 1; j > 0; j--)
+    nface_of[j] -= nface_of[j - 1]; /* ends back to counts */
   return nf;
 }
 
@@ -242,14 +252,15 @@ long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], do
       cmin = fmin(cmin, cm_v3_dot(ctr, cr));
     }
     double rho = acos(fmax(-1, fmin(1, cmin))) + 1e-6, A = 0, UR = -INFINITY, C = INFINITY;
+    double crho = cos(rho), srho = sin(rho);
     /* how far the mesh reaches from o in the cell (the least exit distance along directions
      * sampled over the cell, the largest of those, widened): the points inside the mesh there
      * have |q| about that at most, so only the facets that can come within D of them are listed.
      * (A point farther out has a larger U, computed from its own |q|: the answers stay right.) */
     double reach = 0;
-    for (int k = 0; k < 25; k++) {
+    for (int k = 0; k < 9; k++) {
       double d[3], exit = INFINITY;
-      cube_dir(a, sgn, u0 + 0.25 * (k % 5) * w, v0 + 0.25 * (k / 5) * w, d);
+      cube_dir(a, sgn, u0 + 0.5 * (k % 3) * w, v0 + 0.5 * (k / 3) * w, d);
       for (int f = 0; f < nfacet; f++) {
         const double* P = plane + 4 * f;
         double nd = cm_v3_dot(P, d);
@@ -261,8 +272,9 @@ long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], do
     int n = 0;
     for (int f = 0; f < nfacet; f++) {
       const double* P = plane + 4 * f;
-      double theta = acos(fmax(-1, fmin(1, cm_v3_dot(P, ctr)))), beta = fmax(0, theta - rho);
-      double cb = beta >= 0.5 * CM_PI ? 0 : cos(beta), cp = P[3] - cm_v3_dot(P, o);
+      /* cos+(beta) = cos(theta - rho) where theta > rho, clamped at 0; 1 where theta <= rho */
+      double ct = fmax(-1, fmin(1, cm_v3_dot(P, ctr))), cp = P[3] - cm_v3_dot(P, o);
+      double cb = ct >= crho ? 1 : fmax(0, ct * crho + sqrt(1 - ct * ct) * srho);
       if (reach * cb - cp > -D) {
         if (list) list[total + n] = f;
         n++;

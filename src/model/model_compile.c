@@ -461,6 +461,7 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   GeomBuild* gb = cm_calloc((size_t)(nb ? nb : 1), sizeof *gb);
   int* first = cm_malloc((size_t)(nb ? nb : 1) * sizeof *first);
   double* fbuf = NULL; /* the facets' planes and face counts while they are counted */
+  char** grids = NULL; /* the direction grids while they are counted (per geometry) */
   cmStatus st = CM_OK;
   if (!table || !gb || !first) {
     st = cm_error(err, errsz, CM_ERR_NOMEM,
@@ -635,17 +636,26 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       at += m->facet_nface[j0 + j];
     }
   }
-  /* the direction grids of the convex meshes of more than CM_FACET_MAX facets: counted, then
-   * written */
+  /* the direction grids of the convex meshes of more than CM_FACET_MAX facets: each built once
+   * into a block of its own (its cells' counts, their bounds, then the lists), then copied into
+   * the model's rows */
   m->ncell = m->ncellfacet = 0;
+  grids = cm_calloc((size_t)m->ngeom + 1, sizeof *grids);
+  if (!grids) goto nomem;
   for (int g = 0; g < m->ngeom; g++) {
     int n = m->geom_nfacet[g];
     m->geom_celladr[g] = -1;
     if (n <= CM_FACET_MAX) continue;
-    int cn[CM_FACET_GRID_CELLS];
+    size_t cap = (size_t)CM_FACET_GRID_MEAN * CM_FACET_GRID_CELLS + (size_t)n; /* (facets.h) */
+    char* blk =
+        cm_malloc(CM_FACET_GRID_CELLS * (sizeof(int) + 4 * sizeof(double)) + cap * sizeof(int));
+    if (!blk) goto nomem;
+    grids[g] = blk;
+    double* bound = (double*)blk;
+    int* cn = (int*)(bound + 4 * CM_FACET_GRID_CELLS);
     const double* ball = m->geom_ball + 4 * g;
     long total = cm_facets_grid_build(m->facet_plane + 4 * (size_t)m->geom_facetadr[g], n, ball,
-                                      ball[3], cn, NULL, NULL);
+                                      ball[3], cn, bound, cn + CM_FACET_GRID_CELLS);
     if (total == 0) continue;
     if (total > INT32_MAX - m->ncellfacet || m->ncell > INT32_MAX - CM_FACET_GRID_CELLS) {
       st = cm_error(err, errsz, CM_ERR_LIMIT, "scene has more than 2^31 direction-grid entries");
@@ -659,17 +669,18 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
   for (int g = 0, at = 0; g < m->ngeom; g++) {
     int c0 = m->geom_celladr[g];
     if (c0 < 0) continue;
-    const double* ball = m->geom_ball + 4 * g;
-    long total = cm_facets_grid_build(m->facet_plane + 4 * (size_t)m->geom_facetadr[g],
-                                      m->geom_nfacet[g], ball, ball[3], m->cell_nfacet + c0,
-                                      m->cell_bound + 4 * (size_t)c0, m->cell_facet + at);
-    cm_v3_copy(m->geom_grid + 3 * g, ball);
-    CM_ASSERT(total > 0); /* as counted above */
-    for (int c = 0; c < CM_FACET_GRID_CELLS; c++) {
+    const double* bound = (const double*)grids[g];
+    const int* cn = (const int*)(bound + 4 * CM_FACET_GRID_CELLS);
+    const int* list = cn + CM_FACET_GRID_CELLS;
+    memcpy(m->cell_bound + 4 * (size_t)c0, bound, 4 * CM_FACET_GRID_CELLS * sizeof *bound);
+    cm_v3_copy(m->geom_grid + 3 * g, m->geom_ball + 4 * g);
+    for (int c = 0, from = 0; c < CM_FACET_GRID_CELLS; c++) {
+      m->cell_nfacet[c0 + c] = cn[c];
       m->cell_facetadr[c0 + c] = at;
-      at += m->cell_nfacet[c0 + c];
+      memcpy(m->cell_facet + at, list + from, (size_t)cn[c] * sizeof *list);
+      at += cn[c];
+      from += cn[c];
     }
-    (void)total;
   }
   /* the boxes of the vertex groups, CM_VGROUP consecutive vertices each (Morton order above:
    * neighbours in space), for the vertex queries' cull (narrowphase.c) */
@@ -709,6 +720,9 @@ done:
   cm_free(table);
   cm_free(first);
   cm_free(fbuf);
+  for (int g = 0; grids && g < m->ngeom; g++)
+    cm_free(grids[g]);
+  cm_free(grids);
   return st;
 }
 
