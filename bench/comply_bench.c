@@ -1,7 +1,7 @@
 /* comply_bench: contact-detection benchmarks over named scenes (bench/README.md).
  *
  *   comply_bench [--quick] [--out FILE.csv] [--threads N] [--steps N|full]
- *                [--tiled-sides A[,B]] [SCENE...]
+ *                [--tiled-sides A[,B]] [--tiled-fit] [SCENE...]
  *   comply_bench --check-peer-scenes DIR
  *
  * Scenes (all when none is named):
@@ -98,6 +98,7 @@ typedef struct Options {
   long steps;      /* steps of the peer scenes: 0 their default, -1 the peer kit's duration */
   int tiled[2];    /* lattice sides of tiled_pile, tiled_spheres (0, 0: 5 and 14; the second 0:
                       the first size alone) */
+  int tiled_fit;   /* 1: the tiled scenes in boxes as wide as their lattices (packed beds) */
 } Options;
 
 static double now(void) {
@@ -1311,6 +1312,8 @@ static int bench_tiled(const Options* o, const char* bench, int spheres) {
   for (int k = 0; k < nsize && ok; k++) {
     char err[512] = "";
     double in = (spheres ? S4_BOX_IN : S2_BOX_IN) * side[k] / 5.0;
+    if (o->tiled_fit) /* the lattice's half width, and a body's half size of play */
+      in = spheres ? 0.5 * side[k] * S4_SPACING + S4_R : 0.5 * side[k] * S2_SPACING + S2_HALF;
     cmModel* m = peer_scene(spheres, side[k], side[k], nz, PB_KA, 0, in, err, sizeof err);
     cmData* d = m ? cm_data_new(m) : NULL;
     if (!d) {
@@ -1642,7 +1645,7 @@ static void usage(FILE* f) {
 }
 
 int main(int argc, char** argv) {
-  Options o = {0, 2, 0.5, NULL, 0, {0, 0}};
+  Options o = {0, 2, 0.5, NULL, 0, {0, 0}, 0};
   const char* check_dir = NULL;
   int selected[NSCENE] = {0}, any = 0;
   for (int i = 1; i < argc; i++) {
@@ -1681,6 +1684,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       o.tiled[0] = a0, o.tiled[1] = got == 2 ? a1 : 0;
+    } else if (!strcmp(a, "--tiled-fit")) {
+      o.tiled_fit = 1;
     } else if (!strcmp(a, "--check-peer-scenes") && i + 1 < argc) {
       check_dir = argv[++i];
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
