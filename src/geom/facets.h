@@ -14,7 +14,7 @@
 /* The direction grid: each face of a cube about the mesh's centre o (its ball's) cut into
  * CM_FACET_GRID x CM_FACET_GRID cells; a point p falls in the cell its direction p - o crosses.
  * A cell lists the facets whose plane can come within CM_FACET_GRID_DEPTH times the ball's
- * radius of a point of the ball in the cell's cone, and bounds the planes of the others
+ * radius of a point of the mesh in the cell's cone, and bounds the planes of the others
  * (facets.c): the points less deep than that, and most deeper ones, are decided from the cell's
  * facets alone. A grid whose cells would list more than CM_FACET_GRID_MEAN facets on average (a
  * long or flat mesh) is not made. */
