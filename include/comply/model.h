@@ -78,7 +78,7 @@ typedef struct cmModel {
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
   int* geom_ridgeadr;       /* first ridge in mesh_ridge                         (ngeom) */
-  int* geom_nfacet;         /* facets (coplanar faces) of a closed convex mesh of at most 1024
+  int* geom_nfacet;         /* facets (coplanar faces) of a closed convex mesh of at most 2048
                                of them, whose contact queries decide from their planes where
                                they can (docs/meshes.md, "Convex meshes": all the planes up to
                                32, the planes of a direction-grid cell beyond); 0 for any other
@@ -86,7 +86,7 @@ typedef struct cmModel {
   int* geom_facetadr;       /* first facet in facet_plane                        (ngeom) */
   int* geom_vgroupadr;      /* first vertex group in mesh_vgroup_box             (ngeom) */
   int* geom_celladr;        /* first cell of the direction grid of a convex mesh of more than 32
-                               and at most 1024 facets, whose queries decide from the facets
+                               and at most 2048 facets, whose queries decide from the facets
                                its cells list (docs/meshes.md, "Convex meshes"); -1 for none
                                (ngeom) */
   double* geom_grid;        /* that grid's centre, the centre of the mesh's bounding ball (body

@@ -193,17 +193,17 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
  * q is at least beta_j = max(0, theta_j - rho), and
  *   s_j = n_j . p - c_j = n_j . q - c'_j <= |q| cos+(beta_j) - c'_j.
  * A cell lists the facets for which R cos+(beta_j) - c'_j > -D (D = CM_FACET_GRID_DEPTH r, r the
- * ball's radius; R how far the mesh reaches from o in the cell, about): those that can come within
- * D of a point of the mesh in the cell. For the others it keeps U_R = the largest of
- * R cos+(beta_j) - c'_j (at most -D), A = the largest cos+(beta_j) and C = the least c'_j: each
- * s_j is at most a line in |q| of slope cos+(beta_j) in [0, A], so for every unlisted j
- *   s_j <= U = min(U_R + max(0, |q| - R) A, |q| A - C)
- * (the first near the surface, the second, falling with |q|, deep inside). The listed facets'
- * largest s (s1) and second largest, with U for all the others, then decide as the full scan does:
- * U joins the second largest, and an inside verdict needs U below the tolerance as well. At most D
- * deep every point of the ball is decided as by the full scan; deeper points are too as long as U
- * stays below (U falls with |q|). The bound holds for every point whatever R: a point outside the
- * mesh beyond R gets a larger U, and -1 when that is no longer below the tolerance. */
+ * ball's radius, or a half, a quarter or an eighth of that where the cells would list too many; R
+ * how far the mesh reaches from o in the cell, about): those that can come within D of a point of
+ * the mesh in the cell. For the others it keeps U_R = the largest of R cos+(beta_j) - c'_j (at most
+ * -D), A = the largest cos+(beta_j) and C = the least c'_j: each s_j is at most a line in |q| of
+ * slope cos+(beta_j) in [0, A], so for every unlisted j s_j <= U = min(U_R + max(0, |q| - R) A, |q|
+ * A - C) (the first near the surface, the second, falling with |q|, deep inside). The listed
+ * facets' largest s (s1) and second largest, with U for all the others, then decide as the full
+ * scan does: U joins the second largest, and an inside verdict needs U below the tolerance as well.
+ * At most D deep every point of the ball is decided as by the full scan; deeper points are too as
+ * long as U stays below (U falls with |q|). The bound holds for every point whatever R: a point
+ * outside the mesh beyond R gets a larger U, and -1 when that is no longer below the tolerance. */
 
 /* the direction s e_a + u e_(a+1) + v e_(a+2) of the cube face (a, s), unit */
 static void cube_dir(int a, double sgn, double u, double v, double d[3]) {
@@ -232,52 +232,92 @@ static int grid_cell(const double q[3]) {
   return ((2 * a + (q[a] < 0)) * CM_FACET_GRID + i) * CM_FACET_GRID + j;
 }
 
+/* cell c's centre direction ctr, the cosine and sine of its angular radius rho (its farthest
+ * corner: a cell is a convex spherical quadrangle; widened for rounding, generously) and its
+ * corners (4 x 3) */
+static void cell_geometry(int c, double ctr[3], double* crho, double* srho, double corner[12]) {
+  const double w = 2.0 / CM_FACET_GRID;
+  int j = c % CM_FACET_GRID, i = (c / CM_FACET_GRID) % CM_FACET_GRID;
+  int fc = c / (CM_FACET_GRID * CM_FACET_GRID), a = fc / 2;
+  double sgn = fc % 2 ? -1 : 1, u0 = -1 + i * w, v0 = -1 + j * w, cmin = 1;
+  cube_dir(a, sgn, u0 + 0.5 * w, v0 + 0.5 * w, ctr);
+  for (int k = 0; k < 4; k++) {
+    cube_dir(a, sgn, u0 + (k & 1) * w, v0 + (k >> 1) * w, corner + 3 * k);
+    cmin = fmin(cmin, cm_v3_dot(ctr, corner + 3 * k));
+  }
+  double rho = acos(fmax(-1, fmin(1, cmin))) + 1e-6;
+  *crho = cos(rho);
+  *srho = sin(rho);
+}
+
+/* cos+(beta) for a facet whose normal has cosine ct with the cell's centre: cos(theta - rho)
+ * where theta > rho, clamped at 0; 1 where theta <= rho */
+static inline double cos_beta(double ct, double crho, double srho) {
+  ct = fmax(-1, fmin(1, ct));
+  return ct >= crho ? 1 : fmax(0, ct * crho + sqrt(1 - ct * ct) * srho);
+}
+
 long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], double r, int* cell_n,
                           double* bound, int* list) {
   if (nfacet < 1 || !(r > 0)) return 0;
-  const double D = CM_FACET_GRID_DEPTH * r, w = 2.0 / CM_FACET_GRID;
-  for (int j = 0; j < nfacet; j++)
-    if (!(plane[4 * j + 3] - cm_v3_dot(plane + 4 * j, o) > D)) return 0; /* o not well inside */
-  long total = 0;
+  double cpmin = INFINITY;
+  for (int f = 0; f < nfacet; f++)
+    cpmin = fmin(cpmin, plane[4 * f + 3] - cm_v3_dot(plane + 4 * f, o));
+  /* each cell's reach, into bound's first column: how far the mesh reaches from o in the cell
+   * (the least exit distance along the cell's centre and corner directions, the largest of
+   * those, widened): the points inside the mesh there have |q| about that at most, so only the
+   * facets that can come within D of them are listed. (A point farther out has a larger U,
+   * computed from its own |q|: the answers stay right.) */
   for (int c = 0; c < CM_FACET_GRID_CELLS; c++) {
-    int j = c % CM_FACET_GRID, i = (c / CM_FACET_GRID) % CM_FACET_GRID;
-    int fc = c / (CM_FACET_GRID * CM_FACET_GRID), a = fc / 2;
-    double sgn = fc % 2 ? -1 : 1, u0 = -1 + i * w, v0 = -1 + j * w, ctr[3], cr[3];
-    cube_dir(a, sgn, u0 + 0.5 * w, v0 + 0.5 * w, ctr);
-    /* the cell's angular radius: its farthest corner (a cell is a convex spherical quadrangle),
-     * widened for rounding, generously */
-    double cmin = 1;
-    for (int k = 0; k < 4; k++) {
-      cube_dir(a, sgn, u0 + (k & 1) * w, v0 + (k >> 1) * w, cr);
-      cmin = fmin(cmin, cm_v3_dot(ctr, cr));
-    }
-    double rho = acos(fmax(-1, fmin(1, cmin))) + 1e-6, A = 0, UR = -INFINITY, C = INFINITY;
-    double crho = cos(rho), srho = sin(rho);
-    /* how far the mesh reaches from o in the cell (the least exit distance along directions
-     * sampled over the cell, the largest of those, widened): the points inside the mesh there
-     * have |q| about that at most, so only the facets that can come within D of them are listed.
-     * (A point farther out has a larger U, computed from its own |q|: the answers stay right.) */
-    double reach = 0;
-    for (int k = 0; k < 9; k++) {
-      double d[3], exit = INFINITY;
-      cube_dir(a, sgn, u0 + 0.5 * (k % 3) * w, v0 + 0.5 * (k / 3) * w, d);
+    double dir[15], crho, srho, reach = 0;
+    cell_geometry(c, dir, &crho, &srho, dir + 3);
+    for (int k = 0; k < 5; k++) {
+      double exit = INFINITY;
       for (int f = 0; f < nfacet; f++) {
         const double* P = plane + 4 * f;
-        double nd = cm_v3_dot(P, d);
+        double nd = cm_v3_dot(P, dir + 3 * k);
         if (nd > 0) exit = fmin(exit, (P[3] - cm_v3_dot(P, o)) / nd);
       }
       reach = fmax(reach, exit);
     }
-    reach = fmin(r, 1.05 * reach);
+    bound[4 * c] = fmin(r, 1.05 * reach);
+  }
+  /* the depth: CM_FACET_GRID_DEPTH r, halved while the cells would list too many facets (a finer
+   * mesh has more planes within the same angle: a sphere of 1280 faces lists 25 per cell at an
+   * eighth of the depth), all the tries counted in one pass */
+  long count[CM_FACET_GRID_TRIES] = {0};
+  double D[CM_FACET_GRID_TRIES];
+  D[0] = CM_FACET_GRID_DEPTH * r;
+  for (int k = 1; k < CM_FACET_GRID_TRIES; k++)
+    D[k] = 0.5 * D[k - 1];
+  for (int c = 0; c < CM_FACET_GRID_CELLS; c++) {
+    double ctr[3], corner[12], crho, srho, reach = bound[4 * c];
+    cell_geometry(c, ctr, &crho, &srho, corner);
+    for (int f = 0; f < nfacet; f++) {
+      const double* P = plane + 4 * f;
+      double v = reach * cos_beta(cm_v3_dot(P, ctr), crho, srho) - (P[3] - cm_v3_dot(P, o));
+      for (int k = 0; k < CM_FACET_GRID_TRIES; k++)
+        count[k] += v > -D[k];
+    }
+  }
+  int k = 0;
+  while (k < CM_FACET_GRID_TRIES &&
+         (count[k] > (long)CM_FACET_GRID_MEAN * CM_FACET_GRID_CELLS || !(cpmin > D[k])))
+    k++;
+  if (k == CM_FACET_GRID_TRIES) return 0; /* o not well inside, or too many facets per cell */
+  if (!list) return count[k];
+  /* the lists at that depth, and the bounds of the facets left out */
+  long total = 0;
+  for (int c = 0; c < CM_FACET_GRID_CELLS; c++) {
+    double ctr[3], corner[12], crho, srho, reach = bound[4 * c];
+    double A = 0, UR = -INFINITY, C = INFINITY;
+    cell_geometry(c, ctr, &crho, &srho, corner);
     int n = 0;
     for (int f = 0; f < nfacet; f++) {
       const double* P = plane + 4 * f;
-      /* cos+(beta) = cos(theta - rho) where theta > rho, clamped at 0; 1 where theta <= rho */
-      double ct = fmax(-1, fmin(1, cm_v3_dot(P, ctr))), cp = P[3] - cm_v3_dot(P, o);
-      double cb = ct >= crho ? 1 : fmax(0, ct * crho + sqrt(1 - ct * ct) * srho);
-      if (reach * cb - cp > -D) {
-        if (list) list[total + n] = f;
-        n++;
+      double cb = cos_beta(cm_v3_dot(P, ctr), crho, srho), cp = P[3] - cm_v3_dot(P, o);
+      if (reach * cb - cp > -D[k]) {
+        list[total + n++] = f;
       } else {
         A = fmax(A, cb);
         UR = fmax(UR, reach * cb - cp);
@@ -285,14 +325,10 @@ long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], do
       }
     }
     cell_n[c] = n;
-    if (bound) {
-      bound[4 * c] = reach;
-      bound[4 * c + 1] = UR;
-      bound[4 * c + 2] = A;
-      bound[4 * c + 3] = C;
-    }
+    bound[4 * c + 1] = UR;
+    bound[4 * c + 2] = A;
+    bound[4 * c + 3] = C;
     total += n;
-    if (total > (long)CM_FACET_GRID_MEAN * CM_FACET_GRID_CELLS) return 0;
   }
   return total;
 }

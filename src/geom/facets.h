@@ -10,18 +10,20 @@
  * CM_FACET_GRID_MAX, is searched through a direction grid (cm_facets_grid_inside) where it has
  * one; a mesh of more still has none (its queries go to the face tree) */
 #define CM_FACET_MAX 32
-#define CM_FACET_GRID_MAX 1024
+#define CM_FACET_GRID_MAX 2048
 /* The direction grid: each face of a cube about the mesh's centre o (its ball's) cut into
  * CM_FACET_GRID x CM_FACET_GRID cells; a point p falls in the cell its direction p - o crosses.
  * A cell lists the facets whose plane can come within CM_FACET_GRID_DEPTH times the ball's
  * radius of a point of the mesh in the cell's cone, and bounds the planes of the others
  * (facets.c): the points less deep than that, and most deeper ones, are decided from the cell's
- * facets alone. A grid whose cells would list more than CM_FACET_GRID_MEAN facets on average (a
- * long or flat mesh) is not made. */
+ * facets alone. Where the cells would list more than CM_FACET_GRID_MEAN facets on average, the
+ * depth is halved, CM_FACET_GRID_TRIES tries in all (a sphere of 1280 faces gets its grid at
+ * an eighth); a mesh that still would (a long or flat one) gets no grid. */
 #define CM_FACET_GRID 8
 #define CM_FACET_GRID_CELLS (6 * CM_FACET_GRID * CM_FACET_GRID)
 #define CM_FACET_GRID_DEPTH 0.05
 #define CM_FACET_GRID_MEAN 32
+#define CM_FACET_GRID_TRIES 4
 /* the nearest face is searched among a facet's faces when it has at most this many, else in the
  * face tree */
 #define CM_FACET_FACES_MAX 16
@@ -48,11 +50,11 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
                      const double p[3], double bound, cmNearest* out);
 
 /* The direction grid of the nfacet facets (plane) of a convex mesh whose bounding ball has centre
- * o and radius r: cell_n (CM_FACET_GRID_CELLS: the facets each cell lists), bound (4 per cell,
- * not written when NULL: the bound on the planes of the facets it does not list, facets.c) and,
- * when list is not NULL, the lists cell after cell, each in facet order (the caller's cell
- * addresses are the running sums of cell_n). Returns the total of the lists, or 0 when the mesh
- * gets no grid (o not inside by more than the grid's depth, or too many facets per cell). */
+ * o and radius r: bound (4 per cell: the bound on the planes of the facets the cell does not
+ * list, facets.c) and, when list is not NULL, cell_n (CM_FACET_GRID_CELLS: the facets each cell
+ * lists) and the lists cell after cell, each in facet order (the caller's cell addresses are the
+ * running sums of cell_n). Returns the total of the lists, or 0 when the mesh gets no grid (o not
+ * inside by more than the grid's depth, or too many facets per cell at every depth tried). */
 long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], double r, int* cell_n,
                           double* bound, int* list);
 

@@ -1,10 +1,10 @@
 /* The facets of a convex mesh (src/geom/facets.c): which meshes get them (and a direction grid),
  * and the inside and nearest-face queries from their planes against the face tree's
  * (cm_bvh_inside), which they must equal bit for bit wherever they answer, on boxes of 1-3
- * divisions, a sheared box, icospheres of 20, 80 and 320 faces (the last two through their
- * direction grids), a squashed icosphere and a prism over a 40-gon (grids too), and points drawn
- * near the surface, on the faces' diagonals and at the facets' ridges (where they must leave the
- * answer to the tree). */
+ * divisions, a sheared box, icospheres of 20, 80, 320 and 1280 faces (the last three through
+ * their direction grids), a squashed icosphere and a prism over a 40-gon (grids too), and points
+ * drawn near the surface, on the faces' diagonals and at the facets' ridges (where they must leave
+ * the answer to the tree). */
 #include <math.h>
 #include <string.h>
 
@@ -173,7 +173,7 @@ static void test_which_meshes(void) {
     cmMesh* mesh;
     int nfacet, faces_first, grid; /* expected facets, faces of the first, a direction grid */
     const char* what;
-  } c[11] = {
+  } c[12] = {
       {cm_mesh_box(size, 1), 6, 2, 0, "box of 1 division"},
       {cm_mesh_box(size, 2), 6, 8, 0, "box of 2 divisions"},
       {cm_mesh_box(size, 3), 6, 18, 0, "box of 3 divisions"},
@@ -181,17 +181,18 @@ static void test_which_meshes(void) {
       {cm_mesh_icosphere(0.1, 2), 320, 1, 1, "icosphere of 320 faces (a direction grid)"},
       {squashed(0.1, 2, 0.7), 320, 1, 1, "icosphere of 320 faces squashed to 0.7"},
       {squashed(0.1, 2, 0.2), 320, 1, 0, "icosphere of 320 faces squashed to 0.2 (too flat)"},
-      {cm_mesh_icosphere(0.1, 3), 0, 0, 0, "icosphere of 1280 faces (more than CM_FACET_GRID_MAX)"},
+      {cm_mesh_icosphere(0.1, 4), 0, 0, 0, "icosphere of 5120 faces (more than CM_FACET_GRID_MAX)"},
       {cm_mesh_box(size, 2), 0, 0, 0, "box of 2 divisions with a dent"},
       {cm_mesh_icosphere(0.1, 1), 80, 1, 1, "icosphere of 80 faces"},
       {prism(40, 0.1, 0.15), 42, 2, 1, "prism over a 40-gon (a roller)"},
+      {cm_mesh_icosphere(0.1, 3), 1280, 1, 1, "icosphere of 1280 faces (the default sphere)"},
   };
   /* the dent: the vertex at the middle of the top face pushed in by 1 mm */
   for (int v = 0; c[8].mesh && v < c[8].mesh->nvert; v++) {
     double* x = c[8].mesh->vert + 3 * v;
     if (fabs(x[0]) < 1e-12 && fabs(x[1]) < 1e-12 && x[2] > 0) x[2] -= 1e-3;
   }
-  for (int i = 0; i < 11; i++) {
+  for (int i = 0; i < 12; i++) {
     cmModel* m = mesh_model(c[i].mesh);
     CHECK(m != NULL);
     if (!m) continue;
@@ -218,7 +219,9 @@ static void test_which_meshes(void) {
     if (c[i].nfacet > 0) {
       CHECK(m->facet_nface[0] == c[i].faces_first);
       /* every face once, on its facet's plane */
-      int seen[2000] = {0}, total = 0, onplane = 1;
+      static int seen[6000];
+      int total = 0, onplane = 1;
+      memset(seen, 0, sizeof seen);
       for (int j = 0; j < m->nfacet; j++)
         for (int k = 0; k < m->facet_nface[j]; k++) {
           int f = m->mesh_facet_face[m->facet_faceadr[j] + k];
@@ -254,14 +257,14 @@ static void test_same_answers(void) {
       cm_m3_mulv(x, R, y);
     }
   }
-  /* the last four through their direction grids */
-  cmMesh* meshes[9] = {cm_mesh_box(size, 1),      cm_mesh_box(size, 2),
-                       cm_mesh_box(size, 3),      sheared,
-                       cm_mesh_icosphere(0.1, 0), cm_mesh_icosphere(0.1, 2),
-                       squashed(0.1, 2, 0.7),     cm_mesh_icosphere(0.1, 1),
-                       prism(40, 0.1, 0.15)};
+  /* the last five through their direction grids */
+  cmMesh* meshes[10] = {cm_mesh_box(size, 1),      cm_mesh_box(size, 2),
+                        cm_mesh_box(size, 3),      sheared,
+                        cm_mesh_icosphere(0.1, 0), cm_mesh_icosphere(0.1, 2),
+                        squashed(0.1, 2, 0.7),     cm_mesh_icosphere(0.1, 1),
+                        prism(40, 0.1, 0.15),      cm_mesh_icosphere(0.1, 3)};
   int n = test_trials(20000, 500);
-  for (int i = 0; i < 9; i++) {
+  for (int i = 0; i < 10; i++) {
     cmModel* m = mesh_model(meshes[i]);
     CHECK(m != NULL && m->geom_nfacet[0] > 0);
     if (!m || m->geom_nfacet[0] == 0) continue;
