@@ -595,7 +595,10 @@ static void compact_jobs(const cmModel* m, cmData* d, const int* cand, const Job
       }
       set_key(d, d->ncontact, v, -1, -1, -1);
       cmContact* c = &d->contact[d->ncontact++];
-      memset(c, 0, sizeof *c);
+      /* every field set (a memset of the 144 bytes first, a `rep stos`, was half of this
+       * stage's own time on the bed of 1000 spheres) */
+      c->force = 0;
+      c->ftan[0] = c->ftan[1] = c->ftan[2] = 0;
       c->body[0] = J->a;
       c->body[1] = J->b;
       c->pair = p;
@@ -632,7 +635,8 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
   if (p < 0) return 0;
   set_key(d, d->ncontact, -1, -1, -1, -1); /* an edge contact sets its own after */
   cmContact* c = &d->contact[d->ncontact++];
-  memset(c, 0, sizeof *c);
+  c->force = 0; /* every field set (compact_jobs) */
+  c->ftan[0] = c->ftan[1] = c->ftan[2] = 0;
   c->body[0] = cand[3 * k];
   c->body[1] = cand[3 * k + 1];
   c->pair = p;

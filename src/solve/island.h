@@ -43,6 +43,8 @@ typedef struct Island {
   double* cxh;     /* per row of S: its unit slip direction xh and mu / R, fixed while one
                       coupled direction is formed (3 cs_max) */
   double* kv;      /* the basis ((KRYLOV_MAX + 1) x 6 nb) */
+  double* kz;      /* on the conjugate-gradient path, A^-1 of each basis vector as computed
+                      (KRYLOV_MAX x 6 nb: flexible GMRES); NULL on the factorised path */
   double *ub, *ds; /* u before a coupled step, the plain Newton direction (6 nb each) */
   double* y;       /* per row: rates along n, t1, t2 at u (nr x 3) */
   double* dy;      /* per row: the same along the direction (nr x 3) */

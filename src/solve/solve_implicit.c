@@ -1258,6 +1258,7 @@ static int coupled_direction(Island* is) {
     double* w = is->kv + (size_t)(k + 1) * n;
     memcpy(z, vk, (size_t)n * sizeof *z);
     if (!hess_solve(is, z)) return 0;
+    if (is->kz) memcpy(is->kz + (size_t)k * n, z, (size_t)n * sizeof *z);
     memcpy(w, vk, (size_t)n * sizeof *w);
     coupling_sub(is, ns, z, w);
     for (int i = 0; i <= k; i++) {
@@ -1302,13 +1303,18 @@ static int coupled_direction(Island* is) {
     if (!(fabs(d) > 0)) return 0;
     yk[i] = sacc / d;
   }
+  /* A^-1 t: with the factor, one more solve on t = V y; on the conjugate-gradient path, whose
+   * solves are inexact (to REUSE_TOL), from the solves already made, Z y with Z_i the computed
+   * A^-1 v_i (flexible GMRES: the residual GMRES minimised is then that of the direction taken,
+   * and a solve fewer per coupled direction) */
   memset(z, 0, (size_t)n * sizeof *z);
+  const double* basis = is->kz ? is->kz : is->kv;
   for (int i = 0; i < kk; i++) {
-    const double* vi = is->kv + (size_t)i * n;
+    const double* vi = basis + (size_t)i * n;
     for (int q = 0; q < n; q++)
       z[q] += yk[i] * vi[q];
   }
-  if (!hess_solve(is, z)) return 0;
+  if (!is->kz && !hess_solve(is, z)) return 0;
   for (int q = 0; q < n; q++)
     is->du[q] += z[q];
   return ns;
@@ -1350,9 +1356,11 @@ static int coupled_setup(Island* is, int nf, cmArena* arena) {
   if (!cm_solve_coupled || !nf || is->fterm || is->ntet) return 0;
   int ns = nf;
   size_t n = 6 * (size_t)is->nb;
+  is->kz = NULL;
   if (is->pcg) {
     is->pcg_rhs = cm_arena_alloc(arena, n * sizeof *is->pcg_rhs);
-    if (!is->pcg_rhs) return 1;
+    is->kz = cm_arena_alloc(arena, KRYLOV_MAX * n * sizeof *is->kz);
+    if (!is->pcg_rhs || !is->kz) return 1;
   }
   is->cS = cm_arena_alloc(arena, (size_t)ns * sizeof *is->cS);
   is->cxh = cm_arena_alloc(arena, 3 * (size_t)ns * sizeof *is->cxh);
