@@ -53,6 +53,12 @@ void cm_data_free(cmData* d) {
     CM_PRIV_BODY(FREE_PRIV)
 #undef FREE_PRIV
     cm_free(p->cand);
+    cm_free(p->bp_all);
+    cm_free(p->bp_is_large);
+    cm_free(p->bp_ord);
+    cm_free(p->bp_large);
+    cm_free(p->bp_fat);
+    cm_free(p->bp_pair);
     cm_free(p->ckey);
     cm_free(p->anchor);
     cm_free(p->anchor_new);

@@ -67,7 +67,17 @@ typedef struct cmDataPriv {
   /* the gates of the parallel regions (core/par_gate.h): the narrowphase's vertex queries and
    * edge searches, the implicit solve's islands; speed only, not state */
   cmParGate gate_vert, gate_edge, gate_solve;
-  int ncand; /* broadphase candidate pairs this step */
+  /* the broadphase's kept pairs (collide/broadphase.c): the pairs of ordinary bodies whose boxes
+   * widened by BP_MARGIN overlap, valid while every such body's box stays inside its widened
+   * box of then (bp_fat); the large bodies of then. A cache, not state: neither copied nor
+   * saved, and the candidates do not depend on it */
+  int bp_valid, bp_nall, bp_nord, bp_nlarge, bp_npair, bp_maxpair;
+  long bp_nkeep; /* the times the pairs were kept (the grid run on widened boxes) */
+  int *bp_all, *bp_ord, *bp_large; /* collidable, ordinary, large bodies (nbody each) */
+  unsigned char* bp_is_large;      /* (nbody) */
+  double* bp_fat;                  /* (nbody x 6) */
+  int* bp_pair;                    /* a < b, rule, sorted  (bp_npair x 3) */
+  int ncand;                       /* broadphase candidate pairs this step */
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */

@@ -4,10 +4,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "model/data_internal.h"
-#include "collide/collide.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -20,8 +20,7 @@ static double urand(void) {
 }
 
 static int overlap(const double* A, const double* B) {
-  return !(B[0] > A[3] || A[0] > B[3] || B[1] > A[4] || A[1] > B[4] || B[2] > A[5] ||
-           A[2] > B[5]);
+  return !(B[0] > A[3] || A[0] > B[3] || B[1] > A[4] || A[1] > B[4] || B[2] > A[5] || A[2] > B[5]);
 }
 
 static void check_candidates(const cmModel* m, const cmData* d);
@@ -41,10 +40,12 @@ static void run_scene(int n, double span) {
     b.geom.size[0] = size;
     b.geom.size[1] = 0.5 * size;
     b.geom.size[2] = 0.7 * size;
-    for (int k = 0; k < 3; k++) b.position[k] = span * (urand() - 0.5);
+    for (int k = 0; k < 3; k++)
+      b.position[k] = span * (urand() - 0.5);
     double e[3] = {360 * urand(), 360 * urand(), 360 * urand()};
     cm_quat_from_euler_deg(b.orientation, e);
-    b.motion = i % 37 == 5 ? CM_MOTION_IGNORED : (i % 11 == 3 ? CM_MOTION_FIXED : CM_MOTION_DYNAMIC);
+    b.motion =
+        i % 37 == 5 ? CM_MOTION_IGNORED : (i % 11 == 3 ? CM_MOTION_FIXED : CM_MOTION_DYNAMIC);
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) == i + 1);
   }
   cmModel* m = NULL;
@@ -125,8 +126,64 @@ static void test_nan_boxes(void) {
   cm_model_free(m);
 }
 
+/* The kept pairs (broadphase.c: the grid run on boxes widened by a tenth of the mean extent,
+ * its pairs reused while every box stays inside its widened one): a cloud of 150 boxes of
+ * different sizes falls onto the ground and piles up for 400 steps, and after every step the
+ * candidates are the brute-force set. The pairs are kept again only when a box has left its
+ * widened one: fewer times than steps while the boxes fall, and not at all once they are
+ * moved by less than the margin (a hand-made nudge of 1e-4 of their size), while a jump of one
+ * body keeps them again at once. */
+static void test_kept_pairs(void) {
+  char err[512], name[32];
+  cmScene* s = cm_scene_new("bp-kept");
+  cmBodyDef g = scene_ground();
+  CHECK(cm_scene_add_body(s, &g, err, sizeof err) == 0);
+  for (int i = 0; i < 150; i++) {
+    double size = 0.05 + 0.1 * urand();
+    cmBodyDef b = scene_box(NULL, size, 0.8 * size, 0.6 * size, 1);
+    snprintf(name, sizeof name, "b%d", i);
+    b.name = name;
+    cm_v3_set(b.position, 0.6 * (urand() - 0.5), 0.6 * (urand() - 0.5), 0.1 + 1.5 * urand());
+    double e[3] = {360 * urand(), 360 * urand(), 360 * urand()};
+    cm_quat_from_euler_deg(b.orientation, e);
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) == i + 1);
+  }
+  s->opt.timestep = 2e-3;
+  cmModel* m = scene_compile(s);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  const cmDataPriv* p = cm_priv(d);
+  int bad = 0;
+  for (int k = 0; k < 400; k++) {
+    CHECK(cm_step(m, d) == CM_OK);
+    CHECK(cm_collide(m, d) == CM_OK);
+    int fails = t_failures;
+    check_candidates(m, d);
+    bad += t_failures != fails;
+  }
+  CHECK(bad == 0);
+  long kept = p->bp_nkeep;
+  printf("  400 steps (800 broadphases): pairs kept %ld times, %d kept pairs, %d candidates\n",
+         kept, p->bp_npair, p->ncand);
+  CHECK(kept >= 1 && kept < 400);
+  /* nudged by 1e-4 of a box: the same kept pairs */
+  for (int b = 1; b < m->nbody; b++)
+    d->body_cpos[3 * b] += 1e-5 * (urand() - 0.5);
+  CHECK(cm_collide(m, d) == CM_OK);
+  check_candidates(m, d);
+  CHECK(p->bp_nkeep == kept);
+  /* one body moved far: kept again */
+  d->body_cpos[3 * 7] += 0.5;
+  CHECK(cm_collide(m, d) == CM_OK);
+  check_candidates(m, d);
+  CHECK(p->bp_nkeep == kept + 1);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_against_brute_force);
+  RUN(test_kept_pairs);
   RUN(test_nan_boxes);
   return test_report();
 }
