@@ -41,6 +41,9 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d);
  * below 1 count as 1). The contacts do not depend on it; tests set it small to prove that. Not
  * to be written while a step runs. */
 extern int cm_narrowphase_slice;
+/* and a slice ends once its jobs hold this many vertex queries or more (default 16384; the pair
+ * that reaches it is its last) */
+extern long cm_narrowphase_slice_hits;
 
 /* Method auto (mesh pairs): both bodies' vertices, their areas shared by depth, when neither is
  * deformable and one has ridges, unless the finer is smooth and CM_AUTO_FINE times finer (vertices

@@ -24,7 +24,14 @@
  * 0.82x and 0.88x, the kit's S4 bed of 1000 spheres (first 0.4 s) 0.87x the run, S2 125 0.95x; two
  * threads, S2 1000 (first 1000 steps) 0.92x the wall time (bench/README.md, "Slices"). Slices
  * of 128 jobs saved more on one thread but closed the parallel regions on two (their gates:
- * too little work per slice), and 2048 kept less of the gain.
+ * too little work per slice), and 2048 kept less of the gain. A slice also ends once its jobs
+ * hold cm_narrowphase_slice_hits (16384) vertex queries: 512 jobs of the S4 bed's spheres (162
+ * vertices) had 83,000 hits of 88 bytes, 7.3 MB, so the queries that pass the cull wrote theirs
+ * to lines no longer cached, and the compaction read them back from memory. Bounded, the bed's
+ * vertex query (cm_collide_vertex_posed) fell from 2.3-3.4 % to 1.1-1.2 % of its samples and the
+ * narrowphase's own from 3.4-4.1 % to 3.1 % (perf, alternating runs), the narrowphase's share of
+ * the step from 24-26 % to 22 % on two threads; boxes (26 vertices) fill 512 jobs before the
+ * bound.
  *
  * Most vertices of a mesh job lie outside B's bounding box (two spheres in contact: all but a
  * cap). A job against a mesh keeps A's frame carried into B's (R, t, once per job) and B's box
@@ -76,6 +83,7 @@
 #define CM_BATCH (1 << 17)
 /* the jobs of a slice of the candidate pairs (module comment) */
 int cm_narrowphase_slice = 512;
+long cm_narrowphase_slice_hits = 16384;
 
 typedef struct Job {
   int a, b;  /* penetrating body (vertices) and penetrated body */
@@ -875,7 +883,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   for (int k0 = 0; k0 < nc;) {
     int nj = 0, k1 = k0;
     long nhit = 0; /* queries of the slice's jobs */
-    for (; k1 < nc && nj < slice; k1++) {
+    for (; k1 < nc && nj < slice && nhit < cm_narrowphase_slice_hits; k1++) {
       pair_of_cand[k1] = -1;
       int n = pair_jobs(m, d, p->cand, k1, jobs + nj);
       first_job[k1] = n > 0 ? nj : -1;

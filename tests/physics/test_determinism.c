@@ -145,10 +145,13 @@ static void test_threads(void) {
 /* the narrowphase's slices (collide/narrowphase.c): a stack of 18 boxes of divisions 2, 1 mm
  * into each other and turned by up to 0.02 rad (edge-edge contacts on every side, two vertex
  * jobs per box pair), 100 steps in slices of 1 job (a pair's two jobs and its edge contacts
- * then straddle the slice's limit), 3, and the default: the same states bit for bit */
-static uint64_t slice_run(const cmModel* m, int slice, int* edges) {
+ * then straddle the slice's limit), 3, of 60 vertex queries, and the default: the same states
+ * bit for bit */
+static uint64_t slice_run(const cmModel* m, int slice, long hits, int* edges) {
   int saved = cm_narrowphase_slice;
+  long saved_hits = cm_narrowphase_slice_hits;
   cm_narrowphase_slice = slice;
+  cm_narrowphase_slice_hits = hits;
   cmData* d = cm_data_new(m);
   *edges = 0;
   while (d->step < 100) {
@@ -159,6 +162,7 @@ static uint64_t slice_run(const cmModel* m, int slice, int* edges) {
   uint64_t h = cm_data_hash(m, d);
   cm_data_free(d);
   cm_narrowphase_slice = saved;
+  cm_narrowphase_slice_hits = saved_hits;
   return h;
 }
 
@@ -186,16 +190,20 @@ static void test_slices(void) {
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
   cmModel* m = scene_compile(s);
   if (!m) return;
-  int e0, e1, e3;
-  uint64_t h0 = slice_run(m, cm_narrowphase_slice, &e0);
-  uint64_t h1 = slice_run(m, 1, &e1);
-  uint64_t h3 = slice_run(m, 3, &e3);
-  printf("  default %016llx, slices of 1 job %016llx, of 3 %016llx; %d edge contacts over the "
-         "steps\n",
-         (unsigned long long)h0, (unsigned long long)h1, (unsigned long long)h3, e0);
+  int e0, e1, e3, eh;
+  uint64_t h0 = slice_run(m, cm_narrowphase_slice, cm_narrowphase_slice_hits, &e0);
+  uint64_t h1 = slice_run(m, 1, cm_narrowphase_slice_hits, &e1);
+  uint64_t h3 = slice_run(m, 3, cm_narrowphase_slice_hits, &e3);
+  /* slices ended by their vertex queries: 60 is two or three boxes' jobs (26 vertices each) */
+  uint64_t hh = slice_run(m, cm_narrowphase_slice, 60, &eh);
+  printf("  default %016llx, slices of 1 job %016llx, of 3 %016llx, of 60 queries %016llx; %d "
+         "edge contacts over the steps\n",
+         (unsigned long long)h0, (unsigned long long)h1, (unsigned long long)h3,
+         (unsigned long long)hh, e0);
   CHECK(e0 > 100); /* the edge contacts' appending across slices is exercised */
   CHECK(h1 == h0 && e1 == e0);
   CHECK(h3 == h0 && e3 == e0);
+  CHECK(hh == h0 && eh == e0);
   cm_model_free(m);
 }
 
