@@ -4,7 +4,8 @@
 #   make fuzz   build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (fuzz/README.md)
 #   make test-extended   make test, the slow tests, the sanitizer build again at full scale, then
 #                        make fuzz with 45 s per harness
-# Builds go to build/ (RelWithDebInfo, warnings as errors) and build-asan/ (sanitizers).
+# Builds go to build/ (Release: -O3 with debug information, warnings as errors) and build-asan/
+# (sanitizers).
 
 DEBS := cmake gcc make pkg-config libyaml-dev libsuitesparse-dev zlib1g-dev python3 python3-numpy python3-matplotlib python3-pytest valgrind libopenmpi-dev openmpi-bin gmsh
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -22,7 +23,7 @@ deps:
 	fi
 
 build: deps
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build -j $(JOBS)
 
 demo: build
