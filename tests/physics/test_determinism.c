@@ -1,6 +1,6 @@
 /* Determinism (issue 6): the state hash cm_data_hash of a reference scene with contacts after
  * 500 steps is the same run twice, with 1 and 2 OpenMP threads, across a checkpoint and restart,
- * and at -O0 and -O2.
+ * and at -O0 and at the optimised build's level (-O3 by default).
  *
  * The reference scene: three boxes and three spheres dropped onto a fixed plane, the boxes with
  * the area_compliant law, the spheres on the boxes and each other with contact_time, friction
@@ -13,11 +13,11 @@
  *
  * Slices: the narrowphase in slices of 1 and 3 jobs (cm_narrowphase_slice) against the default.
  *
- * -O0 vs -O2: tests/CMakeLists.txt builds this file a second time (physics_test_determinism_O0,
+ * -O0 vs -O3: tests/CMakeLists.txt builds this file a second time (physics_test_determinism_O0,
  * CM_OPT_LABEL "O0") against an unoptimised copy of the library, in the optimised build only.
  * Each build writes its hash to determinism_hash_LABEL.txt in its working directory; the O0
  * build runs after the optimised one (a CTest fixture), runs the scene once and compares its
- * hash with determinism_hash_O2.txt.
+ * hash with determinism_hash_opt.txt.
  *
  * Under the sanitizers (test.h, scale < 1) the thread-count comparison is skipped (RUN_LONG): it
  * repeats the scene twice more, and unit/test_contact_mesh compares 1 and 2 threads there. */
@@ -35,7 +35,7 @@
 #include "test.h"
 
 #ifndef CM_OPT_LABEL
-#define CM_OPT_LABEL "O2"
+#define CM_OPT_LABEL "opt"
 #endif
 
 static char err[1024];
@@ -103,7 +103,7 @@ static cmModel* g_m;
 static uint64_t g_hash;
 
 static int optimised(void) {
-  return strcmp(CM_OPT_LABEL, "O2") == 0;
+  return strcmp(CM_OPT_LABEL, "opt") == 0;
 }
 
 /* the scene's hash; the optimised build runs it twice (the O0 build only compares, below) */
@@ -222,7 +222,7 @@ static void test_restart(void) {
   remove(path);
 }
 
-/* write this build's hash; the O0 build compares with the O2 build's */
+/* write this build's hash; the O0 build compares with the optimised build's */
 static void test_optimisation_levels(void) {
   FILE* f = fopen("determinism_hash_" CM_OPT_LABEL ".txt", "w");
   CHECK(f != NULL);
@@ -231,13 +231,13 @@ static void test_optimisation_levels(void) {
     fclose(f);
   }
   if (optimised()) return;
-  FILE* o = fopen("determinism_hash_O2.txt", "r");
+  FILE* o = fopen("determinism_hash_opt.txt", "r");
   unsigned long long other = 0;
   CHECK(o != NULL); /* the fixture runs physics/test_determinism first */
   if (!o) return;
   CHECK(fscanf(o, "%llx", &other) == 1);
   fclose(o);
-  printf("  %s %016llx, O2 %016llx\n", CM_OPT_LABEL, (unsigned long long)g_hash, other);
+  printf("  %s %016llx, opt %016llx\n", CM_OPT_LABEL, (unsigned long long)g_hash, other);
   CHECK(other == g_hash);
 }
 
