@@ -2283,7 +2283,9 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
       memcpy(d->body_cvel + 3 * b, is->u + 6 * l, 3 * sizeof(double));
       memcpy(d->body_angvel + 3 * b, is->u + 6 * l + 3, 3 * sizeof(double));
     }
-    rates(is, is->u, is->y);
+    /* is->y holds the rates at is->u: solve_island computes them at the top of every iteration
+     * and returns only before moving u again (they were computed once more here until
+     * 2026-12-06) */
     for (int k = 0; k < is->nr; k++) {
       cmRow* r = is->row[k];
       r->lambda = normal_impulse(is, k, is->y[3 * k]) / h;
