@@ -38,17 +38,18 @@ typedef struct Island {
   /* the coupled Newton step (solve_implicit.c, coupled_step): the sliding rows S it couples
    * and the Krylov basis of its GMRES; cs_max = 0 where it does not run (no friction, deformable
    * bodies) */
-  int cs_max;      /* rows in S at most */
-  int* cS;         /* S (cs_max) */
-  double* cxh;     /* per row of S: its unit slip direction xh and mu / R, fixed while one
-                      coupled direction is formed (3 cs_max) */
-  double* kv;      /* the basis ((KRYLOV_MAX + 1) x 6 nb) */
-  double* kz;      /* on the conjugate-gradient path, A^-1 of each basis vector as computed
-                      (KRYLOV_MAX x 6 nb: flexible GMRES); NULL on the factorised path */
-  double *ub, *ds; /* u before a coupled step, the plain Newton direction (6 nb each) */
-  double* y;       /* per row: rates along n, t1, t2 at u (nr x 3) */
-  double* dy;      /* per row: the same along the direction (nr x 3) */
-  double* Mb;      /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
+  int cs_max;            /* rows in S at most */
+  int* cS;               /* S (cs_max) */
+  double* cxh;           /* per row of S: its unit slip direction xh and mu / R, fixed while one
+                            coupled direction is formed (3 cs_max) */
+  double* kv;            /* the basis ((KRYLOV_MAX + 1) x 6 nb) */
+  double* kz;            /* on the conjugate-gradient path, A^-1 of each basis vector as computed
+                            (KRYLOV_MAX x 6 nb: flexible GMRES); NULL on the factorised path */
+  double *ub, *ds;       /* u before a coupled step, the plain Newton direction (6 nb each) */
+  double *yb, *lb_limit; /* the rates (3 nr) and limits (nr) before a coupled step */
+  double* y;             /* per row: rates along n, t1, t2 at u (nr x 3) */
+  double* dy;            /* per row: the same along the direction (nr x 3) */
+  double* Mb;            /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
   double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
   double* H;           /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */
   cmBlockChol* bc;     /* the block-sparse Hessian and factor, NULL on the dense path */

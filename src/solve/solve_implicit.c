@@ -1336,6 +1336,8 @@ static int coupled_step(Island* is) {
     return 0;
   }
   memcpy(is->ub, is->u, (size_t)n * sizeof *is->ub);
+  memcpy(is->yb, is->y, 3 * (size_t)is->nr * sizeof *is->yb);
+  memcpy(is->lb_limit, is->limit, (size_t)is->nr * sizeof *is->lb_limit);
   for (int i = 0; i < n; i++)
     is->u[i] += is->du[i];
   if (merit(is) <= (1 - 2 * ARMIJO) * phi0) {
@@ -1343,10 +1345,12 @@ static int coupled_step(Island* is) {
     memset(is->flag, 0, (size_t)is->nr);
     return 1;
   }
+  /* back to the entry's state: u, the plain direction, and the rates and limits at u as they
+   * were (computed again from u until 2026-12-06: the same numbers) */
   memcpy(is->u, is->ub, (size_t)n * sizeof *is->u);
   memcpy(is->du, is->ds, (size_t)n * sizeof *is->du);
-  rates(is, is->u, is->y);
-  update_limits(is);
+  memcpy(is->y, is->yb, 3 * (size_t)is->nr * sizeof *is->y);
+  memcpy(is->limit, is->lb_limit, (size_t)is->nr * sizeof *is->limit);
   return 0;
 }
 
@@ -1367,7 +1371,9 @@ static int coupled_setup(Island* is, int nf, cmArena* arena) {
   is->kv = cm_arena_alloc(arena, (KRYLOV_MAX + 1) * n * sizeof *is->kv);
   is->ub = cm_arena_alloc(arena, n * sizeof *is->ub);
   is->ds = cm_arena_alloc(arena, n * sizeof *is->ds);
-  if (!is->cS || !is->cxh || !is->kv || !is->ub || !is->ds) return 1;
+  is->yb = cm_arena_alloc(arena, 3 * (size_t)is->nr * sizeof *is->yb);
+  is->lb_limit = cm_arena_alloc(arena, (size_t)is->nr * sizeof *is->lb_limit);
+  if (!is->cS || !is->cxh || !is->kv || !is->ub || !is->ds || !is->yb || !is->lb_limit) return 1;
   is->cs_max = ns;
   return 0;
 }
@@ -1498,9 +1504,11 @@ static void solve_island(Island* is) {
   is->aa_next = 0;
   is->factored = is->fresh = is->last_cg = is->assembled = is->pending = 0;
   is->nfactor = is->nreuse = is->ncoupled = 0;
+  int y_fresh = 0;
   for (int it = 0; it <= cm_solve_max_iter; it++) {
     is->iter = it;
-    rates(is, is->u, is->y);
+    if (!y_fresh) rates(is, is->u, is->y);
+    y_fresh = 0;
     /* the merged iteration's limits are those of is->u itself, so the gradient below is the
      * whole system's: once it is within the tolerance, is->u is its solution whatever the
      * limits were in the last iteration */
@@ -1531,7 +1539,12 @@ static void solve_island(Island* is) {
       ok = newton_direction(is);
     }
     if (!ok) return;
-    if (is->cs_max && is->fresh && !outer && coupled_step(is)) continue;
+    /* a coupled step taken leaves is->y at the new u (its merit computed them): the next
+     * iteration does not compute them again */
+    if (is->cs_max && is->fresh && !outer && coupled_step(is)) {
+      y_fresh = 1;
+      continue;
+    }
     rates(is, is->du, is->dy);
     if (any_friction) flag_crossings(is);
     mass_mul(is, is->du, is->Mdu);
