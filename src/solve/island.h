@@ -28,6 +28,7 @@ typedef struct Island {
   double* s0;
   double* cw;
   const int* aidx; /* the hash index of the anchors (cm_anchor_index), aidx_cap slots */
+  int anext;       /* the anchor after the last one anchor_setup found (its first guess) */
   int aidx_cap;
   unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
   double* aa;          /* Anderson history of the outer loop: G, f and AA_DEPTH differences of
