@@ -81,6 +81,7 @@ typedef struct Island {
   int nface_rows;
   /* results */
   int iter;                      /* Newton iterations */
+  double tol;                    /* the convergence test's relative residual */
   double res;                    /* final relative residual */
   double res0;                   /* the relative residual at the Newton start */
   int failed;                    /* 1 if not converged (or not positive definite) */

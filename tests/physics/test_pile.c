@@ -206,8 +206,8 @@ static void test_pile_dense_vs_sparse(void) {
  * velocities of the plain iteration to the solver's tolerance, and the coupled steps take fewer
  * Newton iterations. The pile is dropped with a spin and a sideways velocity per box, so that
  * contacts slide (a resting pile has no sliding row to couple). The states compared are those of
- * the plain run: over many steps a dropped pile is chaotic, and runs apart by 1e-10 per step
- * end up millimetres apart. */
+ * the plain run: over many steps a dropped pile is chaotic, and runs apart by the tolerance per
+ * step end up millimetres apart. */
 static void test_pile_solver_paths(void) {
   const int layers = 4, steps = 150;
   cmModel* m = pyramid(layers, 0.5);
@@ -287,13 +287,16 @@ static void test_pile_solver_paths(void) {
   /* fewer Newton iterations with the coupled steps, factorised or by conjugate gradients */
   CHECK(iter[1] < iter[0]);
   CHECK(iter[3] < iter[4]);
-  /* the same steps: each solve meets the same equations to the Newton tolerance (1e-10 of the
-   * momentum scale); sliding contacts at their Coulomb limits make the velocities more sensitive
-   * to that residual than the residual itself: measured 5e-8 of the largest velocity */
-  CHECK(dv[1] <= 1e-6 * vmax);
-  CHECK(dv[2] <= 1e-6 * vmax);
-  CHECK(dv[3] <= 1e-6 * vmax);
-  CHECK(dv[4] <= 1e-6 * vmax);
+  /* the same steps: each solve meets the same equations to the Newton tolerance (cm_solve_tol of
+   * the momentum scale); sliding contacts at their Coulomb limits make the velocities more
+   * sensitive to that residual than the residual itself, by a factor that does not grow as the
+   * tolerance shrinks: measured 3.1e-6 of the largest velocity at the default 1e-8, 6.1e-7 at
+   * 1e-9, 5.7e-8 at 1e-10 (310, 610, 570 times the tolerance); allowed 1e4 times */
+  double allow = 1e4 * cm_solve_tol * vmax;
+  CHECK(dv[1] <= allow);
+  CHECK(dv[2] <= allow);
+  CHECK(dv[3] <= allow);
+  CHECK(dv[4] <= allow);
   free(vel);
   cm_data_free(d0);
   cm_data_free(d1);

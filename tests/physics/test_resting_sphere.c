@@ -1,8 +1,11 @@
 /* A sphere resting on a plane (area_compliant, implicit), at 8 mesh resolutions (icosphere
  * refine 0..7, 12 to 163,842 vertices):
  *  - the contact force equals the weight: averaged over the last 100 steps it equals
- *    m g - m dv/dt to rounding (the reported force is the one that moved the body), and the
- *    sphere is at rest (dv tiny), so it is the weight to 1e-4;
+ *    m g - m dv/dt (the reported force is the one that moved the body) to the solve's
+ *    tolerance, since each step's momentum balance holds to cm_solve_tol of its scale, here the
+ *    weight's impulse (measured 0.01-0.06 of it: 1.8e-9 at 3e-8, 2.3e-9 at 1e-7, 9e-9 at 1e-6;
+ *    the check was 1e-9 with the tolerance 1e-10 until 2026-12-06), and the sphere is at rest
+ *    (dv tiny), so it is the weight to 1e-4;
  *  - the penetration converges to the smooth-sphere value: with pressure ka delta(r),
  *    delta(r) = d0 - r^2 / (2R) over the patch r < sqrt(2 R d0), the force is pi ka R d0^2, so
  *    d0 = sqrt(m g / (pi ka R));
@@ -12,6 +15,7 @@
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "scenes.h"
+#include "solve/solve.h"
 #include "test.h"
 
 static void test_resting_sphere(void) {
@@ -49,7 +53,7 @@ static void test_resting_sphere(void) {
            "(smooth %.4g, error %.2g), Newton iterations <= %d, |v| %.1g m/s\n",
            refine, m->geom_nvert[m->body_geom[1]], d->ncontact, fz / (mass * g), pen, d0, e,
            maxit, fabs(d->body_cvel[5]));
-    CHECK_REL(fz, mass * g + mass * dvdt, 1e-9);
+    CHECK_REL(fz, mass * g + mass * dvdt, cm_solve_tol);
     /* refine 1-2 balance on one vertex and are still toppling onto a face (physically) */
     if (refine >= 3) CHECK_REL(fz, mass * g, 1e-4);
     CHECK(d->warning[CM_WARN_SOLVER] == 0);
