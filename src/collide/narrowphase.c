@@ -283,6 +283,12 @@ static int above_plane(const cmModel* m, const cmData* d, int pl, int b) {
   return low >= c;
 }
 
+/* Is the mesh with tree box B and bounding ball radius r round: its ball of less volume than its
+ * box (an icosphere: 4.2 r^3 against about 7.6 r^3; a cube: 21.8 h^3 against 8 h^3)? */
+static int round_mesh(const double B[6], double r) {
+  return 4.0 / 3.0 * CM_PI * r * r * r < (B[3] - B[0]) * (B[4] - B[1]) * (B[5] - B[2]);
+}
+
 /* Two rigid meshes whose bounding balls or tree boxes are apart (cm_boxes_apart): no vertex of
  * one is inside the other, no edges cross, so the pair has no job at all. The broadphase's world
  * boxes of tilted bodies overlap far more often than the bodies' own boxes do: about half the
@@ -314,6 +320,13 @@ static int rigid_apart(const cmModel* m, const cmData* d, int a, int b, const do
   cm_v3_sub(dc, cb, ba);
   double rr = ba[3] + bb[3] + eps;
   if (cm_v3_dot(dc, dc) > rr * rr) return 1;
+  /* two round meshes (round_mesh: spheres, not boxes) skip the box test: where their balls meet
+   * their boxes nearly always do (the kit's S4 bed of 1000 spheres: 2 of 1.41 M pairs past the
+   * ball test were apart by the boxes, which cost 1.2 % of its step). A pair the box test would
+   * have rejected has no vertex inside the other's box and no edge crossing it: its jobs cull
+   * every vertex (job_cull's box), the edge search tests the boxes itself, and no contact comes
+   * of it, so the contacts are the same either way. */
+  if (round_mesh(A, ba[3]) && round_mesh(B, bb[3])) return 0;
   return cm_boxes_apart(A, B, R, t, eps);
 }
 
