@@ -246,17 +246,24 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
     int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
     int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;
     int ain = !inc && !pa && com_inside(m, d, b, d->body_cpos + 3 * a);
+    int bin = !ain && !inc && !pb && com_inside(m, d, a, d->body_cpos + 3 * b);
+    /* no centre inside: only the methods without edge contacts go on (below), so the other
+     * candidates stop here before their thicknesses are looked up (the thickness's lines took
+     * 18 % of this stage's samples on the S4 bed of 1000 spheres, whose candidates nearly all
+     * stop here) */
+    cmMethod meth = m->rule[p->cand[3 * k + 2]].method;
+    if (!ain && !bin && (pa || pb || (meth != CM_METHOD_VERTEX && meth != CM_METHOD_TWO_WAY)))
+      continue;
     double ta = cm_body_thickness(m, a), tb = cm_body_thickness(m, b);
     double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
     double ratio;
-    if (ain || (!inc && !pb && com_inside(m, d, a, d->body_cpos + 3 * b))) {
+    if (ain || bin) {
       ratio = t > 0 ? 0.5 * (ain ? ta : tb) / t : 1;
       if (!(ratio >= 0.5)) ratio = 0.5;
     } else {
       /* no centre inside: edges linked across each other, for the methods that make no edge
        * contacts (the others made theirs in the narrowphase) */
-      cmMethod meth = m->rule[p->cand[3 * k + 2]].method;
-      if (pa || pb || !(t > 0) || (meth != CM_METHOD_VERTEX && meth != CM_METHOD_TWO_WAY)) continue;
+      if (!(t > 0)) continue;
       /* a penetration that deep needs the world boxes to overlap that much along every axis
        * (moving a body by the overlap of the projections on any direction separates them) */
       const double *ba = d->body_aabb + 6 * a, *bb = d->body_aabb + 6 * b;
