@@ -335,12 +335,14 @@ int cmd_check(int argc, char** argv) {
 
   const cmOptions* o = &m->opt;
   printf("scene: %s (%s)\n", m->name ? m->name : "scene", path);
-  char sub[16] = "auto";
+  char sub[16] = "auto", tol[48] = "auto (1e-8, 1e-10 with elements)";
   if (o->substeps != CM_SUBSTEPS_AUTO) snprintf(sub, sizeof sub, "%d", o->substeps);
+  if (o->solver_tolerance != CM_SOLVER_TOLERANCE_AUTO)
+    snprintf(tol, sizeof tol, "%g", o->solver_tolerance);
   printf("options: timestep %g s, steps %ld (%g s), gravity (%g, %g, %g) m/s^2, integrator %s, "
-         "substeps %s, output every %d\n",
+         "substeps %s, solver tolerance %s, output every %d\n",
          o->timestep, o->steps, (double)o->steps * o->timestep, o->gravity[0], o->gravity[1],
-         o->gravity[2], integrator_name(o->integrator), sub, o->output_every);
+         o->gravity[2], integrator_name(o->integrator), sub, tol, o->output_every);
   print_bodies(s, m);
   print_rules(m);
   print_pairs(m);

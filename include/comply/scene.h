@@ -44,12 +44,24 @@ typedef struct cmOptions {
   int vtk;           /* 1: write the VTK series (default 0) */
   int allow_initial_overlap; /* 1: `comply run` accepts initial overlaps whose elastic energy
                                 would set a pair apart faster than 1 m/s (default 0) */
+  double solver_tolerance;   /* the relative momentum residual at which an implicit solve has
+                                converged: CM_SOLVER_TOLERANCE_AUTO (0, the default: 1e-8 for
+                                rigid bodies, 1e-10 where a deformable body's elements take part),
+                                or a value in [CM_SOLVER_TOLERANCE_MIN, CM_SOLVER_TOLERANCE_MAX]
+                                for every solve (docs/contact-laws.md, "The Newton tolerance") */
 } cmOptions;
 CM_API cmOptions cm_options_default(void);
 /* cmOptions.substeps: chosen per step from the explicit rows (`substeps: auto`), and the most
  * sub-steps that choice may take in one step */
 #define CM_SUBSTEPS_AUTO 0
 #define CM_SUBSTEPS_AUTO_MAX 100
+/* cmOptions.solver_tolerance: chosen per solve (`solver_tolerance: auto`), and the range of a
+ * value given: below 1e-14 rounding, not the residual, sets when a solve ends (a resting
+ * pile's residual after convergence is about 1e-15), and beyond 1e-4 a step's impulses are off
+ * by a part in ten thousand of its momentum */
+#define CM_SOLVER_TOLERANCE_AUTO 0.0
+#define CM_SOLVER_TOLERANCE_MIN 1e-14
+#define CM_SOLVER_TOLERANCE_MAX 1e-4
 /* a step in which an implicit solve does not converge is taken again in twice the sub-steps, up
  * to this many times the scene's (docs/contact-laws.md, "Retried steps") */
 #define CM_RETRY_SPLIT_MAX 8

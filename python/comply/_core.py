@@ -248,13 +248,15 @@ class Scene:
         out["gravity"] = tuple(o.gravity)
         out["integrator"] = ENUMS["integrator"][o.integrator]
         out["substeps"] = "auto" if o.substeps == 0 else o.substeps
+        out["solver_tolerance"] = "auto" if o.solver_tolerance == 0 else o.solver_tolerance
         return out
 
     def set_options(self, **options):
-        """Set scene options by name (`substeps="auto"` for the automatic choice)."""
+        """Set scene options by name (`substeps="auto"`, `solver_tolerance="auto"` for the
+        automatic choices)."""
         o = self._p.contents.opt
         for k, v in options.items():
-            if k == "substeps" and v == "auto":
+            if k in ("substeps", "solver_tolerance") and v == "auto":
                 v = 0
             _set_field(o, k, v, _OPTION_ENUMS.get(k), "options")
         return self

@@ -41,7 +41,7 @@ class cmOptions(ctypes.Structure):
         ("timestep", c_double), ("duration", c_double), ("steps", c_long),
         ("gravity", _d(3)), ("integrator", c_int), ("substeps", c_int),
         ("output_every", c_int), ("max_speed", c_double), ("max_contacts", c_long),
-        ("vtk", c_int), ("allow_initial_overlap", c_int),
+        ("vtk", c_int), ("allow_initial_overlap", c_int), ("solver_tolerance", c_double),
     ]
 
 

@@ -98,6 +98,10 @@ uint64_t cm_model_fingerprint(const cmModel* m) {
   h = cm_fnv1a_u64(h, (uint64_t)m->opt.integrator);
   for (int k = 0; k < 3; k++)
     h = cm_fnv1a_u64(h, cm_double_bits(m->opt.gravity[k]));
+  /* a tolerance given changes the solves' last digits (auto leaves the fingerprint of the
+   * scenes written before the option existed) */
+  if (m->opt.solver_tolerance != CM_SOLVER_TOLERANCE_AUTO)
+    h = cm_fnv1a_u64(h, cm_double_bits(m->opt.solver_tolerance));
   for (int b = 0; b < m->nbody; b++) {
     int g = m->body_geom[b];
     h = cm_fnv1a_u64(h, (uint64_t)m->body_motion[b]);

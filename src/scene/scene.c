@@ -527,6 +527,14 @@ int cm_check_options(const cmOptions* o, cmCheck* c) {
   if (o->max_contacts < 1)
     return fail(c, "scene.max_contacts", "scene.max_contacts must be an integer >= 1 (got %ld)",
                 o->max_contacts);
+  if (o->solver_tolerance != CM_SOLVER_TOLERANCE_AUTO &&
+      !(o->solver_tolerance >= CM_SOLVER_TOLERANCE_MIN &&
+        o->solver_tolerance <= CM_SOLVER_TOLERANCE_MAX))
+    return fail(c, "scene.solver_tolerance",
+                "scene.solver_tolerance must be auto or a relative residual from %g to %g (got "
+                "%.10g): below it rounding ends the solve, above it the impulses are off by more "
+                "than that part of the momentum",
+                CM_SOLVER_TOLERANCE_MIN, CM_SOLVER_TOLERANCE_MAX, o->solver_tolerance);
   if (intr(c, "output.every", o->output_every, 1, -1)) return 1;
   return intr(c, "output.vtk", o->vtk, 0, 1);
 }

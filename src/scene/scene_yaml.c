@@ -519,11 +519,13 @@ enum {
   S_MAX_SPEED,
   S_MAX_CONTACTS,
   S_ALLOW_OVERLAP,
+  S_SOLVER_TOLERANCE,
   S_N
 };
 static const char* const scene_keys[] = {
     "name",       "timestep", "duration",  "steps",        "gravity",
-    "integrator", "substeps", "max_speed", "max_contacts", "allow_initial_overlap"};
+    "integrator", "substeps", "max_speed", "max_contacts", "allow_initial_overlap",
+    "solver_tolerance"};
 
 static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   const yaml_node_t* v[S_N];
@@ -576,6 +578,22 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   if (v[S_ALLOW_OVERLAP] &&
       get_bool(p, v[S_ALLOW_OVERLAP], "scene.allow_initial_overlap", &o->allow_initial_overlap))
     return -1;
+  if (v[S_SOLVER_TOLERANCE]) {
+    /* `auto` (CM_SOLVER_TOLERANCE_AUTO, 0 in the API), or a relative residual in range */
+    const yaml_node_t* nt = v[S_SOLVER_TOLERANCE];
+    if (nt->type == YAML_SCALAR_NODE && !strcmp(sval(nt), "auto")) {
+      record(p, "scene.solver_tolerance", nt);
+      o->solver_tolerance = CM_SOLVER_TOLERANCE_AUTO;
+    } else {
+      if (get_num(p, nt, "scene.solver_tolerance", "", &o->solver_tolerance)) return -1;
+      if (!(o->solver_tolerance >= CM_SOLVER_TOLERANCE_MIN &&
+            o->solver_tolerance <= CM_SOLVER_TOLERANCE_MAX))
+        return ERR(p, nt, CM_ERR_ARG,
+                   "scene.solver_tolerance must be auto or a relative residual from %g to %g "
+                   "(got %.10g)",
+                   CM_SOLVER_TOLERANCE_MIN, CM_SOLVER_TOLERANCE_MAX, o->solver_tolerance);
+    }
+  }
   return 0;
 }
 

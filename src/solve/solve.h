@@ -42,9 +42,9 @@ extern int cm_solve_delta;
 /* the Newton iterations an island may take before its solve counts as not converged (default
  * MAX_ITER = 1000; tests lower it to make a solve fail where it would converge later) */
 extern int cm_solve_max_iter;
-/* the relative momentum residual at which an island of rigid bodies has converged (default 1e-8;
- * islands with elements use 1e-10; solve_implicit.c, TOL_ELEMENTS); tests tighten it to compare
- * solver paths */
+/* the relative momentum residual at which an island of rigid bodies has converged where the
+ * scene's solver_tolerance is auto (default 1e-8; islands with elements use 1e-10;
+ * solve_implicit.c, TOL_ELEMENTS); tests tighten it to compare solver paths */
 extern double cm_solve_tol;
 
 #endif

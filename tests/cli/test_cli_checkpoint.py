@@ -178,6 +178,14 @@ def test_rejected_checkpoints(s):
     r = s.run("run", other, "-o", s.path("rej2"), "--restart", ckpt)
     expect_exit(r, 2, "restart with another scene")
     check(ckpt in r.stderr and "another scene" in r.stderr, "message %r" % r.stderr)
+    # the same scene with another solver tolerance: its solves end elsewhere, so the run would
+    # not be the one the checkpoint continues
+    text = open(scene(s)).read().replace("scene:\n", "scene:\n  solver_tolerance: 1.0e-12\n", 1)
+    check("solver_tolerance" in text, "the tolerance in the scene")
+    tight = s.write("boxes_tight.yaml", text)
+    r = s.run("run", tight, "-o", s.path("rej3"), "--restart", ckpt)
+    expect_exit(r, 2, "restart with another solver tolerance")
+    check(ckpt in r.stderr and "another scene" in r.stderr, "message %r" % r.stderr)
     # damaged files
     cases = {"truncated.bin": data[:-5], "flipped.bin": data[:100] + bytes([data[100] ^ 1]) + data[101:],
              "magic.bin": b"XX" + data[2:], "empty.bin": b""}

@@ -80,50 +80,96 @@ static double ground_force(const cmData* d) {
   return f;
 }
 
-static void test_pile_weight(void) {
+/* The pile of 5 layers (55 boxes, ka 5e10) resting for steps steps at the scene's solver
+ * tolerance tol (CM_SOLVER_TOLERANCE_AUTO or a value): over the last avg steps the mean upward
+ * force of the ground f, the pile's weight W and its rate of momentum change dp/dt, and the run's
+ * largest velocity, Newton iterations (mean, max), largest final residual and solve counts */
+typedef struct WeightRun {
+  double f, W, dpdt, vmax, mean, max_res;
+  int maxit, warn;
+  long solves, failed;
+} WeightRun;
+
+static WeightRun weight_run(double tol) {
   const int layers = 5, steps = 200, avg = 50;
+  WeightRun w;
+  memset(&w, 0, sizeof w);
   cmModel* m = pyramid(layers, 0.5);
   CHECK(m != NULL);
-  if (!m) return;
+  if (!m) return w;
   CHECK(m->nbody == 1 + 55);
   CHECK(cm_bchol_dense_max < 55); /* the sparse path */
+  m->opt.solver_tolerance = tol;
   cmData* d = cm_data_new(m);
   double mass = 0, fsum = 0, p0 = 0, p1 = 0;
   for (int b = 1; b < m->nbody; b++)
     mass += m->body_mass[b];
-  int maxit = 0;
   for (int i = 0; i < steps; i++) {
     if (i == steps - avg)
       for (int b = 1; b < m->nbody; b++)
         p0 += m->body_mass[b] * d->body_cvel[3 * b + 2];
     CHECK(cm_step(m, d) == CM_OK);
-    if (d->solver_iter > maxit) maxit = d->solver_iter;
+    if (d->solver_iter > w.maxit) w.maxit = d->solver_iter;
     if (i >= steps - avg) fsum += ground_force(d);
   }
-  double vmax = 0;
   for (int b = 1; b < m->nbody; b++) {
     p1 += m->body_mass[b] * d->body_cvel[3 * b + 2];
     for (int k = 0; k < 3; k++)
-      vmax = fmax(vmax, fabs(d->body_cvel[3 * b + k]));
+      w.vmax = fmax(w.vmax, fabs(d->body_cvel[3 * b + k]));
   }
-  double W = mass * 9.81, f = fsum / avg, dpdt = (p1 - p0) / (avg * m->opt.timestep);
-  double mean = d->solver_solves ? (double)d->solver_total_iter / (double)d->solver_solves : 0;
-  printf("  %d boxes, %d contacts in %d pairs: ground force / weight %.12f, dp/dt %.3g N, |v| "
-         "<= %.3g m/s, Newton iterations mean %.2f, max %d, residual <= %.2g\n",
-         m->nbody - 1, d->ncontact, d->npair, f / W, dpdt, vmax, mean, maxit,
-         d->solver_max_residual);
-  CHECK_REL(f, W + dpdt, 1e-9);
-  CHECK_REL(f, W, 1e-6);
-  CHECK(vmax < 1e-4);
+  w.W = mass * 9.81;
+  w.f = fsum / avg;
+  w.dpdt = (p1 - p0) / (avg * m->opt.timestep);
+  w.mean = d->solver_solves ? (double)d->solver_total_iter / (double)d->solver_solves : 0;
+  w.max_res = d->solver_max_residual;
+  w.warn = d->warning[CM_WARN_SOLVER];
+  w.solves = d->solver_solves;
+  w.failed = d->solver_failed_solves;
+  char ts[32] = "auto";
+  if (tol != CM_SOLVER_TOLERANCE_AUTO) snprintf(ts, sizeof ts, "%g", tol);
+  printf("  %d boxes, %d contacts in %d pairs, solver_tolerance %s: ground force / weight "
+         "%.12f, dp/dt %.3g N, |v| <= %.3g m/s, Newton iterations mean %.2f, max %d, residual "
+         "<= %.2g\n",
+         m->nbody - 1, d->ncontact, d->npair, ts, w.f / w.W, w.dpdt, w.vmax, w.mean, w.maxit,
+         w.max_res);
+  cm_data_free(d);
+  cm_model_free(m);
+  return w;
+}
+
+static void test_pile_weight(void) {
+  WeightRun w = weight_run(CM_SOLVER_TOLERANCE_AUTO);
+  CHECK_REL(w.f, w.W + w.dpdt, 1e-9);
+  CHECK_REL(w.f, w.W, 1e-6);
+  CHECK(w.vmax < 1e-4);
   /* every step's solve converged (the friction limits settled with the velocities), in few
    * Newton iterations: the pile rests, so after the first contact every step starts next to its
    * solution (mean measured 3.35, max 8) */
-  CHECK(d->warning[CM_WARN_SOLVER] == 0);
-  CHECK(d->solver_solves == steps && d->solver_failed_solves == 0);
-  CHECK(mean <= 8);
-  CHECK(maxit <= 100);
-  cm_data_free(d);
-  cm_model_free(m);
+  CHECK(w.warn == 0);
+  CHECK(w.solves == 200 && w.failed == 0);
+  CHECK(w.mean <= 8);
+  CHECK(w.maxit <= 100);
+}
+
+/* The scene's solver_tolerance is what each solve meets (docs/contact-laws.md, "The Newton
+ * tolerance"): at 1e-6, auto (1e-8 for these rigid boxes) and 1e-12 every final residual is
+ * within it, and the momentum balance of the resting pile (ground force against weight plus
+ * dp/dt, averaged over 50 steps) holds to it: each step's residual is below tol times the
+ * island's momentum scale, whose vertical part summed over the boxes is at most the weight's
+ * impulse. Tighter tolerances take more Newton iterations, never fewer. */
+static void test_pile_tolerance(void) {
+  const double tol[3] = {1e-6, CM_SOLVER_TOLERANCE_AUTO, 1e-12};
+  double mean[3];
+  for (int i = 0; i < 3; i++) {
+    WeightRun w = weight_run(tol[i]);
+    double t = tol[i] == CM_SOLVER_TOLERANCE_AUTO ? cm_solve_tol : tol[i];
+    CHECK(w.max_res <= t);
+    CHECK(fabs(w.f - (w.W + w.dpdt)) <= t * w.W);
+    CHECK(w.warn == 0 && w.failed == 0);
+    mean[i] = w.mean;
+  }
+  CHECK(mean[0] <= mean[1] && mean[1] <= mean[2]);
+  CHECK(mean[2] > mean[0]);
 }
 
 /* The symbolic analysis kept from step to step while an island's pattern holds
@@ -346,5 +392,6 @@ int main(void) {
   RUN(test_pile_kept_analysis);
   RUN(test_pile_dense_vs_sparse);
   RUN(test_pile_weight);
+  RUN(test_pile_tolerance);
   return test_report();
 }

@@ -28,6 +28,7 @@ int main(void) {
   FIELD(cmOptions, gravity) FIELD(cmOptions, integrator) FIELD(cmOptions, substeps)
   FIELD(cmOptions, output_every) FIELD(cmOptions, max_speed) FIELD(cmOptions, max_contacts)
   FIELD(cmOptions, vtk) FIELD(cmOptions, allow_initial_overlap)
+  FIELD(cmOptions, solver_tolerance)
 
   SIZE(cmGeomDef) FIELD(cmGeomDef, type) FIELD(cmGeomDef, radius) FIELD(cmGeomDef, refine)
   FIELD(cmGeomDef, size) FIELD(cmGeomDef, divisions) FIELD(cmGeomDef, file)

@@ -16,6 +16,11 @@ def test_options_round_trip():
     assert o["timestep"] == 2e-3 and o["gravity"] == (0, 0, -1.62) and o["substeps"] == "auto"
     s.set_options(integrator="explicit", substeps=3)
     assert s.options["integrator"] == "explicit" and s.options["substeps"] == 3
+    assert o["solver_tolerance"] == "auto"
+    s.set_options(solver_tolerance=1e-10)
+    assert s.options["solver_tolerance"] == 1e-10
+    with pytest.raises(comply.ArgumentError, match="solver_tolerance must be auto"):
+        comply.Scene("bad", solver_tolerance=1e-2).compile()
     s.add_body("ball", geom="sphere", radius=0.1, refine=1)
     m = s.compile()
     assert m.timestep == 2e-3 and m.steps == 7 and m.gravity == (0, 0, -1.62)

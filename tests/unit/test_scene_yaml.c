@@ -455,6 +455,22 @@ static void test_range_errors(void) {
   cm_scene_free(sa);
   t = "scene:\n  substeps: autom\n";
   EXPECT_ERR(t, CM_ERR_PARSE, 2, "scene.substeps", "'autom'");
+  /* solver_tolerance: auto, or a number in range; 0 in a file is not auto */
+  t = "scene:\n  solver_tolerance: 0\n";
+  EXPECT_ERR(t, CM_ERR_ARG, 2,
+             "scene.solver_tolerance must be auto or a relative residual from 1e-14 to 0.0001 "
+             "(got 0)",
+             NULL);
+  t = "scene:\n  solver_tolerance: 1.0e-3\n";
+  EXPECT_ERR(t, CM_ERR_ARG, 2, "scene.solver_tolerance must be auto", "(got 0.001)");
+  t = "scene:\n  solver_tolerance: fast\n";
+  EXPECT_ERR(t, CM_ERR_PARSE, 2, "scene.solver_tolerance", "'fast'");
+  CHECK(parse("scene: {solver_tolerance: auto}\n", &sa) == CM_OK && sa &&
+        sa->opt.solver_tolerance == CM_SOLVER_TOLERANCE_AUTO);
+  cm_scene_free(sa);
+  CHECK(parse("scene: {solver_tolerance: 1.0e-12}\n", &sa) == CM_OK && sa &&
+        sa->opt.solver_tolerance == 1e-12);
+  cm_scene_free(sa);
   t = "output:\n  every: 0\n";
   EXPECT_ERR(t, CM_ERR_ARG, 2, "output.every must be an integer >= 1", NULL);
 
