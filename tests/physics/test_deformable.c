@@ -121,10 +121,13 @@ static void test_column_self_weight(void) {
  * momentum about z and the largest |p|. `spin`: spinning about z at 30 rad/s (Neo-Hookean: it
  * stretches); else breathing (linear material: every node moving away from the centre at 2 m/s
  * per metre, a pure dilation). */
+static double g_free_tol = CM_SOLVER_TOLERANCE_AUTO; /* the scene's solver_tolerance */
+
 static void free_run(int spin, cmFemScheme scheme, double h, int steps, double* e_change,
                      double* e_max_growth, double* L_change, double* p_max) {
   cmScene* s = cm_scene_new("fem_free");
   s->opt.timestep = h;
+  s->opt.solver_tolerance = g_free_tol;
   cm_v3_set(s->opt.gravity, 0, 0, 0);
   cmBodyDef b = spin ? fem_box("body", 0.2, 0.05, 0.05, 4, 1, 1, CM_MATERIAL_NEO_HOOKEAN, 2e5, 0.3)
                      : fem_box("body", 0.1, 0.1, 0.1, 2, 2, 2, CM_MATERIAL_LINEAR, 2e5, 0.3);
@@ -174,6 +177,24 @@ static void test_energy_linear(void) {
   CHECK(de < -0.01);
   CHECK(grow <= 1e-12);
   CHECK(pmax < 1e-12);
+}
+
+/* The scene's solver_tolerance on an island with elements (docs/contact-laws.md, "The Newton
+ * tolerance"): below 1e-10, where the elements' residual stops, it is raised to 1e-10, so 1e-12
+ * gives auto's run exactly (and no unconverged solve); 1e-6 is taken as given, and the midpoint
+ * rule's energy, conserved to the solve's tolerance, drifts more. */
+static void test_energy_tolerance(void) {
+  double de[3], grow, dL, pmax;
+  const double tol[3] = {CM_SOLVER_TOLERANCE_AUTO, 1e-12, 1e-6};
+  for (int i = 0; i < 3; i++) {
+    g_free_tol = tol[i];
+    free_run(0, CM_FEM_MIDPOINT, 1e-3, 300, &de[i], &grow, &dL, &pmax);
+  }
+  g_free_tol = CM_SOLVER_TOLERANCE_AUTO;
+  printf("  breathing, midpoint: energy change %.2e (auto), %.2e (1e-12), %.2e (1e-6)\n", de[0],
+         de[1], de[2]);
+  CHECK(de[1] == de[0]);
+  CHECK(fabs(de[2]) > fabs(de[0]));
 }
 
 /* a spinning Neo-Hookean body: the midpoint rule conserves the angular momentum exactly (to the
@@ -596,6 +617,7 @@ int main(void) {
   RUN(test_free_fall);
   RUN_LONG(test_column_self_weight); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_energy_linear);
+  RUN(test_energy_tolerance);
   RUN(test_energy_spin);
   RUN(test_rayleigh);
   RUN(test_fixed_nodes);

@@ -415,10 +415,10 @@ static void test_joints_and_options(void) {
   CASE("scene.substeps must be an integer >= 1, or auto (got -1)", o.substeps = -1);
   CASE("output.every must be an integer >= 1 (got 0)", o.output_every = 0);
   CASE("scene.integrator must be one of implicit, explicit", o.integrator = (cmIntegrator)5);
-  CASE("scene.solver_tolerance must be auto or a relative residual from 1e-14 to 0.0001 (got "
+  CASE("scene.solver_tolerance must be auto or a relative residual from 1e-12 to 0.0001 (got "
        "1e-20)",
        o.solver_tolerance = 1e-20);
-  CASE("scene.solver_tolerance must be auto or a relative residual from 1e-14 to 0.0001 (got "
+  CASE("scene.solver_tolerance must be auto or a relative residual from 1e-12 to 0.0001 (got "
        "nan)",
        o.solver_tolerance = NAN);
 #undef CASE

@@ -458,7 +458,7 @@ static void test_range_errors(void) {
   /* solver_tolerance: auto, or a number in range; 0 in a file is not auto */
   t = "scene:\n  solver_tolerance: 0\n";
   EXPECT_ERR(t, CM_ERR_ARG, 2,
-             "scene.solver_tolerance must be auto or a relative residual from 1e-14 to 0.0001 "
+             "scene.solver_tolerance must be auto or a relative residual from 1e-12 to 0.0001 "
              "(got 0)",
              NULL);
   t = "scene:\n  solver_tolerance: 1.0e-3\n";
