@@ -44,20 +44,19 @@
  * normal impulses at the current iterate, then takes one Newton step on E for those limits with
  * an exact line search (the slope of E along a direction is monotone: safeguarded regula falsi).
  * The iteration stops when the gradient, with the limits of the iterate itself, is below tol of
- * the momentum scale (TOL_ELEMENTS below): the iterate then solves the whole system (until 2026-12-04 the limits also
- * had to repeat those of the iteration before, which cost a resting pile a second Newton
- * iteration per step after a first that landed within 1e-15). In the outer loop (below) the
- * limits lag, and it stops only once they no longer change (LIMIT_TOL of the largest, or what the
- * Newton tolerance resolves). Solving the
- * fixed point in an outer loop around complete Newton solves (the first design) cost 4-12 passes
- * of 1-50 Newton iterations each on piles; inside, the two converge together. Where friction
- * and the normal law are strongly coupled (a single corner with mu = 0.5 can do it: the friction
- * impulse tips the body, which lifts the corner, which removes the friction) the merged
- * iteration can cycle; after MERGED_ITER iterations the island falls back to the outer loop:
- * the limits change only once Newton has converged for them, mixed from the last AA_DEPTH
- * passes by Anderson acceleration (anderson_limits), since with stiff contacts and mu near 1 the
- * plain fixed point contracts slowly or not at all (S2 pile at ka 5e10: solves not converged
- * 241 -> 24 of 553, mean Newton iterations 136 -> 84).
+ * the momentum scale (TOL_ELEMENTS below): the iterate then solves the whole system (until
+ * 2026-12-04 the limits also had to repeat those of the iteration before, which cost a resting
+ * pile a second Newton iteration per step after a first that landed within 1e-15). In the outer
+ * loop (below) the limits lag, and it stops only once they no longer change (LIMIT_TOL of the
+ * largest, or what the Newton tolerance resolves). Solving the fixed point in an outer loop around
+ * complete Newton solves (the first design) cost 4-12 passes of 1-50 Newton iterations each on
+ * piles; inside, the two converge together. Where friction and the normal law are strongly coupled
+ * (a single corner with mu = 0.5 can do it: the friction impulse tips the body, which lifts the
+ * corner, which removes the friction) the merged iteration can cycle; after MERGED_ITER iterations
+ * the island falls back to the outer loop: the limits change only once Newton has converged for
+ * them, mixed from the last AA_DEPTH passes by Anderson acceleration (anderson_limits), since with
+ * stiff contacts and mu near 1 the plain fixed point contracts slowly or not at all (S2 pile at ka
+ * 5e10: solves not converged 241 -> 24 of 553, mean Newton iterations 136 -> 84).
  *
  * Coupled Newton steps. For fixed limits Newton converges quadratically, but the merged
  * iteration sets the limits from the last iterate: near the solution it contracts only at the
