@@ -58,8 +58,8 @@ CM_API cmOptions cm_options_default(void);
 #define CM_SUBSTEPS_AUTO_MAX 100
 /* cmOptions.solver_tolerance: chosen per solve (`solver_tolerance: auto`), and the range of a
  * value given: below 1e-12 rounding, not the residual, decides when a rigid solve ends (at
- * 1e-14 examples/falling_boxes.yaml took 11 Newton iterations per solve instead of 1.1, and the
- * run warned energy_growth; 1e-12 and 1e-13 ran as auto does), and beyond 1e-4 a step's
+ * 1e-14 examples/falling_boxes.yaml took 11 Newton iterations per solve instead of 1.1, its
+ * steps retried from rounding alone; 1e-12 and 1e-13 ran as auto does), and beyond 1e-4 a step's
  * impulses are off by a part in ten thousand of its momentum. A deformable body's elements
  * stop near 1e-10 (examples/cartilage_pad.yaml at 1e-12: residuals of 9e-11 and a
  * solver_not_converged warning per step), so their solves use at least 1e-10 */

@@ -13,7 +13,13 @@
  * solver_retries counts the retries. A solve that fails at h converges at h / 2 far more often:
  * the contact's own period is then better resolved (bench/README.md, "Retried steps"; every
  * unconverged step of the stiff pile's twelve variants converged at h / 2). With substeps: auto
- * the retry starts from that many sub-steps and may split further.
+ * the retry starts from that many sub-steps and may split further. A retry changes the integration,
+ * not the law: its laws stage gets the sub-step of the attempt before the split (h * split), so
+ * the step damping D = step_damping h K and min_period's bound are those of the step the user
+ * asked for. With the retry's own sub-step (until 2026-12-06) a retried impact step pushed the
+ * penetration its first attempt started from out with 2, 4, 8 times less damping: a box landing
+ * at 2.2 m/s left at 8.28 m/s after three retries, against 1.09 m/s at h; with the step's law,
+ * 1.30 m/s (docs/contact-laws.md, "Retried steps").
  * The state at the start of the step is saved; if the new state is not finite it is restored
  * and CM_ERR_NUMERIC returned, so a caller always holds the last good state. The per-step
  * scratch arena is reset at the start and at the end of the step (growing it if the step
@@ -172,7 +178,9 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     /* min_period's counts before this sub-step's rows, for a split that builds them again */
     long soft_rows = d->soft_rows;
     double soft_factor = d->soft_factor;
-    TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h));
+    /* the law of the step: on a retry, its step damping and min_period are the attempt's before
+     * the split (h * split), only the integration is finer (module comment) */
+    TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h * split));
     cmStabScan scan;
     cm_stability_scan(m, d, h, &scan);
     int rest = autosub ? auto_split(d, &scan, nsub - sub, taken) : 0;
@@ -185,7 +193,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
       t1 = m->opt.timestep * ((double)d->step + (f0 + (1 - f0) / nsub));
       d->soft_rows = soft_rows;
       d->soft_factor = soft_factor;
-      TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h));
+      TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h * split));
       cm_stability_scan(m, d, h, &scan);
     }
     if (cm_guard_explicit(m, d, h, &scan)) {
