@@ -30,7 +30,8 @@ static inline const double* cm_geom_areavec(const cmModel* m, const cmData* d, i
 }
 
 /* stage 2, broadphase: candidate body pairs whose world boxes overlap, filtered by the pair
- * table (broadphase.c) */
+ * table, less the pairs of meshes whose bounding balls are apart by more than rounding
+ * (broadphase.c) */
 void cm_stage_broadphase(const cmModel* m, cmData* d);
 
 /* stage 3, narrowphase: the contact points of every candidate pair, by the method of its rule

@@ -330,49 +330,8 @@ static int rigid_apart(const cmModel* m, const cmData* d, int a, int b, const do
   return cm_boxes_apart(A, B, R, t, eps);
 }
 
-/* Bounding balls far apart. Before the pair's rotation matrices are made, its bounding balls are
- * compared in the world frame, from the world boxes' centres (body_aabb: the world box of the
- * rotated body-frame box, centred on the rotated ball centre): on the S4 bed of 1000 spheres
- * 5,000 of the 6,400 candidate pairs of a step have their balls apart, and the matrices, the
- * pose and eps of rigid_apart cost more than such a test. It says apart only where
- * rigid_apart's exact test, in A's frame, says so too: its margin, 1e-6 of every size involved,
- * bounds that test's eps (1e-9 of the sizes) and the rounding of both many times over.
- * far_setup writes per body (5 doubles): the ball's world centre, its radius, and the sum of the
- * sizes the margin takes (the magnitudes of the world box, of the tree box, the radius); a
- * radius of -1 marks a body the test does not apply to (deformable, a plane, no faces). */
-static void far_setup(const cmModel* m, const cmData* d, double* far) {
-  for (int b = 0; b < m->nbody; b++) {
-    double* f = far + 5 * (size_t)b;
-    int g = m->body_geom[b];
-    f[3] = -1;
-    if (m->body_motion[b] == CM_MOTION_DEFORMABLE || m->geom_type[g] == CM_GEOM_PLANE ||
-        !m->geom_nface[g])
-      continue;
-    const double* A = d->body_aabb + 6 * b;
-    const double* la = ((const cmBvh*)m->geom_bvh + g)->node[0].box;
-    double size = m->geom_ball[4 * g + 3];
-    for (int k = 0; k < 3; k++) {
-      f[k] = 0.5 * (A[k] + A[3 + k]);
-      size += fabs(A[k]) + fabs(A[3 + k]) + fabs(la[k]) + fabs(la[3 + k]);
-    }
-    f[3] = m->geom_ball[4 * g + 3];
-    f[4] = size;
-  }
-}
-
-/* the balls of a and b apart beyond doubt (far_setup); 0 when unsure or not applicable */
-static inline int balls_far(const double* far, int a, int b) {
-  const double *fa = far + 5 * (size_t)a, *fb = far + 5 * (size_t)b;
-  if (fa[3] < 0 || fb[3] < 0) return 0;
-  double d0 = fb[0] - fa[0], d1 = fb[1] - fa[1], d2 = fb[2] - fa[2];
-  double size = 1 + fa[4] + fb[4] + fabs(d0) + fabs(d1) + fabs(d2);
-  double r = fa[3] + fb[3] + 1e-6 * size;
-  return d0 * d0 + d1 * d1 + d2 * d2 > r * r;
-}
-
 /* the jobs of candidate pair k (appended to jobs; returns the count) */
-static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, const double* far,
-                     Job* jobs) {
+static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, Job* jobs) {
   int a = cand[3 * k], b = cand[3 * k + 1];
   const cmRuleDef* rule = &m->rule[cand[3 * k + 2]];
   int ta = m->geom_type[m->body_geom[a]], tb = m->geom_type[m->body_geom[b]];
@@ -396,7 +355,6 @@ static int pair_jobs(const cmModel* m, const cmData* d, const int* cand, int k, 
     /* both bodies' rotation matrices, once for the pair's test and its one or two jobs (six
      * conversions of the quaternions were two: the S2 pile of 125 boxes at rest 0.2 % fewer
      * instructions in its run) */
-    if (far && balls_far(far, a, b)) return 0;
     double RA[9], RB[9];
     cm_quat_to_mat(RA, d->body_xquat + 4 * a);
     cm_quat_to_mat(RB, d->body_xquat + 4 * b);
@@ -928,12 +886,10 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
   int* pair_of_cand = cm_arena_alloc(&p->arena, (size_t)nc * sizeof *pair_of_cand);
   int* first_job = cm_arena_alloc(&p->arena, (size_t)nc * sizeof *first_job);
   int* slot = cm_arena_alloc(&p->arena, ((size_t)nc + 1) * sizeof *slot);
-  double* far = cm_arena_alloc(&p->arena, 5 * (size_t)m->nbody * sizeof *far);
-  if (!jobs || !pair_of_cand || !first_job || !slot || !far) {
+  if (!jobs || !pair_of_cand || !first_job || !slot) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
     return;
   }
-  far_setup(m, d, far);
   cmHit* hits = NULL;
   unsigned char* inside = NULL;
   long hits_cap = 0;
@@ -942,7 +898,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     long nhit = 0; /* queries of the slice's jobs */
     for (; k1 < nc && nj < slice && nhit < cm_narrowphase_slice_hits; k1++) {
       pair_of_cand[k1] = -1;
-      int n = pair_jobs(m, d, p->cand, k1, far, jobs + nj);
+      int n = pair_jobs(m, d, p->cand, k1, jobs + nj);
       first_job[k1] = n > 0 ? nj : -1;
       for (int j = nj; j < nj + n; j++)
         nhit += jobs[j].nvert;

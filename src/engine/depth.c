@@ -212,8 +212,9 @@ void cm_stage_depth(const cmModel* m, cmData* d) {
     }
     deep |= ratio > CM_DEEP_FRACTION;
   }
-  /* overlaps the method missed: a candidate pair of the broadphase (boxes overlapping) with no
-   * contact and one body's centre of mass inside the other (a bar that fell through another's
+  /* overlaps the method missed: a candidate pair of the broadphase (boxes overlapping, bounding
+   * balls not apart: bodies whose balls are apart do not touch) with no contact and one body's
+   * centre of mass inside the other (a bar that fell through another's
    * edge with method vertex, no vertex ever inside: silent before). Its depth is at least half
    * the thickness of the body whose centre is inside. */
   const cmDataPriv* p = cm_priv(d);
