@@ -48,6 +48,10 @@ typedef struct Island {
                             (KRYLOV_MAX x 6 nb: flexible GMRES); NULL on the factorised path */
   double *ub, *ds;       /* u before a coupled step, the plain Newton direction (6 nb each) */
   double *yb, *lb_limit; /* the rates (3 nr) and limits (nr) before a coupled step */
+  unsigned char* flag_b; /* the secant flags before a coupled step (nr) */
+  int g_fresh;           /* 1: g, rh and rany are those of u already (an accepted coupled step's
+                            merit computed them); imp2 their impulses' squared norm */
+  double imp2;
   double* y;             /* per row: rates along n, t1, t2 at u (nr x 3) */
   double* dy;            /* per row: the same along the direction (nr x 3) */
   double* Mb;            /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
