@@ -1544,8 +1544,9 @@ static void solve_island(Island* is) {
     y_fresh = 0;
     /* the merged iteration's limits are those of is->u itself, so the gradient below is the
      * whole system's: once it is within the tolerance, is->u is its solution whatever the
-     * limits were in the last iteration */
-    if (any_friction && !outer) update_limits(is);
+     * limits were in the last iteration (an accepted coupled step's merit set them at is->u,
+     * and its gradient: is->g_fresh) */
+    if (any_friction && !outer && !is->g_fresh) update_limits(is);
     int moved = 0;
     if (!gradient_hessian(is, pscale))
       return; /* an inverted element: cannot happen after the
