@@ -96,6 +96,12 @@ int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double
 int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
                  double* work, int setup);
 
+/* the symmetric block Gauss-Seidel preconditioner of cm_bchol_pcg on its own: set up from the
+ * diagonal blocks into work (as cm_bchol_pcg with setup; -1 if a block is not positive
+ * definite), and z = M^-1 r with it (r, z: 6 n, distinct) */
+int cm_bchol_sgs_setup(const cmBlockChol* c, double* work);
+void cm_bchol_sgs_apply(const cmBlockChol* c, const double* work, const double* r, double* z);
+
 /* the storage slot of the off-diagonal block (i, j) in original indices, -1 if i == j or not in
  * the pattern. The block stored is the lower one, (i, j) if iperm[i] > iperm[j], else (j, i). */
 int cm_bchol_slot(const cmBlockChol* c, int i, int j);

@@ -341,3 +341,15 @@ int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double
     memcpy(x + 6 * (size_t)c->perm[q], xp + 6 * (size_t)q, 6 * sizeof *x);
   return it;
 }
+
+int cm_bchol_sgs_setup(const cmBlockChol* c, double* work) {
+  size_t m = 6 * (size_t)c->n;
+  double* Ld = work + 3 * m;
+  for (int i = 0; i < c->n; i++)
+    if (!block_setup(c, i, Ld + 72 * (size_t)i)) return -1;
+  return 0;
+}
+
+void cm_bchol_sgs_apply(const cmBlockChol* c, const double* work, const double* r, double* z) {
+  precondition(c, work + 3 * 6 * (size_t)c->n, r, z);
+}

@@ -43,12 +43,15 @@ typedef struct Island {
   int* cS;               /* S (cs_max) */
   double* cxh;           /* per row of S: its unit slip direction xh and mu / R, fixed while one
                             coupled direction is formed (3 cs_max) */
-  double* kv;            /* the basis ((KRYLOV_MAX + 1) x 6 nb) */
-  double* kz;            /* on the conjugate-gradient path, A^-1 of each basis vector as computed
-                            (KRYLOV_MAX x 6 nb: flexible GMRES); NULL on the factorised path */
+  double* kv;            /* the basis ((KRYLOV_MAX + 1) x 6 nb; on the conjugate-gradient path
+                            direct_step's, (DIRECT_MAX + 1) x 6 nb) */
+  double* kz;            /* on the conjugate-gradient path, the preconditioned basis vectors of
+                            direct_step's GMRES (DIRECT_MAX x 6 nb); NULL on the factorised path */
   double *ub, *ds;       /* u before a coupled step, the plain Newton direction (6 nb each) */
   double *yb, *lb_limit; /* the rates (3 nr) and limits (nr) before a coupled step */
   unsigned char* flag_b; /* the secant flags before a coupled step (nr) */
+  double* gb;            /* the gradient before a direct step (6 nb; conjugate-gradient path) */
+  int direct_off;        /* 1: a direct step's GMRES did not converge in this solve: plain steps */
   int g_fresh;           /* 1: g, rh and rany are those of u already (an accepted coupled step's
                             merit computed them); imp2 their impulses' squared norm */
   double imp2;
@@ -73,7 +76,6 @@ typedef struct Island {
   int pcg;             /* 1: the Newton systems are solved by conjugate gradients on bc (an island
                           with deformable bodies' nodes, block_pcg.c), not factorised */
   double* pcg_work;
-  double* pcg_rhs; /* conjugate-gradient solves of the coupled step: the right side (6 nb) */
   int* slot;       /* per row: its off-diagonal block in bc (-1: none) */
   /* rows whose side B is a point of a deformable body's face (cmRow.fnode): four terms, A
    * then the face's three nodes, each a block (-1: not a variable) with a signed weight (A's

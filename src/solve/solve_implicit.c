@@ -98,14 +98,24 @@
  * conjugate gradients preconditioned by symmetric block Gauss-Seidel (cm_bchol_pcg) to the same
  * residual, with no factor (block_sparse decides): soft contacts (ka 1e7, s = 4 in the 1000-box
  * pile) make the Hessian nearly its mass blocks. The resting 1000-box pile: 0.51x the time per
- * step of the reused factor; stiff ones (ka 5e10, s 5000 times larger) keep the factor. The
- * coupled steps run there too, each product with A^-1 of their GMRES by conjugate gradients to
- * KRYLOV_CG_TOL (hess_solve): an inexact coupled direction, kept only when Armijo's rule accepts
- * it like the exact one (tighter solves, to the Newton direction's own tolerance, cost more than
- * the iterations they saved). Without them the merged iteration's linear rate (about 1/40 per
- * iteration near the solution) set the iterations of the big island: the S2 pile of 1000 boxes,
- * first 0.6 s, 15.8 -> 4.2 Newton iterations per step and 0.69x the time; at rest from 2 s 7.2
- * -> 3.7 and 0.90x; the sliding pile of physics/test_pile 31.0 -> 8.2 (since 2026-12-04).
+ * step of the reused factor; stiff ones (ka 5e10, s 5000 times larger) keep the factor.
+ *
+ * Direct steps. Coupled steps run on such an island too, or its big island converges at the
+ * merged iteration's linear rate (about 1/40 per iteration near the solution: the S2 pile of
+ * 1000 boxes needed 15.8 Newton iterations per step in its first 0.6 s without them, 4.2 with
+ * them; since 2026-12-04). Without a factor, the coupled system is solved directly: GMRES on the
+ * whole Jacobian J = A - U W V^T (J d = -g, every product one sparse product with A and one
+ * with the coupling), right-preconditioned by the same block Gauss-Seidel, to the plain
+ * direction's tolerance (direct_step); the step is taken whole when Armijo's rule on the merit
+ * accepts it, else the plain direction by conjugate gradients and its line search follow. Until
+ * 2026-12-06 the plain direction came first and the coupled correction d_s + A^-1 t after it,
+ * each product with A^-1 of that GMRES a run of conjugate gradients (to 1e-2, later 1e-1): on
+ * the S4 bed of 1000 spheres every one of its 2,643 coupled steps in 1 s was taken, so the plain
+ * direction served only as the correction's start, and those products took 1.8 conjugate-
+ * gradient iterations each on top of the plain direction's 2.3. The direct steps take 2.3 GMRES
+ * iterations each (2,355 steps, all taken): the bed's 1 s 0.907x the instructions, 3.12 -> 3.07
+ * Newton iterations per step. On the S2 pile of 1000 boxes 364 of 3,681 direct steps were not
+ * taken (the plain step then costs its own solve), about the same time.
  *
  * Delta assembly. On a block-sparse island of rigid bodies (hrow) the store keeps the mass
  * blocks and the rows' terms between iterations: the first gradient_hessian of a solve assembles
@@ -184,6 +194,7 @@
  * elements, whose residual stops near it (examples/cartilage_pad.yaml asked 1e-12: 9e-11, a
  * solver_not_converged warning and three retries per step). */
 #define TOL_ELEMENTS 1e-10
+
 /* 200 until the outer loop's restart (anderson_limits): then more iterations only cycled; with
  * it, the S2 pile of 125 boxes at ka 5e10 has 12 steps with an unconverged solve in 3 s at 200
  * and 1 at 1000, at the same mean iterations and time (four lattices, 2 s: 40, 10 at 400, 5) */
@@ -221,15 +232,16 @@
 #define KRYLOV_MAX 5
 #endif
 #define KRYLOV_TOL 1e-3
-/* on the conjugate-gradient path, each product of the coupled step's GMRES with A^-1 runs
- * conjugate gradients to KRYLOV_CG_TOL of its vector (flexible GMRES: the residual it minimises
- * is that of the products as computed, so a looser product costs a poorer Krylov space, never a
- * wrong direction; Armijo's rule decides the step). 1e-2 (REUSE_TOL) until 2026-12-06: those
- * products, from a vector concentrated on the sliding rows, took 3 times the iterations of the
- * plain direction's solve, and 9.2 % of the S4 bed's instructions against 6.5 % for the plain
- * directions. At 1e-1 the bed's 1 s takes 0.947x the instructions and 0.97x the time for 3.10 ->
- * 3.12 Newton iterations per step (bench/README.md, "The coupled step's products") */
-#define KRYLOV_CG_TOL 1e-1
+/* the direct coupled step of a conjugate-gradient island (direct_step): GMRES restarted every
+ * DIRECT_MAX iterations (the S4 bed of 1000 spheres takes 2.3 per step on average), at most
+ * DIRECT_CYCLES times; an island that needs more takes plain steps for the rest of its solve.
+ * Without the restarts the sliding pyramid of physics/test_pile, forced onto conjugate
+ * gradients at a stiffness the choice would factorise, took 14.5 Newton iterations per step
+ * instead of 7.9 */
+#ifndef DIRECT_MAX
+#define DIRECT_MAX 10
+#endif
+#define DIRECT_CYCLES 10
 #define ARMIJO 1e-4
 /* conjugate gradients (islands with deformable bodies' nodes, block_pcg.c): the relative
  * residual of each Newton system (an inexact Newton step; the Newton iteration's own test on
@@ -1182,21 +1194,12 @@ static void dense_solve(const double* H, int n, double* x) {
   }
 }
 
-/* x := A^-1 x with the island's factorised Hessian, or on the conjugate-gradient path by
- * conjugate gradients to KRYLOV_CG_TOL (an inexact product: the coupled step is kept only if
- * Armijo's rule accepts it); 0 if they fail */
-static int hess_solve(Island* is, double* x) {
-  if (is->H) {
+/* x := A^-1 x with the island's factorised Hessian (dense or block-sparse) */
+static void hess_solve(Island* is, double* x) {
+  if (is->H)
     dense_solve(is->H, 6 * is->nb, x);
-    return 1;
-  }
-  if (!is->pcg) {
+  else
     cm_bchol_solve(is->bc, x);
-    return 1;
-  }
-  memcpy(is->pcg_rhs, x, 6 * (size_t)is->nb * sizeof *x);
-  /* the preconditioner of this iteration's direction (newton_direction), on the same matrix */
-  return cm_bchol_pcg(is->bc, is->pcg_rhs, x, KRYLOV_CG_TOL, PCG_MAX_ITER, is->pcg_work, 0) >= 0;
 }
 
 /* out -= U W V^T x over the rows S (module comment): for each, mu / R times the normal rate of
@@ -1232,25 +1235,83 @@ static void coupling_sub(const Island* is, int ns, const double* x, double* out)
   }
 }
 
+/* One step of GMRES (coupled_direction, direct_step): w (the operator applied to basis vector
+ * k of V, n each) orthogonalised against V's vectors 0..k by modified Gram-Schmidt into column k
+ * of the Hessenberg matrix Hh (leading dimension ld), normalised into vector k + 1, column k
+ * rotated by the Givens rotations so far and a new one (cs, sn) that updates the residual
+ * vector e. Returns |w| before normalising (0: the Krylov space is exhausted). */
+static double gmres_step(double* Hh, int ld, double* cs, double* sn, double* e, const double* V,
+                         double* w, int n, int k) {
+  for (int i = 0; i <= k; i++) {
+    const double* vi = V + (size_t)i * n;
+    double h = 0;
+    for (int q = 0; q < n; q++)
+      h += w[q] * vi[q];
+    for (int q = 0; q < n; q++)
+      w[q] -= h * vi[q];
+    Hh[i * ld + k] = h;
+  }
+  double hn = 0;
+  for (int q = 0; q < n; q++)
+    hn += w[q] * w[q];
+  hn = sqrt(hn);
+  Hh[(k + 1) * ld + k] = hn;
+  if (hn > 0)
+    for (int q = 0; q < n; q++)
+      w[q] /= hn;
+  for (int i = 0; i < k; i++) {
+    double a = Hh[i * ld + k], b = Hh[(i + 1) * ld + k];
+    Hh[i * ld + k] = cs[i] * a + sn[i] * b;
+    Hh[(i + 1) * ld + k] = -sn[i] * a + cs[i] * b;
+  }
+  double a = Hh[k * ld + k], b = Hh[(k + 1) * ld + k], r = hypot(a, b);
+  cs[k] = r > 0 ? a / r : 1;
+  sn[k] = r > 0 ? b / r : 0;
+  Hh[k * ld + k] = r;
+  Hh[(k + 1) * ld + k] = 0;
+  e[k + 1] = -sn[k] * e[k];
+  e[k] = cs[k] * e[k];
+  return hn;
+}
+
+/* GMRES's coefficients y (kk) from the rotated triangle of Hh and e; 0 if it is singular */
+static int gmres_coeffs(const double* Hh, int ld, const double* e, int kk, double* y) {
+  for (int i = kk - 1; i >= 0; i--) {
+    double sacc = e[i];
+    for (int j = i + 1; j < kk; j++)
+      sacc -= Hh[i * ld + j] * y[j];
+    double d = Hh[i * ld + i];
+    if (!(fabs(d) > 0)) return 0;
+    y[i] = sacc / d;
+  }
+  return 1;
+}
+
 /* The coupled Newton direction (module comment) from the plain one d_s in is->du, with the
  * Hessian A factorised: d = d_s + A^-1 t, t from GMRES on (I - U W V^T A^-1) t = U W V^T d_s
  * (right-preconditioned: every vector of its Krylov space is in the span of U, so it ends in at
  * most |S| iterations; it stops at KRYLOV_TOL of |g|). Returns the rows coupled; 0 (du
  * unchanged) if none slides (or too many), or the coupling is below the tolerance already. */
-static int coupled_direction(Island* is) {
-  int ns = 0, n = 6 * is->nb;
+/* the sliding rows S at is->y into is->cS, is->cxh; their count, -1 if more than cs_max */
+static int sliding_rows(Island* is) {
+  int ns = 0;
   for (int k = 0; k < is->nr; k++) {
     double xh[2];
     if (!(is->row[k]->mu > 0) || !(is->limit[k] > 0) || !(normal_impulse(is, k, is->y[3 * k]) > 0))
       continue;
     if (!row_sliding(is, k, xh)) continue;
-    if (ns == is->cs_max) return 0;
+    if (ns == is->cs_max) return -1;
     is->cxh[3 * ns] = xh[0];
     is->cxh[3 * ns + 1] = xh[1];
     is->cxh[3 * ns + 2] = is->row[k]->mu / is->R[k];
     is->cS[ns++] = k;
   }
-  if (!ns) return 0;
+  return ns;
+}
+
+static int coupled_direction(Island* is) {
+  int n = 6 * is->nb, ns = sliding_rows(is);
+  if (ns <= 0) return 0;
   double gn = 0;
   for (int i = 0; i < n; i++)
     gn += is->g[i] * is->g[i];
@@ -1280,73 +1341,63 @@ static int coupled_direction(Island* is) {
     const double* vk = is->kv + (size_t)k * n;
     double* w = is->kv + (size_t)(k + 1) * n;
     memcpy(z, vk, (size_t)n * sizeof *z);
-    if (!hess_solve(is, z)) return 0;
-    if (is->kz) memcpy(is->kz + (size_t)k * n, z, (size_t)n * sizeof *z);
+    hess_solve(is, z);
     memcpy(w, vk, (size_t)n * sizeof *w);
     coupling_sub(is, ns, z, w);
-    for (int i = 0; i <= k; i++) {
-      const double* vi = is->kv + (size_t)i * n;
-      double h = 0;
-      for (int q = 0; q < n; q++)
-        h += w[q] * vi[q];
-      for (int q = 0; q < n; q++)
-        w[q] -= h * vi[q];
-      Hh[i * KRYLOV_MAX + k] = h;
-    }
-    double hn = 0;
-    for (int q = 0; q < n; q++)
-      hn += w[q] * w[q];
-    hn = sqrt(hn);
-    Hh[(k + 1) * KRYLOV_MAX + k] = hn;
-    if (hn > 0)
-      for (int q = 0; q < n; q++)
-        w[q] /= hn;
-    for (int i = 0; i < k; i++) {
-      double a = Hh[i * KRYLOV_MAX + k], b = Hh[(i + 1) * KRYLOV_MAX + k];
-      Hh[i * KRYLOV_MAX + k] = cs[i] * a + sn[i] * b;
-      Hh[(i + 1) * KRYLOV_MAX + k] = -sn[i] * a + cs[i] * b;
-    }
-    double a = Hh[k * KRYLOV_MAX + k], b = Hh[(k + 1) * KRYLOV_MAX + k], r = hypot(a, b);
-    cs[k] = r > 0 ? a / r : 1;
-    sn[k] = r > 0 ? b / r : 0;
-    Hh[k * KRYLOV_MAX + k] = r;
-    Hh[(k + 1) * KRYLOV_MAX + k] = 0;
-    e[k + 1] = -sn[k] * e[k];
-    e[k] = cs[k] * e[k];
+    double hn = gmres_step(Hh, KRYLOV_MAX, cs, sn, e, is->kv, w, n, k);
     kk = k + 1;
     if (fabs(e[k + 1]) <= tol || !(hn > 0)) break;
   }
   /* y from the triangle, t = V y, d = d_s + A^-1 t */
   double yk[KRYLOV_MAX] = {0};
-  for (int i = kk - 1; i >= 0; i--) {
-    double sacc = e[i];
-    for (int j = i + 1; j < kk; j++)
-      sacc -= Hh[i * KRYLOV_MAX + j] * yk[j];
-    double d = Hh[i * KRYLOV_MAX + i];
-    if (!(fabs(d) > 0)) return 0;
-    yk[i] = sacc / d;
-  }
-  /* A^-1 t: with the factor, one more solve on t = V y; on the conjugate-gradient path, whose
-   * solves are inexact (to KRYLOV_CG_TOL), from the solves already made, Z y with Z_i the computed
-   * A^-1 v_i (flexible GMRES: the residual GMRES minimised is then that of the direction taken,
-   * and a solve fewer per coupled direction) */
+  if (!gmres_coeffs(Hh, KRYLOV_MAX, e, kk, yk)) return 0;
+  /* A^-1 t: one more solve, on t = V y */
   memset(z, 0, (size_t)n * sizeof *z);
-  const double* basis = is->kz ? is->kz : is->kv;
   for (int i = 0; i < kk; i++) {
-    const double* vi = basis + (size_t)i * n;
+    const double* vi = is->kv + (size_t)i * n;
     for (int q = 0; q < n; q++)
       z[q] += yk[i] * vi[q];
   }
-  if (!is->kz && !hess_solve(is, z)) return 0;
+  hess_solve(is, z);
   for (int q = 0; q < n; q++)
     is->du[q] += z[q];
   return ns;
 }
 
+/* A trial of a whole step du from is->u (coupled_step, direct_step): u, its rates, limits and
+ * secant flags kept, then u moved and the flags cleared (a step taken leaves them so: the next
+ * Hessian is exact); the merit at the new u sets the rates, limits and gradient there. */
+static void trial_begin(Island* is) {
+  int n = 6 * is->nb;
+  memcpy(is->ub, is->u, (size_t)n * sizeof *is->ub);
+  memcpy(is->yb, is->y, 3 * (size_t)is->nr * sizeof *is->yb);
+  memcpy(is->lb_limit, is->limit, (size_t)is->nr * sizeof *is->lb_limit);
+  memcpy(is->flag_b, is->flag, (size_t)is->nr);
+  memset(is->flag, 0, (size_t)is->nr);
+  for (int i = 0; i < n; i++)
+    is->u[i] += is->du[i];
+}
+
+/* is the trial taken (Armijo's rule on the merit |g|^2 / 2, phi0 the start's)? If so the next
+ * iteration's gradient is the merit's; if not, u, the rates, limits and flags as before it (the
+ * rates computed again from u until 2026-12-06: the same numbers) */
+static int trial_end(Island* is, double phi0) {
+  int n = 6 * is->nb;
+  if (merit(is) <= (1 - 2 * ARMIJO) * phi0) {
+    is->ncoupled++;
+    is->g_fresh = 1;
+    return 1;
+  }
+  memcpy(is->u, is->ub, (size_t)n * sizeof *is->u);
+  memcpy(is->y, is->yb, 3 * (size_t)is->nr * sizeof *is->y);
+  memcpy(is->limit, is->lb_limit, (size_t)is->nr * sizeof *is->limit);
+  memcpy(is->flag, is->flag_b, (size_t)is->nr);
+  return 0;
+}
+
 /* One coupled Newton step from is->u (gradient is->g, Hessian factorised, plain direction in
- * is->du): taken whole if it decreases the merit |g|^2 / 2 (with the limits moving along) by
- * Armijo's rule; returns 1 if taken (is->u moved, the secant flags cleared: the next Hessian is
- * exact), 0 if not (is->u, is->y, the limits and is->du as on entry). */
+ * is->du): taken whole if it decreases the merit by Armijo's rule; returns 1 if taken (is->u
+ * moved), 0 if not (is->u, is->y, the limits and is->du as on entry). */
 static int coupled_step(Island* is) {
   int n = 6 * is->nb;
   double phi0 = 0;
@@ -1358,27 +1409,86 @@ static int coupled_step(Island* is) {
     memcpy(is->du, is->ds, (size_t)n * sizeof *is->du);
     return 0;
   }
-  memcpy(is->ub, is->u, (size_t)n * sizeof *is->ub);
-  memcpy(is->yb, is->y, 3 * (size_t)is->nr * sizeof *is->yb);
-  memcpy(is->lb_limit, is->limit, (size_t)is->nr * sizeof *is->lb_limit);
-  /* the flags a taken step clears, cleared for the merit's gradient (kept for a step not
-   * taken: flag_crossings reads them) */
-  memcpy(is->flag_b, is->flag, (size_t)is->nr);
-  memset(is->flag, 0, (size_t)is->nr);
-  for (int i = 0; i < n; i++)
-    is->u[i] += is->du[i];
-  if (merit(is) <= (1 - 2 * ARMIJO) * phi0) {
-    is->ncoupled++;
-    is->g_fresh = 1;
-    return 1;
-  }
-  /* back to the entry's state: u, the plain direction, and the rates and limits at u as they
-   * were (computed again from u until 2026-12-06: the same numbers) */
-  memcpy(is->u, is->ub, (size_t)n * sizeof *is->u);
+  trial_begin(is);
+  if (trial_end(is, phi0)) return 1;
   memcpy(is->du, is->ds, (size_t)n * sizeof *is->du);
-  memcpy(is->y, is->yb, 3 * (size_t)is->nr * sizeof *is->y);
-  memcpy(is->limit, is->lb_limit, (size_t)is->nr * sizeof *is->limit);
-  memcpy(is->flag, is->flag_b, (size_t)is->nr);
+  return 0;
+}
+
+/* One direct coupled Newton step on a conjugate-gradient island (module comment, "Direct
+ * steps"): GMRES on the whole Jacobian J = A - U W V^T (A the Hessian, U W V^T the sliding rows'
+ * coupling), J d = -g, right-preconditioned by A's symmetric block Gauss-Seidel M, from d = 0 to
+ * the plain direction's relative residual min(REUSE_TOL, max(PCG_TOL, sqrt(res))), restarted
+ * every DIRECT_MAX iterations, at most DIRECT_CYCLES times; the step d taken whole if Armijo's
+ * rule accepts it. Returns 1 if taken (is->u moved, its gradient computed), 0 if not (the state
+ * as on entry, the Hessian assembled; is->direct_off set when GMRES did not converge), -1 if a
+ * diagonal block is not positive definite. */
+static int direct_step(Island* is) {
+  int n = 6 * is->nb;
+  if (is->pending) assemble_hessian(is);
+  int ns = sliding_rows(is);
+  if (ns <= 0) return 0; /* J = A: the plain direction by conjugate gradients is the one */
+  if (cm_bchol_sgs_setup(is->bc, is->pcg_work)) return -1;
+  double gn = 0;
+  for (int i = 0; i < n; i++)
+    gn += is->g[i] * is->g[i];
+  double beta = sqrt(gn);
+  if (!(beta > 0)) return 0;
+  double eta = fmin(REUSE_TOL, fmax(PCG_TOL, sqrt(fmax(is->res, 1e-300))));
+  /* restarted GMRES(DIRECT_MAX): Arnoldi with modified Gram-Schmidt on J M^-1, the
+   * least-squares problem by Givens rotations; Z holds M^-1 v_k, so that d += Z y per cycle.
+   * r = -g - J d starts each cycle (d = 0 the first) */
+  double Hh[(DIRECT_MAX + 1) * DIRECT_MAX], cs[DIRECT_MAX], sn[DIRECT_MAX], e[DIRECT_MAX + 1];
+  double *V = is->kv, *Z = is->kz;
+  memset(is->du, 0, (size_t)n * sizeof *is->du);
+  for (int i = 0; i < n; i++)
+    V[i] = -is->g[i];
+  double rn = beta;
+  for (int cycle = 0;; cycle++) {
+    for (int i = 0; i < n; i++)
+      V[i] /= rn;
+    e[0] = rn;
+    int kk = 0;
+    for (int k = 0; k < DIRECT_MAX; k++) {
+      const double* vk = V + (size_t)k * n;
+      double* zk = Z + (size_t)k * n;
+      double* w = V + (size_t)(k + 1) * n;
+      cm_bchol_sgs_apply(is->bc, is->pcg_work, vk, zk);
+      cm_bchol_matvec(is->bc, zk, w);
+      coupling_sub(is, ns, zk, w);
+      double hn = gmres_step(Hh, DIRECT_MAX, cs, sn, e, V, w, n, k);
+      kk = k + 1;
+      if (fabs(e[k + 1]) <= eta * beta || !(hn > 0)) break;
+    }
+    double yk[DIRECT_MAX] = {0};
+    if (!gmres_coeffs(Hh, DIRECT_MAX, e, kk, yk)) return 0;
+    for (int i = 0; i < kk; i++) {
+      const double* zi = Z + (size_t)i * n;
+      for (int q = 0; q < n; q++)
+        is->du[q] += yk[i] * zi[q];
+    }
+    if (fabs(e[kk]) <= eta * beta) break;
+    if (cycle + 1 == DIRECT_CYCLES) {
+      is->direct_off = 1; /* stiffer than the cycles resolve: plain steps for this solve */
+      return 0;
+    }
+    /* the next cycle from the true residual r = -g - J d */
+    cm_bchol_matvec(is->bc, is->du, V);
+    coupling_sub(is, ns, is->du, V);
+    rn = 0;
+    for (int i = 0; i < n; i++) {
+      V[i] = -is->g[i] - V[i];
+      rn += V[i] * V[i];
+    }
+    rn = sqrt(rn);
+    if (!(rn > 0)) break;
+  }
+  /* the merit overwrites the gradient (and the rows' Hessians, which the next gradient_hessian
+   * computes again; the store keeps u's, assembled above): kept for a step not taken */
+  memcpy(is->gb, is->g, (size_t)n * sizeof *is->gb);
+  trial_begin(is);
+  if (trial_end(is, 0.5 * gn)) return 1;
+  memcpy(is->g, is->gb, (size_t)n * sizeof *is->g);
   return 0;
 }
 
@@ -1388,15 +1498,18 @@ static int coupled_setup(Island* is, int nf, cmArena* arena) {
   if (!cm_solve_coupled || !nf || is->fterm || is->ntet) return 0;
   int ns = nf;
   size_t n = 6 * (size_t)is->nb;
-  is->kz = NULL;
+  is->kz = is->gb = NULL;
+  /* the Krylov basis: the coupled step's on a factorised island, direct_step's (with its
+   * preconditioned vectors and the gradient kept) on a conjugate-gradient one */
+  size_t nk = is->pcg ? DIRECT_MAX : KRYLOV_MAX;
   if (is->pcg) {
-    is->pcg_rhs = cm_arena_alloc(arena, n * sizeof *is->pcg_rhs);
-    is->kz = cm_arena_alloc(arena, KRYLOV_MAX * n * sizeof *is->kz);
-    if (!is->pcg_rhs || !is->kz) return 1;
+    is->kz = cm_arena_alloc(arena, nk * n * sizeof *is->kz);
+    is->gb = cm_arena_alloc(arena, n * sizeof *is->gb);
+    if (!is->kz || !is->gb) return 1;
   }
   is->cS = cm_arena_alloc(arena, (size_t)ns * sizeof *is->cS);
   is->cxh = cm_arena_alloc(arena, 3 * (size_t)ns * sizeof *is->cxh);
-  is->kv = cm_arena_alloc(arena, (KRYLOV_MAX + 1) * n * sizeof *is->kv);
+  is->kv = cm_arena_alloc(arena, (nk + 1) * n * sizeof *is->kv);
   is->ub = cm_arena_alloc(arena, n * sizeof *is->ub);
   is->ds = cm_arena_alloc(arena, n * sizeof *is->ds);
   is->yb = cm_arena_alloc(arena, 3 * (size_t)is->nr * sizeof *is->yb);
@@ -1487,7 +1600,7 @@ static int newton_direction(Island* is) {
     for (int i = 0; i < n; i++)
       is->Mdu[i] = -is->g[i];
     double rtol = is->ntet ? PCG_TOL : fmin(REUSE_TOL, fmax(PCG_TOL, sqrt(fmax(is->res, 1e-300))));
-    is->fresh = 1; /* the coupled step's solves use the same matrix */
+    is->fresh = 1;
     return cm_bchol_pcg(is->bc, is->Mdu, is->du, rtol, PCG_MAX_ITER, is->pcg_work, 1) >= 0;
   }
   if (is->reuse && is->factored && is->last_cg <= REUSE_REFRESH) {
@@ -1545,7 +1658,7 @@ static void solve_island(Island* is) {
   is->aa_next = 0;
   is->factored = is->fresh = is->last_cg = is->assembled = is->pending = 0;
   is->nfactor = is->nreuse = is->ncoupled = 0;
-  is->g_fresh = 0;
+  is->g_fresh = is->direct_off = 0;
   int y_fresh = 0;
   for (int it = 0; it <= cm_solve_max_iter; it++) {
     is->iter = it;
@@ -1573,6 +1686,16 @@ static void solve_island(Island* is) {
       is->aa_n = -1;
       is->aa_next = 0;
     }
+    /* a conjugate-gradient island: first the direct coupled step (and if it is not taken, the
+     * plain one with its line search) */
+    if (is->pcg && is->cs_max && !outer && !is->direct_off) {
+      int r = direct_step(is);
+      if (r < 0) return;
+      if (r > 0) {
+        y_fresh = 1;
+        continue;
+      }
+    }
     /* Newton direction; if the elements' exact stiffness made the system indefinite, again
      * with it projected (the same gradient) */
     int ok = newton_direction(is);
@@ -1584,7 +1707,7 @@ static void solve_island(Island* is) {
     if (!ok) return;
     /* a coupled step taken leaves is->y at the new u (its merit computed them): the next
      * iteration does not compute them again */
-    if (is->cs_max && is->fresh && !outer && coupled_step(is)) {
+    if (is->cs_max && !is->pcg && is->fresh && !outer && coupled_step(is)) {
       y_fresh = 1;
       continue;
     }

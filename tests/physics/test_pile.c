@@ -269,8 +269,9 @@ static void test_pile_solver_paths(void) {
     d0->body_angvel[3 * b + 2] = 2.0 * ((b % 4) - 1.5);
   }
   /* paths: 0 plain (advances d0), 1 coupled, 2 coupled with the factor always reused, 3
-   * conjugate gradients (block Gauss-Seidel) instead of the factor, with coupled steps (their
-   * solves by conjugate gradients too), 4 conjugate gradients without; 1 to 4 step a copy of
+   * conjugate gradients (block Gauss-Seidel) instead of the factor, with coupled steps (direct
+   * ones: GMRES on the whole Jacobian with the same preconditioner), 4 conjugate gradients
+   * without; 1 to 4 step a copy of
    * d0's state. Per path: Newton iterations and the work counters; for 1 to 4 the largest
    * difference of a body's velocity (v, and w times the half size) to the plain step's */
   enum { NP = 5 };
