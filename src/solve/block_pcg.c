@@ -308,15 +308,25 @@ static int cg(const cmBlockChol* c, Precond pre, const double* ctx, double* x, d
   return it;
 }
 
+int cm_bchol_sgs_setup(const cmBlockChol* c, double* work) {
+  size_t m = 6 * (size_t)c->n;
+  double* Ld = work + 3 * m;
+  for (int i = 0; i < c->n; i++)
+    if (!block_setup(c, i, Ld + 72 * (size_t)i)) return -1;
+  return 0;
+}
+
+void cm_bchol_sgs_apply(const cmBlockChol* c, const double* work, const double* r, double* z) {
+  precondition(c, work + 3 * 6 * (size_t)c->n, r, z);
+}
+
 int cm_bchol_pcg(const cmBlockChol* c, const double* b, double* x, double rtol, int maxit,
                  double* work, int setup) {
   int n = c->n, conv;
   size_t m = 6 * (size_t)n;
   double *r = work, *z = work + m, *p = work + 2 * m, *Ld = work + 3 * m;
   /* the preconditioner: from the diagonal blocks, or as the last call left it */
-  if (setup)
-    for (int i = 0; i < n; i++)
-      if (!block_setup(c, i, Ld + 72 * (size_t)i)) return -1;
+  if (setup && cm_bchol_sgs_setup(c, work)) return -1;
   memset(x, 0, m * sizeof *x);
   memcpy(r, b, m * sizeof *r);
   double bn = sqrt(dot(b, b, m));
@@ -340,16 +350,4 @@ int cm_bchol_pcg_factor(const cmBlockChol* c, const double* b, double* x, double
   for (int q = 0; q < n; q++)
     memcpy(x + 6 * (size_t)c->perm[q], xp + 6 * (size_t)q, 6 * sizeof *x);
   return it;
-}
-
-int cm_bchol_sgs_setup(const cmBlockChol* c, double* work) {
-  size_t m = 6 * (size_t)c->n;
-  double* Ld = work + 3 * m;
-  for (int i = 0; i < c->n; i++)
-    if (!block_setup(c, i, Ld + 72 * (size_t)i)) return -1;
-  return 0;
-}
-
-void cm_bchol_sgs_apply(const cmBlockChol* c, const double* work, const double* r, double* z) {
-  precondition(c, work + 3 * 6 * (size_t)c->n, r, z);
 }
