@@ -93,7 +93,7 @@
  * iterations with a fresh factor. S2 pile of 1000 boxes at rest: 0.70x the time per step.
  *
  * Large islands by conjugate gradients. Where, moreover, one factorisation costs more than the
- * conjugate gradients a direction is expected to need (PCG_DECADES decades at sqrt(1 + s) each,
+ * conjugate gradients a direction is expected to need (PCG_DECADES times sqrt(1 + s) iterations,
  * s the island's stiffness ratio, stiffness_ratio), the island of rigid bodies is solved by
  * conjugate gradients preconditioned by symmetric block Gauss-Seidel (cm_bchol_pcg) to the same
  * residual, with no factor (block_sparse decides): soft contacts (ka 1e7, s = 4 in the 1000-box
@@ -248,9 +248,18 @@
  * the gradient decides convergence) and the iterations allowed */
 #define PCG_TOL 1e-6
 #define PCG_MAX_ITER 2000
-/* the decades of residual a Newton direction of a large rigid island asks of conjugate
- * gradients (to min(REUSE_TOL, sqrt(res)): 2 to 5), for the choice in block_sparse */
-#define PCG_DECADES 3
+/* the iterations a Newton direction of a large rigid island is expected to take, in units of
+ * sqrt(1 + s) (s its stiffness ratio), for the choice in block_sparse: conjugate gradients (and
+ * the direct coupled steps' GMRES) where that many iterations cost less than one factorisation.
+ * 3 (decades of residual at sqrt(1 + s) iterations each) until 2026-12-06, while the directions
+ * take fewer: 1.3 conjugate-gradient iterations to min(1e-2, sqrt(res)) on the resting 1000-box
+ * pile (s = 4.1: 0.6 units), 2.3 GMRES iterations per direct step on the S4 bed. At 2 the S4 bed
+ * of 512 spheres takes 0.938x the instructions, of 1000 spheres 0.974x, the S2 pile of 343 boxes
+ * 0.959x, while the kit's scenes of 125 bodies make the same choices as at 3, and so do the stiff
+ * piles (s thousands of times larger: they keep their factor) and the S2 pile at ka 1e8 and 1e9.
+ * At 1 the gains were about the same (0.901x, 0.973x, 0.955x) but the S4 bed of 125 spheres took
+ * 1.007x (bench/README.md, "The choice of conjugate gradients, again") */
+#define PCG_DECADES 2
 
 int cm_solve_coupled = 1;
 int cm_solve_delta = 1;
@@ -1855,7 +1864,7 @@ static int block_sparse(Island* is, cmArena* arena) {
     double cg = 72.0 * ((double)c->nnz_l + c->n) + 36.0 * (2.0 * c->ap[c->n] + c->n);
     is->reuse = c->flops > cm_solve_reuse_ratio * cg;
     /* conjugate gradients instead, where their expected iterations per Newton direction
-     * (PCG_DECADES decades at sqrt(1 + ratio) each) cost less than one factorisation */
+     * (PCG_DECADES times sqrt(1 + ratio)) cost less than one factorisation */
     double fcg = c->flops / cg, ratio = 0;
     int always = cm_solve_pcg_rigid == 2;
     int try_pcg = cm_solve_pcg_rigid && !is->fterm && !is->ntet && (always || fcg > PCG_DECADES);
