@@ -138,6 +138,13 @@ static const char* sval(const yaml_node_t* n) {
   return (const char*)n->data.scalar.value;
 }
 
+/* is n the scalar `auto` (a field that takes `auto` or a number)? Recorded as field if so. */
+static int is_auto(Parser* p, const yaml_node_t* n, const char* field) {
+  if (n->type != YAML_SCALAR_NODE || strcmp(sval(n), "auto")) return 0;
+  record(p, field, n);
+  return 1;
+}
+
 static int is_null(const yaml_node_t* n) {
   if (!n || n->type != YAML_SCALAR_NODE) return !n;
   if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
@@ -561,8 +568,7 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   if (v[S_SUBSTEPS]) {
     /* `auto` (CM_SUBSTEPS_AUTO, 0 in the API), or a count >= 1 stated explicitly */
     const yaml_node_t* ns = v[S_SUBSTEPS];
-    if (ns->type == YAML_SCALAR_NODE && !strcmp(sval(ns), "auto")) {
-      record(p, "scene.substeps", ns);
+    if (is_auto(p, ns, "scene.substeps")) {
       o->substeps = CM_SUBSTEPS_AUTO;
     } else {
       if (get_int(p, ns, "scene.substeps", &o->substeps)) return -1;
@@ -581,8 +587,7 @@ static int parse_scene(Parser* p, const yaml_node_t* n, cmScene* s) {
   if (v[S_SOLVER_TOLERANCE]) {
     /* `auto` (CM_SOLVER_TOLERANCE_AUTO, 0 in the API), or a relative residual in range */
     const yaml_node_t* nt = v[S_SOLVER_TOLERANCE];
-    if (nt->type == YAML_SCALAR_NODE && !strcmp(sval(nt), "auto")) {
-      record(p, "scene.solver_tolerance", nt);
+    if (is_auto(p, nt, "scene.solver_tolerance")) {
       o->solver_tolerance = CM_SOLVER_TOLERANCE_AUTO;
     } else {
       if (get_num(p, nt, "scene.solver_tolerance", "", &o->solver_tolerance)) return -1;
