@@ -210,6 +210,64 @@ static void test_corner_interlock(void) {
   cm_model_free(m);
 }
 
+/* Two box edges crossed deep (a pose from the S2 pile of 1000 boxes at rest at t = 3 s, bodies
+ * 67 and 167, where impacts during the collapse drove 399 pairs more than 3 mm into each
+ * other): a corner of each box and the middle vertex of the edge from it are inside the other
+ * box (the vertex contacts 6.3 to 13 mm deep, each to its nearest face), and the two edges cross
+ * 33.5 mm deep along their common normal, which is the separating-axis depth. The pieces of the
+ * two edges that cross are ridges with both ends inside, which step 3 leaves to their vertices,
+ * and the corner ridges next to them (one end inside) have their lines' closest points beyond
+ * their inside ends: until 2026-12-07 the pair had no edge contact, and its vertex contacts held
+ * it at 33.5 mm to the end of the run. The corner ridges are now followed along their straight
+ * chains (collide_edge.c, step 3, "Chains"): the pair gets one edge contact as deep as the
+ * separating-axis depth, along its axis, and with the lower box fixed and the upper one free
+ * under gravity the overlap falls below the law's depth of a box resting on an edge. */
+static void test_edge_interlock(void) {
+  cmScene* s = cm_scene_new("edge interlock");
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, -9.81);
+  const double q[2][4] = {{0.946888, -0.004445, 0.009328, -0.321397},
+                          {0.920377, 0.253323, 0.263401, -0.139120}};
+  const double x[2][3] = {{0.369685, 0.167560, 0.048950}, {0.342235, 0.225509, 0.139725}};
+  for (int i = 0; i < 2; i++) {
+    cmBodyDef b = scene_box(i ? "upper" : "lower", SIZE, SIZE, SIZE, 2);
+    if (i == 0) b.motion = CM_MOTION_FIXED;
+    memcpy(b.position, x[i], sizeof b.position);
+    double n = sqrt(q[i][0] * q[i][0] + q[i][1] * q[i][1] + q[i][2] * q[i][2] + q[i][3] * q[i][3]);
+    for (int k = 0; k < 4; k++)
+      b.orientation[k] = q[i][k] / n;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
+  }
+  cmModel* m = compile_with_rule(s, CM_METHOD_AUTO);
+  CHECK(m != NULL);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  double R[2][9], o0 = NAN, o = NAN, deepest_edge = 0;
+  for (int b = 0; b < 2; b++)
+    cm_quat_to_mat(R[b], d->body_xquat + 4 * b);
+  o0 = sat_overlap(d->body_cpos, R[0], d->body_cpos + 3, R[1]);
+  CHECK(cm_collide(m, d) == CM_OK);
+  for (int i = 0; i < d->ncontact; i++)
+    if (d->contact[i].flags & CM_CONTACT_EDGE) deepest_edge = fmax(deepest_edge, -d->contact[i].dist);
+  int steps = 0;
+  for (; steps < 200 && !(o <= sqrt(9.81 / (KA * SIZE))); steps++) {
+    CHECK(cm_step(m, d) == CM_OK);
+    for (int b = 0; b < 2; b++)
+      cm_quat_to_mat(R[b], d->body_xquat + 4 * b);
+    o = sat_overlap(d->body_cpos, R[0], d->body_cpos + 3, R[1]);
+  }
+  double edge = sqrt(9.81 / (KA * SIZE));
+  printf("  crossed edges: overlap %.2f mm at the start, its edge contact %.2f mm deep; below the "
+         "law's edge depth %.2f mm after %d ms\n",
+         1e3 * o0, 1e3 * deepest_edge, 1e3 * edge, steps);
+  CHECK(o0 > 30e-3);
+  CHECK(fabs(deepest_edge - o0) <= 0.01 * o0);
+  CHECK(o <= edge);
+  CHECK(steps <= 100);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* Flush faces: a box (0.1 m, 1 kg, divisions 2) resting on another, aligned, 10 mm off along x,
  * so that their y faces are flush (area_compliant, ka 1e7, friction 0.5). The law carries the
  * upper box's weight W on the overlap of the two faces, A = 0.09 x 0.1 m^2, at W / (ka A) =
@@ -255,6 +313,7 @@ static void test_flush_faces(void) {
 int main(void) {
   RUN(test_flush_faces);
   RUN(test_corner_interlock);
+  RUN(test_edge_interlock);
   RUN(test_default_holds);
   RUN(test_vertex_sinks);
   return test_report();

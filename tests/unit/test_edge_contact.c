@@ -461,6 +461,26 @@ static int ref_cross_around(const RefCtx* c, int side, const RefEdge* e, int v) 
   return 0;
 }
 
+/* the ridge of E (mesh side) that continues ridge e straight on through its vertex v (sharing
+ * v, its direction within a sine of 1e-6 of e's from its other vertex to v), or NULL */
+static const RefEdge* ref_chain(const RefCtx* c, int side, const RefEdge* E, int ne,
+                                const RefEdge* e, int v) {
+  const double* X = c->m->mesh_vert + 3 * (size_t)c->m->geom_vertadr[c->g[side]];
+  int u = e->e0 == v ? e->e1 : e->e0;
+  double d0[3], d1[3], x[3];
+  cm_v3_sub(d0, X + 3 * v, X + 3 * u);
+  for (int i = 0; i < ne; i++) {
+    const RefEdge* g = &E[i];
+    if (g == e || (g->e0 != v && g->e1 != v) || !ref_ridge(c, side, g)) continue;
+    int w = g->e0 == v ? g->e1 : g->e0;
+    cm_v3_sub(d1, X + 3 * w, X + 3 * v);
+    cm_v3_cross(x, d0, d1);
+    if (cm_v3_dot(d0, d1) > 0 && cm_v3_dot(x, x) <= 1e-12 * cm_v3_dot(d0, d0) * cm_v3_dot(d1, d1))
+      return g;
+  }
+  return NULL;
+}
+
 /* corner pairs the reference has given (below) */
 static int ref_ncorner;
 
@@ -485,10 +505,10 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   int n = 0, corner[4] = {0, 0, 0, 0};
   double corner_d = INFINITY;
   for (int i = 0; i < ne[0]; i++) {
-    const RefEdge* ea = &E[0][i];
-    if (inside[0][ea->e0] && inside[0][ea->e1]) continue;
+    const RefEdge* ei = &E[0][i];
+    if (inside[0][ei->e0] && inside[0][ei->e1]) continue;
     for (int j = 0; j < ne[1]; j++) {
-      const RefEdge* eb = &E[1][j];
+      const RefEdge *ea = ei, *eb = &E[1][j]; /* (a corner pair's chains may replace them) */
       if (inside[1][eb->e0] && inside[1][eb->e1]) continue;
       if (!ref_ridge(&c, 0, ea) && !ref_ridge(&c, 1, eb)) continue;
       int ab = 0, ba = 0;
@@ -519,6 +539,69 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       if (!(den > 1e-18 * aa * ee)) continue;
       double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
       double sa = (bb * ff - cc * ee) / den, ub = (aa * ff - bb * cc) / den;
+      /* a corner pair whose closest points lie beyond an inside endpoint: the ridges that
+       * continue the two straight on through their inside endpoints (chains), while the
+       * vertex passed is inside; the pair's depth is then capped at the chains' last inside
+       * vertices (va, vb) */
+      int va = inside[0][ea->e0] ? ea->e0 : ea->e1, vb = inside[1][eb->e0] ? eb->e0 : eb->e1;
+      if (is_corner && !(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) {
+        const RefEdge* ch[2] = {ea, eb};
+        int vin[2] = {va, vb}, ok = 1;
+        double st[2] = {sa, ub};
+        for (int s = 0; s < 2 && ok; s++)
+          for (int step = 0; step < 8; step++) {
+            const RefEdge* e = ch[s];
+            int beyond = (st[s] < -1e-9 && vin[s] == e->e0) || (st[s] > 1 + 1e-9 && vin[s] == e->e1);
+            if (!beyond) {
+              ok = st[s] >= -1e-9 && st[s] <= 1 + 1e-9;
+              break;
+            }
+            ch[s] = ref_chain(&c, s, E[s], ne[s], e, vin[s]);
+            if (!ch[s]) {
+              ok = 0;
+              break;
+            }
+            int wv = ch[s]->e0 == vin[s] ? ch[s]->e1 : ch[s]->e0;
+            if (inside[s][wv]) vin[s] = wv;
+            /* the same line: the parameter on the new piece from its lower vertex */
+            double x0[3], x1[3], y[3], dx[3];
+            ref_vert(&c, s, ch[s]->e0, x0);
+            ref_vert(&c, s, ch[s]->e1, x1);
+            ref_vert(&c, s, e->e0, y);
+            cm_v3_madd(y, y, s ? dB : dA, st[s]); /* the closest point on the line */
+            cm_v3_sub(dx, x1, x0);
+            cm_v3_sub(y, y, x0);
+            st[s] = cm_v3_dot(y, dx) / cm_v3_dot(dx, dx);
+            if (s)
+              cm_v3_copy(dB, dx);
+            else
+              cm_v3_copy(dA, dx);
+          }
+        if (!ok || (ch[0] == ea && ch[1] == eb)) continue;
+        ea = ch[0];
+        eb = ch[1];
+        va = vin[0];
+        vb = vin[1];
+        linked = 0;
+        /* the new pieces' closest points, computed from their own vertices */
+        ref_vert(&c, 0, ea->e0, a0);
+        ref_vert(&c, 0, ea->e1, a1);
+        ref_vert(&c, 1, eb->e0, b0);
+        ref_vert(&c, 1, eb->e1, b1);
+        cm_v3_sub(dA, a1, a0);
+        cm_v3_sub(dB, b1, b0);
+        cm_v3_sub(r, a0, b0);
+        cm_v3_cross(nn, dA, dB);
+        aa = cm_v3_dot(dA, dA);
+        ee = cm_v3_dot(dB, dB);
+        den = cm_v3_dot(nn, nn);
+        if (!(den > 1e-18 * aa * ee)) continue;
+        bb = cm_v3_dot(dA, dB);
+        cc = cm_v3_dot(dA, r);
+        ff = cm_v3_dot(dB, r);
+        sa = (bb * ff - cc * ee) / den;
+        ub = (aa * ff - bb * cc) / den;
+      }
       if (!(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) continue;
       cm_v3_madd(p0, a0, dA, fmin(fmax(sa, 0), 1));
       cm_v3_madd(p1, b0, dB, fmin(fmax(ub, 0), 1));
@@ -540,8 +623,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       double tb = (ref_ridge(&c, 1, eb) ? 15 : 60) * CM_PI / 180;
       double ta = (ref_ridge(&c, 0, ea) ? 15 : 60) * CM_PI / 180;
       if (ref_cone(&c, 1, eb, un) > tb || ref_cone(&c, 0, ea, um) > ta) continue;
-      int end_inside =
-          inside[0][ea->e0] || inside[0][ea->e1] || inside[1][eb->e0] || inside[1][eb->e1];
+      int end_inside = !linked || inside[0][ea->e0] || inside[0][ea->e1] || inside[1][eb->e0] ||
+                       inside[1][eb->e1];
       if (end_inside && !(ref_inside(&c, 1, p0) && ref_inside(&c, 0, p1))) continue;
       if (!linked) {
         /* the nearest corner pair whose distance is at most 1.25 times its depth capped across
@@ -549,8 +632,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
          * kernel's */
         int q[4] = {ea->e0, ea->e1, eb->e0, eb->e1};
         double dd = cm_v3_norm(w);
-        double cap = ref_corner_depth(&c, ea, eb, inside[0][ea->e0] ? ea->e0 : ea->e1,
-                                      inside[1][eb->e0] ? eb->e0 : eb->e1, dd);
+        double cap = ref_corner_depth(&c, ea, eb, va, vb, dd);
         if (!(dd <= 1.25 * cap)) continue;
         if (dd < corner_d || (dd == corner_d && ref_pair_cmp(q, corner) < 0)) {
           corner_d = dd;
