@@ -91,10 +91,14 @@
  *    ridge is replaced by the ridge that continues it straight on through that endpoint (its
  *    direction within a sine of 1e-6; chain_next, walking the faces around the vertex), while
  *    the closest point lies beyond, and the caps at the corners take the chain's last inside
- *    vertex. The pair found is a corner pair as above (the nearest kept, the same caps and
- *    slack); physics/test_pile_overlap's crossed edges get one edge contact as deep as the
- *    separating-axis depth, along its axis. unit/test_edge_contact's brute-force reference
- *    follows the same rule.
+ *    vertex. Such a pair need not be linked at the corners (the corner ridge next to a piece
+ *    that crosses leaves the other body wherever that piece's position puts it, not through a
+ *    face at the other's corner): any two corner ridges are candidates for a chain, and only
+ *    those whose closest points do lie beyond an inside endpoint are followed. The pair found
+ *    is a corner pair as above (the nearest kept, the same caps and slack, its closest points
+ *    inside both bodies); physics/test_pile_overlap's crossed edges get one edge contact as
+ *    deep as the separating-axis depth, along its axis. unit/test_edge_contact's brute-force
+ *    reference follows the same rule.
  * 4. Geometry of a pair, with dA = a1 - a0, dB = b1 - b0, r = a0 - b0:
  *      den = |dA x dB|^2 = (dA.dA)(dB.dB) - (dA.dB)^2,
  *      s = ((dA.dB)(dB.r) - (dB.dB)(dA.r)) / den,  u = ((dA.dA)(dB.r) - (dA.dB)(dA.r)) / den,
@@ -133,7 +137,8 @@ typedef struct Cand {
   int a0, a1, b0, b1;
   int fa, ka, fb, kb;
   /* two corner ridges (one endpoint inside the other body each), listed as such: 1, plus 2 if
-   * A's inside endpoint is a1 (else a0), plus 4 if B's is b1; 0 otherwise */
+   * A's inside endpoint is a1 (else a0), plus 4 if B's is b1, plus 8 if they are not linked at
+   * the corners (a pair for the chains only: step 3); 0 otherwise */
   int corner;
   /* listed from a crossing (step 2): 1 if A's edge is a ridge found crossing fb (a face at B's
    * edge), 2 if B's edge is one found crossing fa; 0 for a corner listing */
@@ -693,6 +698,15 @@ static int line_params(const Ctx* c, const Cand* C, double* s, double* u) {
   return 1;
 }
 
+/* is hit x before hit y in the (eA, eB) order of the output? */
+static int hit_before(const cmEdgeHit* x, const cmEdgeHit* y) {
+  const int p[4] = {x->ea[0], x->ea[1], x->eb[0], x->eb[1]};
+  const int q[4] = {y->ea[0], y->ea[1], y->eb[0], y->eb[1]};
+  for (int k = 0; k < 4; k++)
+    if (p[k] != q[k]) return p[k] < q[k];
+  return 0;
+}
+
 /* The ridge of mesh side that continues the ridge u-v straight on beyond v (its direction within
  * a sine of CHAIN_SINE of v - u: the next piece of a subdivided box edge), found by walking the
  * faces around v from face f (which has v); returns its far vertex, with a face fo holding it as
@@ -719,6 +733,26 @@ static int chain_next(const Ctx* c, int side, int f, int u, int v, int* fo, int*
     if (f == start) break;
   }
   return -1;
+}
+
+/* do the closest points of corner pair C's lines lie beyond an inside endpoint of its ridges
+ * (bits as Cand.corner), and on neither beyond an outside one? (chain_corner's first test) */
+static int chain_needed(const Ctx* c, const Cand* C, int bits) {
+  const double tol = 1e-9;
+  double st[2];
+  if (!line_params(c, C, &st[0], &st[1])) return 0;
+  int beyond = 0;
+  for (int s = 0; s < 2; s++) {
+    int hi_in = bits >> (1 + s) & 1; /* the inside endpoint is the higher vertex (parameter 1) */
+    if (st[s] < -tol) {
+      if (hi_in) return 0;
+      beyond = 1;
+    } else if (st[s] > 1 + tol) {
+      if (!hi_in) return 0;
+      beyond = 1;
+    }
+  }
+  return beyond;
 }
 
 /* A pair of corner ridges whose lines' closest points lie beyond the inside endpoint of either
@@ -858,12 +892,16 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   for (int i = 0; i < ncorner[0]; i++) {
     if (!reserve(arena, &cand, &cap, nc + ncorner[1])) return -1;
     for (int j = 0; j < ncorner[1]; j++) {
-      if (!crosses_around(&c, 0, &corner[0][i], corner[1][j].vin) ||
-          !crosses_around(&c, 1, &corner[1][j], corner[0][i].vin))
-        continue;
+      /* not linked at the corners: listed for the chains only (bit 8; module comment, step 3,
+       * "Chains") */
+      int around = crosses_around(&c, 0, &corner[0][i], corner[1][j].vin) &&
+                   crosses_around(&c, 1, &corner[1][j], corner[0][i].vin);
       const int *x = corner[0][i].r, *y = corner[1][j].r;
-      int bits = 1 | (corner[0][i].vin == x[1]) << 1 | (corner[1][j].vin == y[1]) << 2;
-      cand[nc++] = (Cand){x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], bits, 0};
+      int bits = 1 | (corner[0][i].vin == x[1]) << 1 | (corner[1][j].vin == y[1]) << 2 |
+                 (!around) << 3;
+      Cand cd = {x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], bits, 0};
+      if (!around && !chain_needed(&c, &cd, bits)) continue; /* (the same pairs, fewer listed) */
+      cand[nc++] = cd;
     }
   }
   if (nc == 0) return 0;
@@ -893,16 +931,17 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
      * step listed 2.4 candidates per distinct pair that passed it. */
     double G[10];
     Edge ea, eb; /* (its edges, as edge_contact found them) */
-    int chain = 0, vin[2];
-    if (!edge_contact(&c, &cand[k], G, G + 3, G + 6, G + 9, &ea, &eb)) {
+    /* (one call of edge_contact, kept inline: two cost 1.08x the search's instructions) */
+    int chain = 0, vin[2], found;
+    Cand x = cand[k];
+    while (!(found = edge_contact(&c, &x, G, G + 3, G + 6, G + 9, &ea, &eb)) && !chain) {
       /* a pair of corner ridges: along the chains of ridges through their inside ends */
-      Cand x = cand[k];
-      if (!is_corner || !chain_corner(&c, &x, is_corner, vin) ||
-          !edge_contact(&c, &x, G, G + 3, G + 6, G + 9, &ea, &eb))
-        continue;
+      if (!is_corner || !chain_corner(&c, &x, is_corner, vin)) break;
       chain = 1;
       plain = 0; /* a chain's ridges are not linked: both their ends may be inside */
     }
+    if (!found) continue;
+    if (!chain && (is_corner & 8)) is_corner = 0; /* listed for a chain it does not need */
     const double *p0 = G, *p1 = G + 3, *n = G + 6, area = G[9];
     /* the crossings, then the inside queries */
     double w[3];
@@ -968,6 +1007,17 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     cm_m3_mulv(h->p1, RA, p1);
     cm_v3_add(h->p1, h->p1, d->body_xpos + 3 * a);
     cm_m3_mulv(h->n, RA, n);
+  }
+  /* a corner pair found along chains has other edges than its listing: into its place in the
+   * (eA, eB) order of the hits (the others are in it: their runs were) */
+  if (best >= 0) {
+    cmEdgeHit x = hit[best];
+    int at = best;
+    for (; at > 0 && hit_before(&x, &hit[at - 1]); at--)
+      hit[at] = hit[at - 1];
+    for (; at + 1 < nh && hit_before(&hit[at + 1], &x); at++)
+      hit[at] = hit[at + 1];
+    hit[at] = x;
   }
   *out = hit;
   return nh;

@@ -518,13 +518,15 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         ba |= ref_cross(&c, 1, eb, ea->f[k]);
       /* unlinked: a pair of corner ridges (each a ridge with exactly one endpoint inside the
        * other body), of which only the nearest is kept (below) */
-      int is_corner = ref_ridge(&c, 0, ea) && ref_ridge(&c, 1, eb) &&
-                      inside[0][ea->e0] != inside[0][ea->e1] &&
-                      inside[1][eb->e0] != inside[1][eb->e1] &&
+      /* (any two corner ridges may lead to a chain pair, below) */
+      int corner_ridges = ref_ridge(&c, 0, ea) && ref_ridge(&c, 1, eb) &&
+                          inside[0][ea->e0] != inside[0][ea->e1] &&
+                          inside[1][eb->e0] != inside[1][eb->e1];
+      int is_corner = corner_ridges &&
                       ref_cross_around(&c, 0, ea, inside[1][eb->e0] ? eb->e0 : eb->e1) &&
                       ref_cross_around(&c, 1, eb, inside[0][ea->e0] ? ea->e0 : ea->e1);
       int linked = ab && ba;
-      if (!linked && !is_corner) continue;
+      if (!linked && !corner_ridges) continue;
       /* closest points of the two lines, inside both segments (1e-9 of their lengths) */
       double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], nn[3], p0[3], p1[3], w[3];
       ref_vert(&c, 0, ea->e0, a0);
@@ -544,7 +546,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
        * vertex passed is inside; the pair's depth is then capped at the chains' last inside
        * vertices (va, vb) */
       int va = inside[0][ea->e0] ? ea->e0 : ea->e1, vb = inside[1][eb->e0] ? eb->e0 : eb->e1;
-      if (is_corner && !(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) {
+      if (corner_ridges && !(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) {
         const RefEdge* ch[2] = {ea, eb};
         int vin[2] = {va, vb}, ok = 1;
         double st[2] = {sa, ub};
@@ -583,6 +585,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         va = vin[0];
         vb = vin[1];
         linked = 0;
+        is_corner = 1;
         /* the new pieces' closest points, computed from their own vertices */
         ref_vert(&c, 0, ea->e0, a0);
         ref_vert(&c, 0, ea->e1, a1);
@@ -603,6 +606,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         ub = (aa * ff - bb * cc) / den;
       }
       if (!(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) continue;
+      if (!linked && !is_corner) continue; /* corner ridges not linked at the corners */
       cm_v3_madd(p0, a0, dA, fmin(fmax(sa, 0), 1));
       cm_v3_madd(p1, b0, dB, fmin(fmax(ub, 0), 1));
       /* n along dA x dB from p1 to p0's side reversed: (p0 - p1) . n <= 0; it must lead out
