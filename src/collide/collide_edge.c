@@ -64,9 +64,9 @@
  *    S2 pile of 125 boxes 10.6 mm inside each other to the end of the run, the vertex contacts
  *    2.3 and 2.8 mm deep. So a corner ridge (a ridge with exactly one endpoint inside the other
  *    body: it crosses the other surface an odd number of times, and the inside tests confirm
- *    it) pairs with a corner ridge of the other body when each crosses a face at the other's
- *    inside endpoint ("linked at the corners"). Such a pair that passes step 4 with its closest
- *    points inside is capped also by the projected overlaps across the faces at both corners
+ *    it) pairs with every corner ridge of the other body. Such a pair that passes step 4 with
+ *    its closest points inside is capped also by the projected overlaps across the faces at both
+ *    corners
  *    (vertex_depth_cap), which bound the separating depth where the faces at its edges do not,
  *    and kept only if its closest points are at most CORNER_SLACK (1.25) times that depth
  *    apart: its own axis is then about the least overlap known, the direction the bodies
@@ -78,7 +78,16 @@
  *    4x4x8, 5x4x6, t = 1 to 3 s) the deepest box-box overlap averages 2.7, 2.9, 2.5, 4.1 mm
  *    and ends at 2.6, 2.7, 1.5, 3.6 mm, against 10.6, 19.2, 1.9, 2.3 and 10.6, 18.8, 1.3,
  *    1.8 mm before. In unit/test_method_accuracy's random poses every corner pair was up to 9
- *    times the overlap before the cap and the slack, none beyond twice with them.
+ *    times the overlap before the cap and the slack, none beyond twice with them. Until
+ *    2026-12-07 two corner ridges paired only when each crossed a face at the other's inside
+ *    endpoint ("linked at the corners"); in the S2 pile of 1000 boxes two corners interlocked
+ *    27.7 mm deep (the separating-axis depth) had one such pair, which step 4 rejects (its
+ *    normal leads into B at eB), while the pair of ridges along the separating axis crosses no
+ *    face at the other's corner. The caps, the slack and the nearest choice are what keep a
+ *    corner pair to the separating direction; with every pair of corner ridges listed that
+ *    pose gets a contact 27.7 mm deep, and unit/test_edge_contact's random poses give a corner
+ *    pair in 114 of 300 (15 before), none deeper than twice the overlap
+ *    (unit/test_method_accuracy).
  *    Chains. A box of 2 or more divisions splits each edge into collinear ridges. Where two box
  *    edges cross deep, the corner of each and the next vertex along its edge inside the other
  *    box, the pieces that cross have both endpoints inside (no pair), and the corner ridges
@@ -91,14 +100,10 @@
  *    ridge is replaced by the ridge that continues it straight on through that endpoint (its
  *    direction within a sine of 1e-6; chain_next, walking the faces around the vertex), while
  *    the closest point lies beyond, and the caps at the corners take the chain's last inside
- *    vertex. Such a pair need not be linked at the corners (the corner ridge next to a piece
- *    that crosses leaves the other body wherever that piece's position puts it, not through a
- *    face at the other's corner): any two corner ridges are candidates for a chain, and only
- *    those whose closest points do lie beyond an inside endpoint are followed. The pair found
- *    is a corner pair as above (the nearest kept, the same caps and slack, its closest points
- *    inside both bodies); physics/test_pile_overlap's crossed edges get one edge contact as
- *    deep as the separating-axis depth, along its axis. unit/test_edge_contact's brute-force
- *    reference follows the same rule.
+ *    vertex. The pair found is a corner pair as above (the nearest kept, the same caps and
+ *    slack, its closest points inside both bodies); physics/test_pile_overlap's crossed edges
+ *    get one edge contact as deep as the separating-axis depth, along its axis.
+ *    unit/test_edge_contact's brute-force reference follows the same rules.
  * 4. Geometry of a pair, with dA = a1 - a0, dB = b1 - b0, r = a0 - b0:
  *      den = |dA x dB|^2 = (dA.dA)(dB.dB) - (dA.dB)^2,
  *      s = ((dA.dB)(dB.r) - (dB.dB)(dA.r)) / den,  u = ((dA.dA)(dB.r) - (dA.dB)(dA.r)) / den,
@@ -137,8 +142,7 @@ typedef struct Cand {
   int a0, a1, b0, b1;
   int fa, ka, fb, kb;
   /* two corner ridges (one endpoint inside the other body each), listed as such: 1, plus 2 if
-   * A's inside endpoint is a1 (else a0), plus 4 if B's is b1, plus 8 if they are not linked at
-   * the corners (a pair for the chains only: step 3); 0 otherwise */
+   * A's inside endpoint is a1 (else a0), plus 4 if B's is b1; 0 otherwise */
   int corner;
   /* listed from a crossing (step 2): 1 if A's edge is a ridge found crossing fb (a face at B's
    * edge), 2 if B's edge is one found crossing fa; 0 for a corner listing */
@@ -632,20 +636,8 @@ static int near_ridges(Ctx* c, int side, cmArena* arena, int** list) {
  * of the other mesh it crosses (an odd number) */
 typedef struct Corner {
   int r[4]; /* e0, e1, face, local edge (as in the ridge lists) */
-  int vin;
-  const int* g;
-  int ng;
+  int vin;  /* its endpoint inside the other body */
 } Corner;
-
-/* does one of the faces (of the other mesh) that corner ridge x crosses have the vertex v? */
-static int crosses_around(const Ctx* c, int side, const Corner* x, int v) {
-  const int* F = c->f[1 - side];
-  for (int i = 0; i < x->ng; i++) {
-    const int* G = F + 3 * x->g[i];
-    if (G[0] == v || G[1] == v || G[2] == v) return 1;
-  }
-  return 0;
-}
 
 /* room for need candidates in the array of capacity *cap, grown to twice need when short; 0
  * without memory */
@@ -733,26 +725,6 @@ static int chain_next(const Ctx* c, int side, int f, int u, int v, int* fo, int*
     if (f == start) break;
   }
   return -1;
-}
-
-/* do the closest points of corner pair C's lines lie beyond an inside endpoint of its ridges
- * (bits as Cand.corner), and on neither beyond an outside one? (chain_corner's first test) */
-static int chain_needed(const Ctx* c, const Cand* C, int bits) {
-  const double tol = 1e-9;
-  double st[2];
-  if (!line_params(c, C, &st[0], &st[1])) return 0;
-  int beyond = 0;
-  for (int s = 0; s < 2; s++) {
-    int hi_in = bits >> (1 + s) & 1; /* the inside endpoint is the higher vertex (parameter 1) */
-    if (st[s] < -tol) {
-      if (hi_in) return 0;
-      beyond = 1;
-    } else if (st[s] > 1 + tol) {
-      if (!hi_in) return 0;
-      beyond = 1;
-    }
-  }
-  return beyond;
 }
 
 /* A pair of corner ridges whose lines' closest points lie beyond the inside endpoint of either
@@ -869,8 +841,6 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
         Corner* x = &corner[s][ncorner[s]++];
         memcpy(x->r, rl + 4 * i, sizeof x->r);
         x->vin = vertex_inside(&c, s, rl[4 * i]) ? rl[4 * i] : rl[4 * i + 1];
-        x->g = g;
-        x->ng = ng;
       }
       if (!reserve(arena, &cand, &cap, nc + 3 * ng)) return -1;
       for (int j = 0; j < ng; j++) {
@@ -888,20 +858,13 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       }
     }
   }
-  /* the pairs of corner ridges linked at their corners (module comment, step 3) */
+  /* the pairs of corner ridges (module comment, step 3) */
   for (int i = 0; i < ncorner[0]; i++) {
     if (!reserve(arena, &cand, &cap, nc + ncorner[1])) return -1;
     for (int j = 0; j < ncorner[1]; j++) {
-      /* not linked at the corners: listed for the chains only (bit 8; module comment, step 3,
-       * "Chains") */
-      int around = crosses_around(&c, 0, &corner[0][i], corner[1][j].vin) &&
-                   crosses_around(&c, 1, &corner[1][j], corner[0][i].vin);
       const int *x = corner[0][i].r, *y = corner[1][j].r;
-      int bits = 1 | (corner[0][i].vin == x[1]) << 1 | (corner[1][j].vin == y[1]) << 2 |
-                 (!around) << 3;
-      Cand cd = {x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], bits, 0};
-      if (!around && !chain_needed(&c, &cd, bits)) continue; /* (the same pairs, fewer listed) */
-      cand[nc++] = cd;
+      int bits = 1 | (corner[0][i].vin == x[1]) << 1 | (corner[1][j].vin == y[1]) << 2;
+      cand[nc++] = (Cand){x[0], x[1], y[0], y[1], x[2], x[3], y[2], y[3], bits, 0};
     }
   }
   if (nc == 0) return 0;
@@ -912,7 +875,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   if (!hit) return -1;
 
   /* 3-4: the linked candidates, one contact per distinct pair, and the nearest pair of corner
-   * ridges linked at the corners, in world coordinates */
+   * ridges, in world coordinates */
   int nh = 0, best = -1; /* best: the hit of that corner pair */
   double best_d = INFINITY;
   for (int next = 0; next < nc;) {
@@ -941,7 +904,6 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       plain = 0; /* a chain's ridges are not linked: both their ends may be inside */
     }
     if (!found) continue;
-    if (!chain && (is_corner & 8)) is_corner = 0; /* listed for a chain it does not need */
     const double *p0 = G, *p1 = G + 3, *n = G + 6, area = G[9];
     /* the crossings, then the inside queries */
     double w[3];

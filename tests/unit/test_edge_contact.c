@@ -451,16 +451,6 @@ static double ref_corner_depth(const RefCtx* c, const RefEdge* ea, const RefEdge
   return d;
 }
 
-/* does edge e of mesh side cross a face of the other mesh that has the vertex v? */
-static int ref_cross_around(const RefCtx* c, int side, const RefEdge* e, int v) {
-  int o = 1 - side, nf = c->m->geom_nface[c->g[o]];
-  const int* F = c->m->mesh_face + 3 * (size_t)c->m->geom_faceadr[c->g[o]];
-  for (int f = 0; f < nf; f++)
-    if ((F[3 * f] == v || F[3 * f + 1] == v || F[3 * f + 2] == v) && ref_cross(c, side, e, f))
-      return 1;
-  return 0;
-}
-
 /* the ridge of E (mesh side) that continues ridge e straight on through its vertex v (sharing
  * v, its direction within a sine of 1e-6 of e's from its other vertex to v), or NULL */
 static const RefEdge* ref_chain(const RefCtx* c, int side, const RefEdge* E, int ne,
@@ -518,13 +508,10 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         ba |= ref_cross(&c, 1, eb, ea->f[k]);
       /* unlinked: a pair of corner ridges (each a ridge with exactly one endpoint inside the
        * other body), of which only the nearest is kept (below) */
-      /* (any two corner ridges may lead to a chain pair, below) */
       int corner_ridges = ref_ridge(&c, 0, ea) && ref_ridge(&c, 1, eb) &&
                           inside[0][ea->e0] != inside[0][ea->e1] &&
                           inside[1][eb->e0] != inside[1][eb->e1];
-      int is_corner = corner_ridges &&
-                      ref_cross_around(&c, 0, ea, inside[1][eb->e0] ? eb->e0 : eb->e1) &&
-                      ref_cross_around(&c, 1, eb, inside[0][ea->e0] ? ea->e0 : ea->e1);
+      int is_corner = corner_ridges;
       int linked = ab && ba;
       if (!linked && !corner_ridges) continue;
       /* closest points of the two lines, inside both segments (1e-9 of their lengths) */
