@@ -72,7 +72,9 @@
  *    apart: its own axis is then about the least overlap known, the direction the bodies
  *    separate along (boxes face on face with flush sides pair corner ridges across the flush
  *    faces, with a normal along the faces and a depth of the faces' overlap); of the kept ones
- *    the nearest stands for the interlock. The interlocked pair of the S2 pile gets a contact
+ *    the one whose axis the bodies' boxes overlap least along (projected_overlap: the
+ *    separating-axis test's choice; the nearest, the least dist, until 2026-12-07) stands for
+ *    the interlock. The interlocked pair of the S2 pile gets a contact
  *    10.63 mm deep (its separating-axis depth is 10.64 mm) and is pushed apart within 40 ms
  *    (physics/test_pile_overlap). Over four S2 piles of 120-128 boxes (lattices 5x5x5, 6x5x4,
  *    4x4x8, 5x4x6, t = 1 to 3 s) the deepest box-box overlap averages 2.7, 2.9, 2.5, 4.1 mm
@@ -83,7 +85,7 @@
  *    endpoint ("linked at the corners"); in the S2 pile of 1000 boxes two corners interlocked
  *    27.7 mm deep (the separating-axis depth) had one such pair, which step 4 rejects (its
  *    normal leads into B at eB), while the pair of ridges along the separating axis crosses no
- *    face at the other's corner. The caps, the slack and the nearest choice are what keep a
+ *    face at the other's corner. The caps, the slack and the least-overlap choice keep a
  *    corner pair to the separating direction; with every pair of corner ridges listed that
  *    pose gets a contact 27.7 mm deep, and unit/test_edge_contact's random poses give a corner
  *    pair in 114 of 300 (15 before), none deeper than twice the overlap
@@ -95,15 +97,20 @@
  *    rejects them): only the vertex contacts were left, each as deep as its vertex is from the
  *    nearest face. In the S2 pile of 1000 boxes impacts during the collapse drove pairs into
  *    this pose and its vertex contacts held them there to the end (33.5 mm deep against 6 to
- *    13 mm for the vertex contacts; 399 pairs more than 3 mm deep at rest). So a pair of corner
- *    ridges whose closest points lie beyond an inside endpoint is followed along the chain: the
- *    ridge is replaced by the ridge that continues it straight on through that endpoint (its
+ *    13 mm for the vertex contacts; 399 pairs more than 3 mm deep at rest). So a candidate
+ *    whose lines' closest points lie beyond an endpoint of an edge, where that endpoint is
+ *    inside the other body and the edge's other one outside (a corner ridge's inside endpoint;
+ *    for a listing from a crossing, tested), is followed along the chain (chain_pair): the
+ *    edge is replaced by the ridge that continues it straight on through that endpoint (its
  *    direction within a sine of 1e-6; chain_next, walking the faces around the vertex), while
- *    the closest point lies beyond, and the caps at the corners take the chain's last inside
- *    vertex. The pair found is a corner pair as above (the nearest kept, the same caps and
- *    slack, its closest points inside both bodies); physics/test_pile_overlap's crossed edges
- *    get one edge contact as deep as the separating-axis depth, along its axis.
- *    unit/test_edge_contact's brute-force reference follows the same rules.
+ *    the closest point lies beyond and the vertex passed is inside. A listing from a crossing
+ *    covers a box edge entering the other body at one piece whose next piece crosses the
+ *    other's edge (in the pile: the other body's ridge crosses both, no vertex of its own
+ *    inside). The pair found is a corner pair as above (the same caps, at the chains' last
+ *    inside vertices, and slack, its closest points inside both bodies, the least overlap
+ *    kept); physics/test_pile_overlap's crossed edges get one edge contact as deep as the
+ *    separating-axis depth, along its axis. unit/test_edge_contact's brute-force reference
+ *    follows the same rules.
  * 4. Geometry of a pair, with dA = a1 - a0, dB = b1 - b0, r = a0 - b0:
  *      den = |dA x dB|^2 = (dA.dA)(dB.dB) - (dA.dB)^2,
  *      s = ((dA.dB)(dB.r) - (dB.dB)(dA.r)) / den,  u = ((dA.dA)(dB.r) - (dA.dB)(dA.r)) / den,
@@ -368,7 +375,7 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
  * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
  * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
 static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3],
-                        double* area, Edge* eas, Edge* ebs) {
+                        double* area, Edge* eas, Edge* ebs, double st[2]) {
   double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], w[3];
   vert_a(c, 0, C->a0, a0);
   vert_a(c, 0, C->a1, a1);
@@ -383,6 +390,8 @@ static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3],
   double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
   double s = (bb * ff - cc * ee) / den, u = (aa * ff - bb * cc) / den;
   const double tol = 1e-9;
+  st[0] = s; /* (for the chains: module comment, step 3) */
+  st[1] = u;
   if (!(s >= -tol && s <= 1 + tol && u >= -tol && u <= 1 + tol)) return 0;
   s = s < 0 ? 0 : s > 1 ? 1 : s;
   u = u < 0 ? 0 : u > 1 ? 1 : u;
@@ -704,6 +713,36 @@ static int hit_before(const cmEdgeHit* x, const cmEdgeHit* y) {
  * faces around v from face f (which has v); returns its far vertex, with a face fo holding it as
  * its edge ko, or -1 if there is none (v a corner) */
 #define CHAIN_SINE 1e-6
+/* a pair found along chains is kept only deeper than this fraction of the thinner body's
+ * least extent (thinner) */
+#define CHAIN_MIN_DEPTH 0.02
+/* the least extent of the two meshes' tree boxes (each in its own frame), m */
+static double thinner(const Ctx* c) {
+  double t = INFINITY;
+  for (int s = 0; s < 2; s++) {
+    const double* b = ((const cmBvh*)c->m->geom_bvh + c->g[s])->node[0].box;
+    for (int k = 0; k < 3; k++)
+      t = fmin(t, b[3 + k] - b[k]);
+  }
+  return t;
+}
+/* the distance of the points at parameters st on candidate C's lines (A's frame), m: a chain
+ * does not change it (its pieces lie on the same lines), and a pair's depth is at most it */
+static double line_dist(const Ctx* c, const Cand* C, const double st[2]) {
+  double a0[3], a1[3], b0[3], b1[3], d[3], p[3], q[3];
+  vert_a(c, 0, C->a0, a0);
+  vert_a(c, 0, C->a1, a1);
+  vert_a(c, 1, C->b0, b0);
+  vert_a(c, 1, C->b1, b1);
+  cm_v3_sub(d, a1, a0);
+  cm_v3_madd(p, a0, d, st[0]);
+  cm_v3_sub(d, b1, b0);
+  cm_v3_madd(q, b0, d, st[1]);
+  cm_v3_sub(d, p, q);
+  return cm_v3_norm(d);
+}
+/* the most ridges a chain is followed through */
+#define CHAIN_MAX 8
 static int chain_next(const Ctx* c, int side, int f, int u, int v, int* fo, int* ko) {
   const double* X = c->v[side];
   double d0[3], d1[3], x[3];
@@ -727,26 +766,41 @@ static int chain_next(const Ctx* c, int side, int f, int u, int v, int* fo, int*
   return -1;
 }
 
-/* A pair of corner ridges whose lines' closest points lie beyond the inside endpoint of either
- * (module comment, step 3, "Chains"): each such ridge replaced by the ridge that continues it
- * straight on through that endpoint, while the endpoint passed is inside the other body, until
- * both closest points lie on the pair's ridges (at most CHAIN_MAX pieces per side). C is
- * changed in place; vin[s] is the inside end of side s's ridge as the caps take it (the last
- * inside vertex of the chain). Returns 1 if C was changed and now has its closest points on its
- * ridges, 0 otherwise. */
-#define CHAIN_MAX 8
-static int chain_corner(Ctx* c, Cand* C, int bits, int vin[2]) {
+/* A pair whose lines' closest points lie beyond an endpoint of either edge, that endpoint inside
+ * the other body and the edge's other one outside (module comment, step 3, "Chains"): each such
+ * edge replaced by the ridge that continues it straight on through that endpoint, while the
+ * endpoint passed is inside, until both closest points lie on the pair's edges (at most
+ * CHAIN_MAX pieces per side). bits: the pair's corner bits (Cand.corner: the inside endpoints
+ * of two corner ridges), or 0 for a listing from a crossing, whose endpoints are then tested.
+ * C is changed in place; vin[s] is the inside end of side s's edge as the caps take it (the
+ * last inside vertex of the chain), -1 for a side not followed. Returns 1 if C was changed and
+ * now has its closest points on its edges, 0 otherwise. */
+static int chain_pair(Ctx* c, Cand* C, int bits, int vin[2]) {
   const double tol = 1e-9;
   int moved = 0;
-  vin[0] = bits >> 1 & 1 ? C->a1 : C->a0;
-  vin[1] = bits >> 2 & 1 ? C->b1 : C->b0;
+  if (bits) {
+    vin[0] = bits >> 1 & 1 ? C->a1 : C->a0;
+    vin[1] = bits >> 2 & 1 ? C->b1 : C->b0;
+  } else {
+    double st[2];
+    if (!line_params(c, C, &st[0], &st[1])) return 0;
+    for (int s = 0; s < 2; s++) {
+      int x0 = s ? C->b0 : C->a0, x1 = s ? C->b1 : C->a1;
+      vin[s] = -1;
+      if (st[s] >= -tol && st[s] <= 1 + tol) continue;
+      int end = st[s] < 0 ? x0 : x1, other = st[s] < 0 ? x1 : x0;
+      if (!vertex_inside(c, s, end) || vertex_inside(c, s, other)) return 0;
+      vin[s] = end;
+    }
+  }
   for (int it = 0; it < 2 * CHAIN_MAX; it++) {
     double st[2];
     if (!line_params(c, C, &st[0], &st[1])) return 0;
     int side = -1;
     for (int s = 0; s < 2 && side < 0; s++) {
       int lo = s ? C->b0 : C->a0; /* the parameter runs from the lower vertex (0) to the higher */
-      if ((st[s] < -tol && vin[s] == lo) || (st[s] > 1 + tol && vin[s] != lo)) side = s;
+      if (vin[s] >= 0 && ((st[s] < -tol && vin[s] == lo) || (st[s] > 1 + tol && vin[s] != lo)))
+        side = s;
       else if (!(st[s] >= -tol && st[s] <= 1 + tol)) return 0; /* beyond the outside end */
     }
     if (side < 0) return moved;
@@ -877,7 +931,8 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   /* 3-4: the linked candidates, one contact per distinct pair, and the nearest pair of corner
    * ridges, in world coordinates */
   int nh = 0, best = -1; /* best: the hit of that corner pair */
-  double best_d = INFINITY;
+  const double thin = thinner(&c);
+  double best_d = INFINITY; /* its axis's projected overlap */
   for (int next = 0; next < nc;) {
     /* a run of equal candidates (the same two edges, found from both ridges or also as
      * corners): the first stands for it, a corner if any is */
@@ -896,12 +951,17 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     Edge ea, eb; /* (its edges, as edge_contact found them) */
     /* (one call of edge_contact, kept inline: two cost 1.08x the search's instructions) */
     int chain = 0, vin[2], found;
+    double st[2] = {0, 0};
     Cand x = cand[k];
-    while (!(found = edge_contact(&c, &x, G, G + 3, G + 6, G + 9, &ea, &eb)) && !chain) {
-      /* a pair of corner ridges: along the chains of ridges through their inside ends */
-      if (!is_corner || !chain_corner(&c, &x, is_corner, vin)) break;
+    while (!(found = edge_contact(&c, &x, G, G + 3, G + 6, G + 9, &ea, &eb, st)) && !chain) {
+      /* closest points beyond an end: along the chains of ridges through the inside ends */
+      if ((st[0] >= -1e-9 && st[0] <= 1 + 1e-9 && st[1] >= -1e-9 && st[1] <= 1 + 1e-9) ||
+          !(line_dist(&c, &x, st) > CHAIN_MIN_DEPTH * thin) || !chain_pair(&c, &x, is_corner, vin))
+        break;
       chain = 1;
       plain = 0; /* a chain's ridges are not linked: both their ends may be inside */
+      if (!is_corner) /* a listing from a crossing: a corner pair from here on */
+        is_corner = 1 | (vin[0] == x.a1) << 1 | (vin[1] == x.b1) << 2;
     }
     if (!found) continue;
     const double *p0 = G, *p1 = G + 3, *n = G + 6, area = G[9];
@@ -936,17 +996,26 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     ea.end_inside = ia0 || ia1;
     eb.end_inside = ib0 || ib1;
     cm_v3_sub(w, p0, p1);
-    double dist = cm_v3_norm(w), depth = edge_depth(&c, &ea, &eb, dist);
+    double dist = cm_v3_norm(w), depth = edge_depth(&c, &ea, &eb, dist), ov = 0;
     if (!linked) {
       /* a corner pair: capped also across the faces at both corners, and kept only if its own
        * axis is about the least of those overlaps (else it would push along a direction the
        * bodies do not separate along: boxes face on face with flush sides pair corner ridges
-       * across the flush faces); of those, the nearest (tested before the costlier inside
-       * queries below: the order of the conditions does not change the result) */
-      if (!(dist < best_d)) continue;
+       * across the flush faces); of those, the one whose axis the bodies overlap least along
+       * (the separating axis test's choice: the overlap of their boxes projected on n; tested
+       * before the costlier inside queries below, the order of the conditions does not change
+       * the result). Until 2026-12-07 the nearest (the least dist): with the chains' pairs a
+       * pair of lines nearer than the crossing along the separating axis, 23.4 mm against
+       * 33.5 mm, took the crossed edges of physics/test_pile_overlap. */
+      ov = projected_overlap(&c, n);
+      if (!(ov < best_d)) continue;
       int va = chain ? vin[0] : ia0 ? ea.e0 : ea.e1, vb = chain ? vin[1] : ib0 ? eb.e0 : eb.e1;
-      depth = vertex_depth_cap(&c, 1, eb.adj[0], vb, vertex_depth_cap(&c, 0, ea.adj[0], va, depth));
+      if (va >= 0) depth = vertex_depth_cap(&c, 0, ea.adj[0], va, depth);
+      if (vb >= 0) depth = vertex_depth_cap(&c, 1, eb.adj[0], vb, depth);
       if (!(dist <= CORNER_SLACK * depth)) continue;
+      /* a chain only where it is deep (CHAIN_MIN_DEPTH of the thinner body): shallower, the
+       * vertex contacts' nearest faces are the pair's own (module comment, step 3) */
+      if (chain && !(depth > CHAIN_MIN_DEPTH * thin)) continue;
     }
     if ((ea.end_inside || eb.end_inside) && !closest_points_inside(&c, p0, p1)) continue;
     if (!linked) {
@@ -955,7 +1024,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
         nh--;
       }
       best = nh;
-      best_d = dist;
+      best_d = ov;
     }
     cmEdgeHit* h = &hit[nh++];
     h->ea[0] = ea.e0;

@@ -496,11 +496,12 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   double corner_d = INFINITY;
   for (int i = 0; i < ne[0]; i++) {
     const RefEdge* ei = &E[0][i];
-    if (inside[0][ei->e0] && inside[0][ei->e1]) continue;
     for (int j = 0; j < ne[1]; j++) {
-      const RefEdge *ea = ei, *eb = &E[1][j]; /* (a corner pair's chains may replace them) */
-      if (inside[1][eb->e0] && inside[1][eb->e1]) continue;
+      const RefEdge *ea = ei, *eb = &E[1][j]; /* (a pair's chains may replace them) */
       if (!ref_ridge(&c, 0, ea) && !ref_ridge(&c, 1, eb)) continue;
+      /* an edge with both endpoints inside pairs only along a chain (below) */
+      int both_a = inside[0][ea->e0] && inside[0][ea->e1];
+      int both_b = inside[1][eb->e0] && inside[1][eb->e1];
       int ab = 0, ba = 0;
       for (int k = 0; k < eb->nf; k++)
         ab |= ref_cross(&c, 0, ea, eb->f[k]);
@@ -512,8 +513,11 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
                           inside[0][ea->e0] != inside[0][ea->e1] &&
                           inside[1][eb->e0] != inside[1][eb->e1];
       int is_corner = corner_ridges;
-      int linked = ab && ba;
-      if (!linked && !corner_ridges) continue;
+      int linked = ab && ba && !both_a && !both_b;
+      /* listed by the kernel from a ridge (not both endpoints inside) crossing a face at the
+       * other edge: a candidate for a chain */
+      int listed = (ref_ridge(&c, 0, ea) && !both_a && ab) || (ref_ridge(&c, 1, eb) && !both_b && ba);
+      if (!linked && !corner_ridges && !listed) continue;
       /* closest points of the two lines, inside both segments (1e-9 of their lengths) */
       double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], nn[3], p0[3], p1[3], w[3];
       ref_vert(&c, 0, ea->e0, a0);
@@ -528,19 +532,32 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       if (!(den > 1e-18 * aa * ee)) continue;
       double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
       double sa = (bb * ff - cc * ee) / den, ub = (aa * ff - bb * cc) / den;
-      /* a corner pair whose closest points lie beyond an inside endpoint: the ridges that
-       * continue the two straight on through their inside endpoints (chains), while the
-       * vertex passed is inside; the pair's depth is then capped at the chains' last inside
-       * vertices (va, vb) */
+      /* closest points beyond an endpoint inside the other body (the edge's other endpoint
+       * outside; a corner ridge's inside endpoint): the ridges that continue the edges straight
+       * on through those endpoints (chains), while the vertex passed is inside; the pair is a
+       * corner pair, its depth capped at the chains' last inside vertices (va, vb; -1 for an
+       * edge not followed) */
       int va = inside[0][ea->e0] ? ea->e0 : ea->e1, vb = inside[1][eb->e0] ? eb->e0 : eb->e1;
-      if (corner_ridges && !(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) {
+      int chained = 0;
+      if ((corner_ridges || listed) &&
+          !(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) {
         const RefEdge* ch[2] = {ea, eb};
         int vin[2] = {va, vb}, ok = 1;
         double st[2] = {sa, ub};
+        if (!corner_ridges)
+          for (int s = 0; s < 2 && ok; s++) {
+            const RefEdge* e = ch[s];
+            vin[s] = -1;
+            if (st[s] >= -1e-9 && st[s] <= 1 + 1e-9) continue;
+            int end = st[s] < 0 ? e->e0 : e->e1, other = st[s] < 0 ? e->e1 : e->e0;
+            ok = inside[s][end] && !inside[s][other];
+            vin[s] = end;
+          }
         for (int s = 0; s < 2 && ok; s++)
           for (int step = 0; step < 8; step++) {
             const RefEdge* e = ch[s];
-            int beyond = (st[s] < -1e-9 && vin[s] == e->e0) || (st[s] > 1 + 1e-9 && vin[s] == e->e1);
+            int beyond = vin[s] >= 0 && ((st[s] < -1e-9 && vin[s] == e->e0) ||
+                                         (st[s] > 1 + 1e-9 && vin[s] == e->e1));
             if (!beyond) {
               ok = st[s] >= -1e-9 && st[s] <= 1 + 1e-9;
               break;
@@ -573,6 +590,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         vb = vin[1];
         linked = 0;
         is_corner = 1;
+        chained = 1;
         /* the new pieces' closest points, computed from their own vertices */
         ref_vert(&c, 0, ea->e0, a0);
         ref_vert(&c, 0, ea->e1, a1);
@@ -618,15 +636,23 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
                        inside[1][eb->e1];
       if (end_inside && !(ref_inside(&c, 1, p0) && ref_inside(&c, 0, p1))) continue;
       if (!linked) {
-        /* the nearest corner pair whose distance is at most 1.25 times its depth capped across
-         * the faces at its edges and corners; on a tie the first in (ea, eb) order, as the
-         * kernel's */
+        /* of the corner pairs whose distance is at most 1.25 times their depth capped across
+         * the faces at their edges and corners, the one whose axis the bodies' boxes overlap
+         * least along; on a tie the first in (ea, eb) order, as the kernel's */
         int q[4] = {ea->e0, ea->e1, eb->e0, eb->e1};
-        double dd = cm_v3_norm(w);
+        double dd = cm_v3_norm(w), ov = ref_overlap(&c, un);
         double cap = ref_corner_depth(&c, ea, eb, va, vb, dd);
         if (!(dd <= 1.25 * cap)) continue;
-        if (dd < corner_d || (dd == corner_d && ref_pair_cmp(q, corner) < 0)) {
-          corner_d = dd;
+        /* a pair along chains only deeper than 2 % of the thinner tree box */
+        double thin = INFINITY;
+        for (int sd = 0; sd < 2; sd++) {
+          const double* bx = ((const cmBvh*)c.m->geom_bvh + c.g[sd])->node[0].box;
+          for (int k = 0; k < 3; k++)
+            thin = fmin(thin, bx[3 + k] - bx[k]);
+        }
+        if (chained && !(cap > 0.02 * thin)) continue;
+        if (ov < corner_d || (ov == corner_d && ref_pair_cmp(q, corner) < 0)) {
+          corner_d = ov;
           memcpy(corner, q, sizeof q);
         }
         continue;
