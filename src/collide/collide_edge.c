@@ -370,13 +370,15 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
 /* meshes with at most this many ridges are searched from their ridge list (listed_ridges) */
 #define RIDGE_LIST_MAX 64
 
-/* the contact of the edges of candidate C (A's a0-a1 as edge ka of face fa, B's b0-b1 as edge
- * kb of fb), in A's frame; 0 if rejected. The lines' closest points first, from the vertices
- * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
- * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
-static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3],
-                        double* area, Edge* eas, Edge* ebs, double st[2]) {
-  double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], w[3];
+/* the lines of candidate C's edges (A's frame): a0 and b0, the directions dA = a1 - a0 and
+ * dB = b1 - b0, n = dA x dB, den = |n|^2, and the parameters st of their closest points
+ * (a0 + st[0] dA, b0 + st[1] dB); 0 if the edges are parallel (st not set) */
+static inline __attribute__((always_inline)) int lines_closest(const Ctx* c, const Cand* C,
+                                                               double a0[3], double b0[3],
+                                                               double dA[3], double dB[3],
+                                                               double n[3], double* den,
+                                                               double st[2]) {
+  double a1[3], b1[3], r[3];
   vert_a(c, 0, C->a0, a0);
   vert_a(c, 0, C->a1, a1);
   vert_a(c, 1, C->b0, b0);
@@ -385,13 +387,25 @@ static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3],
   cm_v3_sub(dB, b1, b0);
   cm_v3_sub(r, a0, b0);
   cm_v3_cross(n, dA, dB);
-  double aa = cm_v3_dot(dA, dA), ee = cm_v3_dot(dB, dB), den = cm_v3_dot(n, n);
-  if (!(den > 1e-18 * aa * ee)) return 0; /* parallel */
+  double aa = cm_v3_dot(dA, dA), ee = cm_v3_dot(dB, dB);
+  *den = cm_v3_dot(n, n);
+  if (!(*den > 1e-18 * aa * ee)) return 0;
   double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
-  double s = (bb * ff - cc * ee) / den, u = (aa * ff - bb * cc) / den;
+  st[0] = (bb * ff - cc * ee) / *den;
+  st[1] = (aa * ff - bb * cc) / *den;
+  return 1;
+}
+
+/* the contact of the edges of candidate C (A's a0-a1 as edge ka of face fa, B's b0-b1 as edge
+ * kb of fb), in A's frame; 0 if rejected. The lines' closest points first, from the vertices
+ * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
+ * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
+static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3],
+                        double* area, Edge* eas, Edge* ebs, double st[2]) {
+  double a0[3], b0[3], dA[3], dB[3], w[3], den;
+  if (!lines_closest(c, C, a0, b0, dA, dB, n, &den, st)) return 0; /* parallel */
+  double s = st[0], u = st[1]; /* (st also for the chains: module comment, step 3) */
   const double tol = 1e-9;
-  st[0] = s; /* (for the chains: module comment, step 3) */
-  st[1] = u;
   if (!(s >= -tol && s <= 1 + tol && u >= -tol && u <= 1 + tol)) return 0;
   s = s < 0 ? 0 : s > 1 ? 1 : s;
   u = u < 0 ? 0 : u > 1 ? 1 : u;
@@ -682,20 +696,10 @@ static int crossed_faces(const Ctx* c, int side, const double p[3], const double
 /* the parameters s, u of the closest points of the lines of candidate C's edges (a0 + s dA,
  * b0 + u dB; edge_contact's numbers); 0 if the edges are parallel */
 static int line_params(const Ctx* c, const Cand* C, double* s, double* u) {
-  double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], n[3];
-  vert_a(c, 0, C->a0, a0);
-  vert_a(c, 0, C->a1, a1);
-  vert_a(c, 1, C->b0, b0);
-  vert_a(c, 1, C->b1, b1);
-  cm_v3_sub(dA, a1, a0);
-  cm_v3_sub(dB, b1, b0);
-  cm_v3_sub(r, a0, b0);
-  cm_v3_cross(n, dA, dB);
-  double aa = cm_v3_dot(dA, dA), ee = cm_v3_dot(dB, dB), den = cm_v3_dot(n, n);
-  if (!(den > 1e-18 * aa * ee)) return 0;
-  double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
-  *s = (bb * ff - cc * ee) / den;
-  *u = (aa * ff - bb * cc) / den;
+  double a0[3], b0[3], dA[3], dB[3], n[3], den, st[2];
+  if (!lines_closest(c, C, a0, b0, dA, dB, n, &den, st)) return 0;
+  *s = st[0];
+  *u = st[1];
   return 1;
 }
 

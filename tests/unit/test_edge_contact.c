@@ -471,6 +471,29 @@ static const RefEdge* ref_chain(const RefCtx* c, int side, const RefEdge* E, int
   return NULL;
 }
 
+/* the lines of edges ea (A) and eb (B), A's frame: a0, b0, dA = a1 - a0, dB = b1 - b0,
+ * nn = dA x dB and the parameters of their closest points (a0 + sa dA, b0 + ub dB); 0 if
+ * parallel */
+static int ref_lines(const RefCtx* c, const RefEdge* ea, const RefEdge* eb, double a0[3],
+                     double b0[3], double dA[3], double dB[3], double nn[3], double* sa,
+                     double* ub) {
+  double a1[3], b1[3], r[3];
+  ref_vert(c, 0, ea->e0, a0);
+  ref_vert(c, 0, ea->e1, a1);
+  ref_vert(c, 1, eb->e0, b0);
+  ref_vert(c, 1, eb->e1, b1);
+  cm_v3_sub(dA, a1, a0);
+  cm_v3_sub(dB, b1, b0);
+  cm_v3_sub(r, a0, b0);
+  cm_v3_cross(nn, dA, dB);
+  double aa = cm_v3_dot(dA, dA), ee = cm_v3_dot(dB, dB), den = cm_v3_dot(nn, nn);
+  if (!(den > 1e-18 * aa * ee)) return 0;
+  double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
+  *sa = (bb * ff - cc * ee) / den;
+  *ub = (aa * ff - bb * cc) / den;
+  return 1;
+}
+
 /* corner pairs the reference has given (below) */
 static int ref_ncorner;
 
@@ -519,19 +542,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       int listed = (ref_ridge(&c, 0, ea) && !both_a && ab) || (ref_ridge(&c, 1, eb) && !both_b && ba);
       if (!linked && !corner_ridges && !listed) continue;
       /* closest points of the two lines, inside both segments (1e-9 of their lengths) */
-      double a0[3], a1[3], b0[3], b1[3], dA[3], dB[3], r[3], nn[3], p0[3], p1[3], w[3];
-      ref_vert(&c, 0, ea->e0, a0);
-      ref_vert(&c, 0, ea->e1, a1);
-      ref_vert(&c, 1, eb->e0, b0);
-      ref_vert(&c, 1, eb->e1, b1);
-      cm_v3_sub(dA, a1, a0);
-      cm_v3_sub(dB, b1, b0);
-      cm_v3_sub(r, a0, b0);
-      cm_v3_cross(nn, dA, dB);
-      double aa = cm_v3_dot(dA, dA), ee = cm_v3_dot(dB, dB), den = cm_v3_dot(nn, nn);
-      if (!(den > 1e-18 * aa * ee)) continue;
-      double bb = cm_v3_dot(dA, dB), cc = cm_v3_dot(dA, r), ff = cm_v3_dot(dB, r);
-      double sa = (bb * ff - cc * ee) / den, ub = (aa * ff - bb * cc) / den;
+      double a0[3], b0[3], dA[3], dB[3], nn[3], p0[3], p1[3], w[3], sa, ub;
+      if (!ref_lines(&c, ea, eb, a0, b0, dA, dB, nn, &sa, &ub)) continue;
       /* closest points beyond an endpoint inside the other body (the edge's other endpoint
        * outside; a corner ridge's inside endpoint): the ridges that continue the edges straight
        * on through those endpoints (chains), while the vertex passed is inside; the pair is a
@@ -592,23 +604,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         is_corner = 1;
         chained = 1;
         /* the new pieces' closest points, computed from their own vertices */
-        ref_vert(&c, 0, ea->e0, a0);
-        ref_vert(&c, 0, ea->e1, a1);
-        ref_vert(&c, 1, eb->e0, b0);
-        ref_vert(&c, 1, eb->e1, b1);
-        cm_v3_sub(dA, a1, a0);
-        cm_v3_sub(dB, b1, b0);
-        cm_v3_sub(r, a0, b0);
-        cm_v3_cross(nn, dA, dB);
-        aa = cm_v3_dot(dA, dA);
-        ee = cm_v3_dot(dB, dB);
-        den = cm_v3_dot(nn, nn);
-        if (!(den > 1e-18 * aa * ee)) continue;
-        bb = cm_v3_dot(dA, dB);
-        cc = cm_v3_dot(dA, r);
-        ff = cm_v3_dot(dB, r);
-        sa = (bb * ff - cc * ee) / den;
-        ub = (aa * ff - bb * cc) / den;
+        if (!ref_lines(&c, ea, eb, a0, b0, dA, dB, nn, &sa, &ub)) continue;
       }
       if (!(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) continue;
       if (!linked && !is_corner) continue; /* corner ridges not linked at the corners */
