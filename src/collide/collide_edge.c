@@ -1011,6 +1011,10 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
        * the result). Until 2026-12-07 the nearest (the least dist): with the chains' pairs a
        * pair of lines nearer than the crossing along the separating axis, 23.4 mm against
        * 33.5 mm, took the crossed edges of physics/test_pile_overlap. */
+      /* (the slack and the chains' depth first with the edges' caps alone: the corners' caps
+       * only lower the depth, and most candidates fail there; the same pairs) */
+      if (!(dist <= CORNER_SLACK * depth) || (chain && !(depth > CHAIN_MIN_DEPTH * thin)))
+        continue;
       ov = projected_overlap(&c, n);
       if (!(ov < best_d)) continue;
       int va = chain ? vin[0] : ia0 ? ea.e0 : ea.e1, vb = chain ? vin[1] : ib0 ? eb.e0 : eb.e1;
