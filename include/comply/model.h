@@ -115,6 +115,8 @@ typedef struct cmModel {
   int* facet_nface;          /* its faces                                     (nfacet) */
   int* mesh_facet_face;      /* the faces of each geometry with facets, facet by facet, local to
                                 the geometry (unused for the other geometries) (nface) */
+  int* mesh_face_facet;      /* the facet of each face, local to its geometry (its index from
+                                geom_facetadr); -1 on a geometry without facets (nface) */
   double* mesh_vgroup_box;   /* the body-frame bounding box (min xyz, max xyz, m) of each group
                                 of CM_VGROUP consecutive vertices of a geometry (the last group
                                 may hold fewer): the vertex queries reject a group at once where

@@ -142,6 +142,12 @@ typedef struct cmEdgeHit {
   double area;  /* |n . sum A_f n_f| / 3 over the two faces adjacent to eA, m^2 */
 } cmEdgeHit;
 
+/* 1 (default): two ridges whose crossings pass through faces of each other's facets, not the
+ * triangles at the edges, can pair (collide_edge.c, step 3, facet-level linking); 0: only
+ * through the triangles, as until 2026-12-07 (tests and benchmarks compare the two; not
+ * thread-safe to write during a step) */
+extern int cm_collide_facet_link;
+
 /* The edge-edge contacts between the meshes of bodies a (A, the first edges) and b (B) at the
  * poses of d (collide_edge.c): pairs of edges that cross each other's surface with no endpoint
  * inside and pass through each other's adjacent faces. *out points to an array from `arena`

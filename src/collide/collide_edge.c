@@ -133,6 +133,7 @@
 #include "collide/collide.h"
 #include "core/cm_math.h"
 #include "geom/bvh.h"
+#include "geom/facets.h"
 #include "geom/tri_tri.h"
 
 /* an edge (e0 < e1) of mesh `side` (0 = A, 1 = B), with its adjacent faces (smaller first) */
@@ -179,9 +180,15 @@ typedef struct Ctx {
    * asked; a face is asked for by every edge pair around it), for meshes of at most FOVER_MAX
    * faces (NULL beyond) */
   double* fover[2];
+  /* facet-level linking: the facet (local) of each face of each side (model field
+   * mesh_face_facet), NULL for a mesh without facets or of more than CM_FACET_MAX (then
+   * triangle-level) */
+  const int* facet_of[2];
 } Ctx;
 
 #define FOVER_MAX 512
+
+int cm_collide_facet_link = 1;
 
 static int cand_cmp(const void* x, const void* y) {
   const Cand *p = x, *q = y;
@@ -308,6 +315,29 @@ static void face_a(const Ctx* c, int side, int f, double P[3][3]) {
     vert_a(c, side, F[k], P[k]);
 }
 
+/* the facet of face f of mesh side for facet-level linking: its facet, or f itself on a mesh
+ * without facets */
+static int facet_id(const Ctx* c, int side, int f) {
+  return c->facet_of[side] ? c->facet_of[side][f] : f;
+}
+
+/* does the segment pq (mesh side's frame) cross the plane of face f's facet (facet_id F) of mesh
+ * side properly: its endpoints on either side beyond pair_eps? The facet's plane (facet_plane),
+ * or on a mesh without facets the face's own (its normal through its first vertex) */
+static int crosses_plane(const Ctx* c, int side, int f, int F, const double p[3],
+                         const double q[3]) {
+  const cmModel* m = c->m;
+  double P[4];
+  if (c->facet_of[side]) {
+    memcpy(P, m->facet_plane + 4 * (size_t)(m->geom_facetadr[c->g[side]] + F), sizeof P);
+  } else {
+    cm_v3_copy(P, m->mesh_face_normal + 3 * (size_t)(m->geom_faceadr[c->g[side]] + f));
+    P[3] = cm_v3_dot(P, c->v[side] + 3 * (size_t)c->f[side][3 * f]);
+  }
+  double sp = cm_v3_dot(P, p) - P[3], sq = cm_v3_dot(P, q) - P[3];
+  return (sp > c->eps && sq < -c->eps) || (sp < -c->eps && sq > c->eps);
+}
+
 /* does edge x cross one of the faces adjacent to edge y (of the other mesh)? */
 static int crosses_adjacent(const Ctx* c, const Edge* x, const Edge* y) {
   double p[3], q[3], P[3][3];
@@ -400,7 +430,8 @@ static inline __attribute__((always_inline)) int lines_closest(const Ctx* c, con
  * kb of fb), in A's frame; 0 if rejected. The lines' closest points first, from the vertices
  * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
  * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
-static int edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3],
+static inline __attribute__((always_inline)) int edge_contact(const Ctx* c, const Cand* C,
+                                                              double p0[3], double p1[3], double n[3],
                         double* area, Edge* eas, Edge* ebs, double st[2]) {
   double a0[3], b0[3], dA[3], dB[3], w[3], den;
   if (!lines_closest(c, C, a0, b0, dA, dB, n, &den, st)) return 0; /* parallel */
@@ -662,6 +693,14 @@ typedef struct Corner {
   int vin;  /* its endpoint inside the other body */
 } Corner;
 
+/* a ridge crossing a facet of the other mesh (facet-level linking, step 3): the ridge (as in the
+ * ridge lists), the facets of its own two faces, and the facet it crosses (a mesh without facets:
+ * a face's facet is the face itself) */
+typedef struct Crossing {
+  int r[4];
+  int own[2], facet;
+} Crossing;
+
 /* room for need candidates in the array of capacity *cap, grown to twice need when short; 0
  * without memory */
 static int reserve(cmArena* arena, Cand** cand, int* cap, int need) {
@@ -851,6 +890,12 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   memset(c.ins[0], -1, nva);
   memset(c.ins[1], -1, nvb);
   for (int s = 0; s < 2; s++) {
+    int nfc = m->geom_nfacet[c.g[s]];
+    c.facet_of[s] = cm_collide_facet_link && nfc > 0 && nfc <= CM_FACET_MAX
+                        ? m->mesh_face_facet + m->geom_faceadr[c.g[s]]
+                        : NULL;
+  }
+  for (int s = 0; s < 2; s++) {
     size_t nf = (size_t)m->geom_nface[c.g[s]];
     c.fover[s] = NULL;
     if (nf > FOVER_MAX) continue; /* a large mesh: not cleared per pair, computed each time */
@@ -875,6 +920,14 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   Cand* cand = cm_arena_alloc(arena, (size_t)cap * sizeof *cand);
   Corner* corner[2] = {NULL, NULL};
   if (!cand) return -1;
+  /* the facets each side's ridges cross, where either mesh has facets */
+  int facets = c.facet_of[0] || c.facet_of[1], nx[2] = {0, 0}, xcap[2] = {16, 16};
+  Crossing* xr[2] = {NULL, NULL};
+  if (facets) {
+    xr[0] = cm_arena_alloc(arena, 16 * sizeof *xr[0]);
+    xr[1] = cm_arena_alloc(arena, 16 * sizeof *xr[1]);
+    if (!xr[0] || !xr[1]) return -1;
+  }
   for (int s = 0; s < 2; s++) {
     if (m->geom_nridge[c.g[s]] == 0) continue; /* a smooth mesh: no ridge to start from */
     int* rl;
@@ -914,6 +967,56 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
                 x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3], 0, 2};
         }
       }
+      /* the facets it crosses properly, each once (consecutive crossings of one facet are the
+       * rule): crossing a face of the facet with its endpoints on either side of the facet's
+       * plane (exactly coincident or flush boxes touch faces of each other's facets all along) */
+      if (!facets) continue;
+      int own[2] = {facet_id(&c, s, rl[4 * i + 2]),
+                    facet_id(&c, s, face_across(&c, s, rl[4 * i + 2], rl[4 * i + 3]))};
+      double po[3], qo[3]; /* the ridge in the crossed mesh's frame */
+      if (s == 0) {
+        double r[3];
+        cm_v3_sub(r, p, c.t);
+        cm_m3_mulvt(po, c.R, r);
+        cm_v3_sub(r, q, c.t);
+        cm_m3_mulvt(qo, c.R, r);
+      } else {
+        cm_v3_copy(po, p);
+        cm_v3_copy(qo, q);
+      }
+      for (int j = 0; j < ng; j++) {
+        int F = facet_id(&c, 1 - s, g[j]), seen = 0;
+        for (int x = nx[s] - 1; x >= 0 && !seen && !memcmp(xr[s][x].r, rl + 4 * i, 4 * sizeof(int));
+             x--)
+          seen = xr[s][x].facet == F;
+        if (seen || !crosses_plane(&c, 1 - s, g[j], F, po, qo)) continue;
+        if (nx[s] == xcap[s]) {
+          Crossing* grown = cm_arena_alloc(arena, 2 * (size_t)xcap[s] * sizeof *grown);
+          if (!grown) return -1;
+          memcpy(grown, xr[s], (size_t)nx[s] * sizeof *grown);
+          xr[s] = grown;
+          xcap[s] *= 2;
+        }
+        Crossing* x = &xr[s][nx[s]++];
+        memcpy(x->r, rl + 4 * i, sizeof x->r);
+        x->own[0] = own[0];
+        x->own[1] = own[1];
+        x->facet = F;
+      }
+    }
+  }
+  /* the pairs of ridges linked at the facet level: each crosses a facet of the other's faces
+   * (module comment, step 3) */
+  for (int i = 0; i < nx[0]; i++) {
+    const Crossing* x = &xr[0][i];
+    for (int j = 0; j < nx[1]; j++) {
+      const Crossing* y = &xr[1][j];
+      if ((x->facet != y->own[0] && x->facet != y->own[1]) ||
+          (y->facet != x->own[0] && y->facet != x->own[1]))
+        continue;
+      if (!reserve(arena, &cand, &cap, nc + 1)) return -1;
+      cand[nc++] =
+          (Cand){x->r[0], x->r[1], y->r[0], y->r[1], x->r[2], x->r[3], y->r[2], y->r[3], 0, 4};
     }
   }
   /* the pairs of corner ridges (module comment, step 3) */
@@ -937,6 +1040,11 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   int nh = 0, best = -1; /* best: the hit of that corner pair */
   const double thin = thinner(&c);
   double best_d = INFINITY; /* its axis's projected overlap */
+  /* the pair of ridges linked at the facet level only of least overlap, kept only where its
+   * overlap is also less than that of every other pair found (bestf_d, link_d) */
+  int bestf = -1;
+  double bestf_d = INFINITY, link_d = INFINITY;
+  cmEdgeHit hc, hf; /* the corner pair (best), the facet-only pair (bestf) */
   for (int next = 0; next < nc;) {
     /* a run of equal candidates (the same two edges, found from both ridges or also as
      * corners): the first stands for it, a corner if any is */
@@ -976,9 +1084,16 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
      * already that eA crosses a face adjacent to eB (cm_bvh_seg_faces decides as cm_seg_tri
      * does on the same carried vertices), one from B's ridge the converse: those tests are
      * not made again (the same pairs; the S2 pile's resting step 0.98x the instructions) */
-    int linked = plain && ((from & 1) || crosses_adjacent(&c, &ea, &eb)) &&
+    /* (a pair linked through the triangles is listed from both ridges' crossings: from 4
+     * alone, a facet-level listing, is not linked so) */
+    int linked = plain && (from & 3) && ((from & 1) || crosses_adjacent(&c, &ea, &eb)) &&
                  ((from & 2) || crosses_adjacent(&c, &eb, &ea));
-    if (!linked && !is_corner) continue;
+    /* two ridges linked at the facet level only (not through the triangles at the two edges):
+     * their crossings may lie far from each other, so their axis need not be one the bodies
+     * separate along. Such a pair is held to the corner pairs' rule (slack, least overlap, the
+     * caps at its inside endpoints) */
+    int fonly = plain && !linked && (from & 4);
+    if (!linked && !fonly && !is_corner) continue;
     int ia0, ia1, ib0, ib1;
     if (plain) {
       ia0 = vertex_inside(&c, 0, ea.e0);
@@ -988,7 +1103,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       ib1 = vertex_inside(&c, 1, eb.e1);
       if (ib0 && ib1) continue;
       /* a corner pair has exactly one endpoint inside on each side */
-      if (!linked && (ia0 == ia1 || ib0 == ib1)) continue;
+      if (!linked && !fonly && (ia0 == ia1 || ib0 == ib1)) continue;
     } else {
       /* listed only as corners: the inside endpoints as the corner ridges' crossings gave them
        * (an odd number: one endpoint inside), without testing the other endpoints again */
@@ -1016,8 +1131,9 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       if (!(dist <= CORNER_SLACK * depth) || (chain && !(depth > CHAIN_MIN_DEPTH * thin)))
         continue;
       ov = projected_overlap(&c, n);
-      if (!(ov < best_d)) continue;
-      int va = chain ? vin[0] : ia0 ? ea.e0 : ea.e1, vb = chain ? vin[1] : ib0 ? eb.e0 : eb.e1;
+      if (!(ov < (fonly ? bestf_d : best_d))) continue;
+      int va = chain ? vin[0] : ia0 ? ea.e0 : ia1 ? ea.e1 : -1;
+      int vb = chain ? vin[1] : ib0 ? eb.e0 : ib1 ? eb.e1 : -1;
       if (va >= 0) depth = vertex_depth_cap(&c, 0, ea.adj[0], va, depth);
       if (vb >= 0) depth = vertex_depth_cap(&c, 1, eb.adj[0], vb, depth);
       if (!(dist <= CORNER_SLACK * depth)) continue;
@@ -1027,14 +1143,17 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     }
     if ((ea.end_inside || eb.end_inside) && !closest_points_inside(&c, p0, p1)) continue;
     if (!linked) {
-      if (best >= 0) {
-        memmove(hit + best, hit + best + 1, (size_t)(nh - best - 1) * sizeof *hit);
-        nh--;
+      if (fonly) {
+        bestf = 1;
+        bestf_d = ov;
+      } else {
+        best = 1;
+        best_d = ov;
       }
-      best = nh;
-      best_d = ov;
+    } else if (c.facet_of[0] || c.facet_of[1]) {
+      link_d = fmin(link_d, projected_overlap(&c, n));
     }
-    cmEdgeHit* h = &hit[nh++];
+    cmEdgeHit* h = linked ? &hit[nh++] : fonly ? &hf : &hc;
     h->ea[0] = ea.e0;
     h->ea[1] = ea.e1;
     h->eb[0] = eb.e0;
@@ -1049,6 +1168,15 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   }
   /* a corner pair found along chains has other edges than its listing: into its place in the
    * (eA, eB) order of the hits (the others are in it: their runs were) */
+  /* the facet-only pair where its overlap is the least of all pairs found, else the corner
+   * pair (the same as without facet-level linking) */
+  if (bestf >= 0 && bestf_d < best_d && bestf_d < link_d) {
+    hit[nh] = hf;
+    best = nh++;
+  } else if (best >= 0) {
+    hit[nh] = hc;
+    best = nh++;
+  }
   if (best >= 0) {
     cmEdgeHit x = hit[best];
     int at = best;

@@ -636,6 +636,15 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       at += m->facet_nface[j0 + j];
     }
   }
+  /* each face's facet, for the edge search's facet-level linking */
+  for (int g = 0; g < m->ngeom; g++) {
+    int f0 = m->geom_faceadr[g], j0 = m->geom_facetadr[g];
+    for (int f = 0; f < m->geom_nface[g]; f++)
+      m->mesh_face_facet[f0 + f] = -1;
+    for (int j = 0; j < m->geom_nfacet[g]; j++)
+      for (int i = 0; i < m->facet_nface[j0 + j]; i++)
+        m->mesh_face_facet[f0 + m->mesh_facet_face[m->facet_faceadr[j0 + j] + i]] = j;
+  }
   /* the direction grids of the convex meshes of more than CM_FACET_MAX facets: each built once
    * into a block of its own (its cells' counts, their bounds, then the lists), then copied into
    * the model's rows */

@@ -20,6 +20,7 @@
 #include "core/arena.h"
 #include "core/cm_math.h"
 #include "geom/bvh.h"
+#include "geom/facets.h"
 #include "geom/tri_tri.h"
 #include "scenes.h"
 #include "test.h"
@@ -336,15 +337,22 @@ static void ref_vert(const RefCtx* c, int side, int v, double y[3]) {
     cm_tri_xform(y, c->R, c->t, x);
 }
 
-/* does edge e of mesh side cross face f of the other mesh? */
-static int ref_cross(const RefCtx* c, int side, const RefEdge* e, int f) {
+/* does edge e of mesh side cross face f of the other mesh? With proper, only where it is not a
+ * touching: one common point, e's endpoints strictly on either side of f's plane */
+static int ref_cross_at(const RefCtx* c, int side, const RefEdge* e, int f, int proper) {
   double p[3], q[3], P[3][3];
   ref_vert(c, side, e->e0, p);
   ref_vert(c, side, e->e1, q);
   const int* F = c->m->mesh_face + 3 * (size_t)(c->m->geom_faceadr[c->g[1 - side]] + f);
   for (int k = 0; k < 3; k++)
     ref_vert(c, 1 - side, F[k], P[k]);
-  return cm_seg_tri(p, q, P[0], P[1], P[2], NULL) != CM_SEG_TRI_NONE;
+  int r = cm_seg_tri(p, q, P[0], P[1], P[2], NULL);
+  if (!proper) return r != CM_SEG_TRI_NONE;
+  return r == CM_SEG_TRI_CROSS &&
+         cm_orient3d(P[0], P[1], P[2], p) * cm_orient3d(P[0], P[1], P[2], q) < 0;
+}
+static int ref_cross(const RefCtx* c, int side, const RefEdge* e, int f) {
+  return ref_cross_at(c, side, e, f, 0);
 }
 
 /* is the point y (A's frame) inside mesh side? */
@@ -494,16 +502,77 @@ static int ref_lines(const RefCtx* c, const RefEdge* ea, const RefEdge* eb, doub
   return 1;
 }
 
-/* corner pairs the reference has given (below) */
-static int ref_ncorner;
+/* corner pairs the reference has given (below), and pairs linked at the facet level only */
+static int ref_ncorner, ref_nfacet_only;
+
+/* the facet (local index) of each face of geometry g, from the model's facet lists, or NULL
+ * where the mesh has none or more than CM_FACET_MAX (the kernel links at the facet level only
+ * on meshes of at most that many) */
+static int* ref_facet_of(const cmModel* m, int g) {
+  int nfc = m->geom_nfacet[g], j0 = m->geom_facetadr[g];
+  if (nfc < 1 || nfc > CM_FACET_MAX) return NULL;
+  int* of = malloc((size_t)m->geom_nface[g] * sizeof *of);
+  for (int j = 0; j < nfc; j++)
+    for (int i = 0; i < m->facet_nface[j0 + j]; i++)
+      of[m->mesh_facet_face[m->facet_faceadr[j0 + j] + i]] = j;
+  return of;
+}
+
+/* does edge e of mesh side cross a face of the other mesh's facet j (facet_of: its faces')? */
+static int ref_cross_facet(const RefCtx* c, int side, const RefEdge* e, const int* facet_of,
+                           int j, int proper) {
+  int nf = c->m->geom_nface[c->g[1 - side]];
+  for (int f = 0; f < nf; f++)
+    if (facet_of[f] == j && ref_cross_at(c, side, e, f, proper)) return 1;
+  return 0;
+}
+
+/* does edge e of mesh side cross properly a facet of edge o's faces (the other mesh's, with
+ * facet_of), or one of o's faces where that mesh has no facets: a face of it, with e's endpoints
+ * on either side of its plane by more than the pair's margin (1e-9 of the sizes, as
+ * cm_pair_box_eps)? The plane in the other mesh's frame: the facet's (facet_plane) or the
+ * face's own through its first vertex */
+static int ref_cross_proper(const RefCtx* c, int side, const RefEdge* e, const RefEdge* o,
+                            const int* facet_of) {
+  const cmModel* m = c->m;
+  int go = c->g[1 - side];
+  double p[3], q[3], r[3];
+  ref_vert(c, side, e->e0, p);
+  ref_vert(c, side, e->e1, q);
+  if (side == 0) { /* A's edge into B's frame */
+    cm_v3_sub(r, p, c->t);
+    cm_m3_mulvt(p, c->R, r);
+    cm_v3_sub(r, q, c->t);
+    cm_m3_mulvt(q, c->R, r);
+  }
+  double eps = cm_pair_box_eps(((const cmBvh*)m->geom_bvh + c->g[0])->node[0].box,
+                               ((const cmBvh*)m->geom_bvh + c->g[1])->node[0].box, c->t);
+  for (int k = 0; k < o->nf; k++) {
+    double P[4];
+    int f = o->f[k];
+    if (facet_of) {
+      memcpy(P, m->facet_plane + 4 * (size_t)(m->geom_facetadr[go] + facet_of[f]), sizeof P);
+    } else {
+      cm_v3_copy(P, m->mesh_face_normal + 3 * (size_t)(m->geom_faceadr[go] + f));
+      const int* F = m->mesh_face + 3 * (size_t)(m->geom_faceadr[go] + f);
+      P[3] = cm_v3_dot(P, m->mesh_vert + 3 * (size_t)(m->geom_vertadr[go] + F[0]));
+    }
+    double sp = cm_v3_dot(P, p) - P[3], sq = cm_v3_dot(P, q) - P[3];
+    if (!((sp > eps && sq < -eps) || (sp < -eps && sq > eps))) continue;
+    if (facet_of ? ref_cross_facet(c, side, e, facet_of, facet_of[f], 0) : ref_cross(c, side, e, f))
+      return 1;
+  }
+  return 0;
+}
 
 /* the reference's pairs (ea, eb as 4 vertex indices), sorted; returns the count */
 static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)[4], int max) {
   RefCtx c = {m, {m->body_geom[a], m->body_geom[b]}, {0}, {0}};
   cm_pair_pose(d, a, b, c.R, c.t);
   RefEdge* E[2];
-  int ne[2], nf[2], *inside[2];
+  int ne[2], nf[2], *inside[2], *facet_of[2];
   for (int s = 0; s < 2; s++) {
+    facet_of[s] = ref_facet_of(m, c.g[s]);
     nf[s] = m->geom_nface[c.g[s]];
     E[s] = malloc((size_t)nf[s] * 3 * sizeof(RefEdge));
     ne[s] = ref_edges(m, c.g[s], E[s]);
@@ -515,8 +584,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       inside[s][v] = ref_inside(&c, 1 - s, y);
     }
   }
-  int n = 0, corner[4] = {0, 0, 0, 0};
-  double corner_d = INFINITY;
+  int n = 0, corner[4] = {0, 0, 0, 0}, fonly_pair[4] = {0, 0, 0, 0};
+  double corner_d = INFINITY, fonly_d = INFINITY, link_d = INFINITY;
   for (int i = 0; i < ne[0]; i++) {
     const RefEdge* ei = &E[0][i];
     for (int j = 0; j < ne[1]; j++) {
@@ -530,17 +599,27 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         ab |= ref_cross(&c, 0, ea, eb->f[k]);
       for (int k = 0; k < ea->nf; k++)
         ba |= ref_cross(&c, 1, eb, ea->f[k]);
+      /* two ridges, where either mesh has facets: each crossing properly a facet of the
+       * other's faces (a face of it, the edge's endpoints on either side of its plane;
+       * ref_cross_proper) is linked at the facet level */
+      int rr = ref_ridge(&c, 0, ea) && ref_ridge(&c, 1, eb);
       /* unlinked: a pair of corner ridges (each a ridge with exactly one endpoint inside the
        * other body), of which only the nearest is kept (below) */
-      int corner_ridges = ref_ridge(&c, 0, ea) && ref_ridge(&c, 1, eb) &&
-                          inside[0][ea->e0] != inside[0][ea->e1] &&
+      int corner_ridges = rr && inside[0][ea->e0] != inside[0][ea->e1] &&
                           inside[1][eb->e0] != inside[1][eb->e1];
       int is_corner = corner_ridges;
       int linked = ab && ba && !both_a && !both_b;
+      int linked_f = rr && (facet_of[0] || facet_of[1]) && !both_a && !both_b &&
+                     ref_cross_proper(&c, 0, ea, eb, facet_of[1]) &&
+                     ref_cross_proper(&c, 1, eb, ea, facet_of[0]);
+      /* linked at the facet level only: held to the corner pairs' slack and least overlap, and
+       * kept only where its overlap is less than every other pair's (below) */
+      int fonly = !linked && linked_f;
       /* listed by the kernel from a ridge (not both endpoints inside) crossing a face at the
-       * other edge: a candidate for a chain */
-      int listed = (ref_ridge(&c, 0, ea) && !both_a && ab) || (ref_ridge(&c, 1, eb) && !both_b && ba);
-      if (!linked && !corner_ridges && !listed) continue;
+       * other edge, or as two ridges linked at the facet level: a candidate for a chain */
+      int listed = (ref_ridge(&c, 0, ea) && !both_a && ab) ||
+                   (ref_ridge(&c, 1, eb) && !both_b && ba) || linked_f;
+      if (!linked && !fonly && !corner_ridges && !listed) continue;
       /* closest points of the two lines, inside both segments (1e-9 of their lengths) */
       double a0[3], b0[3], dA[3], dB[3], nn[3], p0[3], p1[3], w[3], sa, ub;
       if (!ref_lines(&c, ea, eb, a0, b0, dA, dB, nn, &sa, &ub)) continue;
@@ -601,13 +680,14 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         va = vin[0];
         vb = vin[1];
         linked = 0;
+        fonly = 0;
         is_corner = 1;
         chained = 1;
         /* the new pieces' closest points, computed from their own vertices */
         if (!ref_lines(&c, ea, eb, a0, b0, dA, dB, nn, &sa, &ub)) continue;
       }
       if (!(sa >= -1e-9 && sa <= 1 + 1e-9 && ub >= -1e-9 && ub <= 1 + 1e-9)) continue;
-      if (!linked && !is_corner) continue; /* corner ridges not linked at the corners */
+      if (!linked && !fonly && !is_corner) continue; /* corner ridges not linked at the corners */
       cm_v3_madd(p0, a0, dA, fmin(fmax(sa, 0), 1));
       cm_v3_madd(p1, b0, dB, fmin(fmax(ub, 0), 1));
       /* n along dA x dB from p1 to p0's side reversed: (p0 - p1) . n <= 0; it must lead out
@@ -628,9 +708,24 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       double tb = (ref_ridge(&c, 1, eb) ? 15 : 60) * CM_PI / 180;
       double ta = (ref_ridge(&c, 0, ea) ? 15 : 60) * CM_PI / 180;
       if (ref_cone(&c, 1, eb, un) > tb || ref_cone(&c, 0, ea, um) > ta) continue;
-      int end_inside = !linked || inside[0][ea->e0] || inside[0][ea->e1] || inside[1][eb->e0] ||
-                       inside[1][eb->e1];
+      int end_inside = (!linked && !fonly) || inside[0][ea->e0] || inside[0][ea->e1] ||
+                       inside[1][eb->e0] || inside[1][eb->e1];
       if (end_inside && !(ref_inside(&c, 1, p0) && ref_inside(&c, 0, p1))) continue;
+      if (fonly) {
+        /* capped at its inside endpoints, if any (the first of each edge), within the slack,
+         * the least overlap first in (ea, eb) order */
+        int q[4] = {ea->e0, ea->e1, eb->e0, eb->e1};
+        int fa = inside[0][ea->e0] ? ea->e0 : inside[0][ea->e1] ? ea->e1 : -1;
+        int fb = inside[1][eb->e0] ? eb->e0 : inside[1][eb->e1] ? eb->e1 : -1;
+        double dd = cm_v3_norm(w), ov = ref_overlap(&c, un);
+        if (!(dd <= 1.25 * ref_corner_depth(&c, ea, eb, fa, fb, dd))) continue;
+        if (ov < fonly_d || (ov == fonly_d && ref_pair_cmp(q, fonly_pair) < 0)) {
+          fonly_d = ov;
+          memcpy(fonly_pair, q, sizeof q);
+        }
+        continue;
+      }
+      if (linked && (facet_of[0] || facet_of[1])) link_d = fmin(link_d, ref_overlap(&c, un));
       if (!linked) {
         /* of the corner pairs whose distance is at most 1.25 times their depth capped across
          * the faces at their edges and corners, the one whose axis the bodies' boxes overlap
@@ -665,8 +760,15 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   for (int s = 0; s < 2; s++) {
     free(E[s]);
     free(inside[s]);
+    free(facet_of[s]);
   }
-  if (corner_d < INFINITY) {
+  /* the pair linked at the facet level only where its overlap is the least of all, else the
+   * corner pair */
+  if (fonly_d < corner_d && fonly_d < link_d) {
+    ref_nfacet_only++;
+    if (n < max) memcpy(out[n], fonly_pair, sizeof fonly_pair);
+    n++;
+  } else if (corner_d < INFINITY) {
     ref_ncorner++;
     if (n < max) memcpy(out[n], corner, sizeof corner);
     n++;
@@ -675,24 +777,53 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   return n;
 }
 
+/* Two boxes (half sizes ha, hb) with A's edge down across B's edge pointing up (A turned 30-60
+ * degrees about its x axis, B likewise and then 30-150 degrees about the vertical), crossing at
+ * random points along both edges (near their ends too, where an edge enters the other box
+ * beside a vertex) and overlapping by 5 to 35 % of the smaller half size: A at the origin */
+static void crossed_pose(const double ha[3], const double hb[3], double qa[4], double qb[4],
+                         double xb[3]) {
+  const double X[3] = {1, 0, 0}, Z[3] = {0, 0, 1};
+  double qx[4], qz[4], pa[3], pb[3], ya[3], yb[3];
+  cm_quat_from_axis_angle(qa, X, (30 + 30 * urand()) * CM_PI / 180);
+  cm_quat_from_axis_angle(qx, X, (30 + 30 * urand()) * CM_PI / 180);
+  cm_quat_from_axis_angle(qz, Z, (30 + 120 * urand()) * CM_PI / 180);
+  cm_quat_mul(qb, qz, qx);
+  /* A's lowest edge (local y, z = -ha) and B's highest (+hb), at random points along x */
+  double la[3] = {ha[0] * (2 * urand() - 1), -ha[1], -ha[2]};
+  double lb[3] = {hb[0] * (2 * urand() - 1), hb[1], hb[2]};
+  cm_quat_rotate(ya, qa, la);
+  cm_quat_rotate(yb, qb, lb);
+  double h = fmin(fmin(fmin(ha[0], ha[1]), ha[2]), fmin(fmin(hb[0], hb[1]), hb[2]));
+  cm_v3_copy(pa, ya);
+  pa[2] += (0.05 + 0.3 * urand()) * h; /* B's edge point above A's by the overlap */
+  cm_v3_sub(pb, pa, yb);
+  cm_v3_copy(xb, pb);
+}
+
 /* Random overlapping poses of two boxes (divisions 1, 2, 4, 8 on each side: 12 to 48 ridges are
  * searched from the ridge list, 96 from the face tree), a box and an
- * icosphere, and two random star-shaped meshes: the kernel's edge pairs are the brute-force
- * rule's, pair for pair (ea, eb), in the same (sorted) order. */
+ * icosphere, and two random star-shaped meshes, and boxes of 2 and 4 divisions with their edges
+ * crossed (crossed_pose): the kernel's edge pairs are the brute-force rule's, pair for pair
+ * (ea, eb), in the same (sorted) order. */
 static void test_rule_brute_force(void) {
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
   int poses = 0, pairs = 0, differ = 0;
-  const int its = test_trials(12, 4);
-  for (int it = 0; it < its; it++) {
+  const int its = test_trials(12, 4), its_crossed = test_trials(8, 4);
+  for (int it = 0; it < its + its_crossed; it++) {
     cmMesh* M[2];
-    double half[2];
-    int kind = it % 4;
+    double half[2], hsz[2][3];
+    int kind = it < its ? it % 4 : 4;
     for (int s = 0; s < 2; s++) {
       double size[3] = {0.6 + 0.8 * urand(), 0.6 + 0.8 * urand(), 0.4 + 0.8 * urand()};
+      for (int k = 0; k < 3; k++)
+        hsz[s][k] = 0.5 * size[k];
       /* mean half-size: a box's half its size, an icosphere's its radius */
       half[s] = (size[0] + size[1] + size[2]) / 6;
-      if (kind == 0 || (kind == 1 && s == 0))
+      if (kind == 4)
+        M[s] = cm_mesh_box(size, 2 << ((it + s) % 2));
+      else if (kind == 0 || (kind == 1 && s == 0))
         M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 4));
       else if (kind == 1)
         M[s] = cm_mesh_icosphere(half[s] = 0.6, 2);
@@ -725,6 +856,7 @@ static void test_rule_brute_force(void) {
       cm_v3_scale(u, u, dist / cm_v3_norm(u));
       for (int k = 0; k < 3; k++)
         xb[k] = u[k];
+      if (kind == 4) crossed_pose(hsz[0], hsz[1], qa, qb, xb);
       set_pose(m, d, 0, xa, qa);
       set_pose(m, d, 1, xb, qb);
       cm_arena_reset(&arena);
@@ -753,11 +885,12 @@ static void test_rule_brute_force(void) {
     cm_data_free(d);
     cm_model_free(m);
   }
-  printf("  %d poses, %d edge pairs by brute force (%d of them corner pairs), %d poses where the "
-         "kernel differs\n",
-         poses, pairs, ref_ncorner, differ);
+  printf("  %d poses, %d edge pairs by brute force (%d of them corner pairs, %d linked at the "
+         "facet level only), %d poses where the kernel differs\n",
+         poses, pairs, ref_ncorner, ref_nfacet_only, differ);
   CHECK(differ == 0);
   CHECK(ref_ncorner > 0); /* the corner rule is exercised */
+  CHECK(ref_nfacet_only > 0); /* and the facet-level linking */
   CHECK(pairs >= 20);     /* the poses do produce pairs */
   cm_arena_destroy(&arena);
 }
