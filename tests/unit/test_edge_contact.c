@@ -1075,12 +1075,67 @@ static void test_pairs_contiguous(void) {
   }
 }
 
+/* Boxes placed flush (a face exactly on the other's, sides exactly in one plane) or coincident
+ * touch each other's facets all along: facet-level linking must pair nothing there (its
+ * crossings are proper ones, the edge's ends on either side of the facet's plane beyond the
+ * margin), so the edge pairs are those of triangle-level linking, pair for pair. Cubes of 0.1 m
+ * at divisions 1, 2 and 4: stacked with the upper one shifted 0, 20 and 50 mm along x (its y
+ * sides flush), side by side (touching along x, flush at top and bottom), and coincident. */
+static void test_flush_no_facet_pairs(void) {
+  cmArena arena;
+  cm_arena_init(&arena, 1 << 16);
+  const double shift[5][3] = {{0, 0, 0.1}, {0.02, 0, 0.1}, {0.05, 0, 0.1}, {0.1, 0, 0}, {0, 0, 0}};
+  int cases = 0, same = 0, pairs = 0;
+  for (int dv = 1; dv <= 4; dv *= 2)
+    for (int k = 0; k < 5; k++) {
+      cmBodyDef a = scene_box("A", S, S, S, dv), b = scene_box("B", S, S, S, dv);
+      cm_v3_copy(b.position, shift[k]);
+      cmModel* m = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
+      CHECK(m != NULL);
+      if (!m) continue;
+      cmData* d = cm_data_new(m);
+      cmEdgeHit *h0, *h1;
+      int n[2];
+      cm_collide_facet_link = 0;
+      cm_arena_reset(&arena);
+      n[0] = cm_collide_edges(m, d, 0, 1, &arena, &h0);
+      int e0[256][4];
+      for (int i = 0; i < n[0] && i < 256; i++) {
+        e0[i][0] = h0[i].ea[0];
+        e0[i][1] = h0[i].ea[1];
+        e0[i][2] = h0[i].eb[0];
+        e0[i][3] = h0[i].eb[1];
+      }
+      cm_collide_facet_link = 1;
+      cm_arena_reset(&arena);
+      n[1] = cm_collide_edges(m, d, 0, 1, &arena, &h1);
+      int ok = n[0] == n[1] && n[0] <= 256;
+      for (int i = 0; ok && i < n[1]; i++)
+        ok = h1[i].ea[0] == e0[i][0] && h1[i].ea[1] == e0[i][1] && h1[i].eb[0] == e0[i][2] &&
+             h1[i].eb[1] == e0[i][3];
+      if (!ok)
+        printf("  divisions %d, case %d: %d edge pairs by triangles, %d with facets\n", dv, k,
+               n[0], n[1]);
+      cases++;
+      same += ok;
+      pairs += n[0];
+      cm_data_free(d);
+      cm_model_free(m);
+    }
+  printf("  %d flush or coincident poses (%d edge pairs): the same pairs with facet-level linking in "
+         "%d\n",
+         cases, pairs, same);
+  CHECK(same == cases);
+  cm_arena_destroy(&arena);
+}
+
 int main(void) {
   RUN(test_crossed_bars);
   RUN(test_crossed_bars_contour);
   RUN(test_rigid_invariance_bars);
   RUN(test_random_meshes);
   RUN(test_rule_brute_force);
+  RUN(test_flush_no_facet_pairs);
   RUN(test_ridge_list);
   RUN(test_auto_choice);
   RUN(test_pairs_contiguous);
