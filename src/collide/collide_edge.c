@@ -722,7 +722,11 @@ typedef struct Corner {
  * a face's facet is the face itself) */
 typedef struct Crossing {
   int r[4];
-  int own[2], facet;
+  int ridge;        /* its index in the side's list of near ridges */
+  int face[2];      /* its two faces */
+  int own[2];       /* their facets */
+  int facet;        /* the facet crossed */
+  int tri[2];       /* the first two faces of that facet it crosses (-1: none) */
 } Crossing;
 
 /* room for need candidates in the array of capacity *cap, grown to twice need when short; 0
@@ -994,9 +998,9 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       /* the facets it crosses properly, each once (consecutive crossings of one facet are the
        * rule): crossing a face of the facet with its endpoints on either side of the facet's
        * plane (exactly coincident or flush boxes touch faces of each other's facets all along) */
-      if (!facets) continue;
-      int own[2] = {facet_id(&c, s, rl[4 * i + 2]),
-                    facet_id(&c, s, face_across(&c, s, rl[4 * i + 2], rl[4 * i + 3]))};
+      if (!facets || ng == 0) continue;
+      int face[2] = {rl[4 * i + 2], face_across(&c, s, rl[4 * i + 2], rl[4 * i + 3])};
+      int own[2] = {facet_id(&c, s, face[0]), facet_id(&c, s, face[1])};
       double po[3], qo[3]; /* the ridge in the crossed mesh's frame */
       if (s == 0) {
         double r[3];
@@ -1009,11 +1013,15 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
         cm_v3_copy(qo, q);
       }
       for (int j = 0; j < ng; j++) {
-        int F = facet_id(&c, 1 - s, g[j]), seen = 0;
-        for (int x = nx[s] - 1; x >= 0 && !seen && !memcmp(xr[s][x].r, rl + 4 * i, 4 * sizeof(int));
-             x--)
-          seen = xr[s][x].facet == F;
-        if (seen || !crosses_plane(&c, 1 - s, g[j], F, po, qo)) continue;
+        int F = facet_id(&c, 1 - s, g[j]);
+        Crossing* seen = NULL;
+        for (int x = nx[s] - 1; x >= 0 && !seen && xr[s][x].ridge == i; x--)
+          if (xr[s][x].facet == F) seen = &xr[s][x];
+        if (seen) {
+          if (seen->tri[1] < 0) seen->tri[1] = g[j];
+          continue;
+        }
+        if (!crosses_plane(&c, 1 - s, g[j], F, po, qo)) continue;
         if (nx[s] == xcap[s]) {
           Crossing* grown = cm_arena_alloc(arena, 2 * (size_t)xcap[s] * sizeof *grown);
           if (!grown) return -1;
@@ -1023,9 +1031,14 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
         }
         Crossing* x = &xr[s][nx[s]++];
         memcpy(x->r, rl + 4 * i, sizeof x->r);
+        x->ridge = i;
+        x->face[0] = face[0];
+        x->face[1] = face[1];
         x->own[0] = own[0];
         x->own[1] = own[1];
         x->facet = F;
+        x->tri[0] = g[j];
+        x->tri[1] = -1;
       }
     }
   }
@@ -1037,6 +1050,13 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       const Crossing* y = &xr[1][j];
       if ((x->facet != y->own[0] && x->facet != y->own[1]) ||
           (y->facet != x->own[0] && y->facet != x->own[1]))
+        continue;
+      /* each crossing a face at the other ridge: listed from both crossings already, so linked
+       * through the triangles (a facet listing would change nothing) */
+      if ((x->tri[0] == y->face[0] || x->tri[0] == y->face[1] || x->tri[1] == y->face[0] ||
+           x->tri[1] == y->face[1]) &&
+          (y->tri[0] == x->face[0] || y->tri[0] == x->face[1] || y->tri[1] == x->face[0] ||
+           y->tri[1] == x->face[1]))
         continue;
       if (!reserve(arena, &cand, &cap, nc + 1)) return -1;
       cand[nc++] =
@@ -1057,7 +1077,8 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
   sort_cands(cand, nc, nc > 16 ? cm_arena_alloc(arena, (size_t)nc * sizeof *cand) : NULL);
 
   cmEdgeHit* hit = cm_arena_alloc(arena, ((size_t)nc + 1) * sizeof *hit);
-  if (!hit) return -1;
+  double* nloc = facets ? cm_arena_alloc(arena, 3 * ((size_t)nc + 1) * sizeof *nloc) : NULL;
+  if (!hit || (facets && !nloc)) return -1;
 
   /* 3-4: the linked candidates, one contact per distinct pair, and the nearest pair of corner
    * ridges, in world coordinates */
@@ -1175,7 +1196,8 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
         best_d = ov;
       }
     } else if (c.facet_of[0] || c.facet_of[1]) {
-      link_d = fmin(link_d, projected_overlap(&c, n));
+      /* (the linked hits' normals in A's frame, for link_d where a facet-only pair is found) */
+      cm_v3_copy(nloc + 3 * (size_t)nh, n);
     }
     cmEdgeHit* h = linked ? &hit[nh++] : fonly ? &hf : &hc;
     h->ea[0] = ea.e0;
@@ -1194,6 +1216,9 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
    * (eA, eB) order of the hits (the others are in it: their runs were) */
   /* the facet-only pair where its overlap is the least of all pairs found, else the corner
    * pair (the same as without facet-level linking) */
+  if (bestf >= 0 && bestf_d < best_d)
+    for (int i = 0; i < nh && bestf_d < link_d; i++)
+      link_d = fmin(link_d, projected_overlap(&c, nloc + 3 * (size_t)i));
   if (bestf >= 0 && bestf_d < best_d && bestf_d < link_d) {
     hit[nh] = hf;
     best = nh++;
