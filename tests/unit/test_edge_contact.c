@@ -803,18 +803,19 @@ static void crossed_pose(const double ha[3], const double hb[3], double qa[4], d
 
 /* Random overlapping poses of two boxes (divisions 1, 2, 4, 8 on each side: 12 to 48 ridges are
  * searched from the ridge list, 96 from the face tree), a box and an
- * icosphere, and two random star-shaped meshes, and boxes of 2 and 4 divisions with their edges
- * crossed (crossed_pose): the kernel's edge pairs are the brute-force rule's, pair for pair
- * (ea, eb), in the same (sorted) order. */
+ * icosphere, and two random star-shaped meshes, boxes of 2 and 4 divisions with their edges
+ * crossed (crossed_pose), and a box with a star-shaped mesh (facets on one side only): the
+ * kernel's edge pairs are the brute-force rule's, pair for pair (ea, eb), in the same (sorted)
+ * order. */
 static void test_rule_brute_force(void) {
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
   int poses = 0, pairs = 0, differ = 0;
-  const int its = test_trials(12, 4), its_crossed = test_trials(8, 4);
-  for (int it = 0; it < its + its_crossed; it++) {
+  const int its = test_trials(12, 4), its_crossed = test_trials(8, 4), its_mixed = test_trials(4, 2);
+  for (int it = 0; it < its + its_crossed + its_mixed; it++) {
     cmMesh* M[2];
     double half[2], hsz[2][3];
-    int kind = it < its ? it % 4 : 4;
+    int kind = it < its ? it % 4 : it < its + its_crossed ? 4 : 5;
     for (int s = 0; s < 2; s++) {
       double size[3] = {0.6 + 0.8 * urand(), 0.6 + 0.8 * urand(), 0.4 + 0.8 * urand()};
       for (int k = 0; k < 3; k++)
@@ -823,6 +824,12 @@ static void test_rule_brute_force(void) {
       half[s] = (size[0] + size[1] + size[2]) / 6;
       if (kind == 4)
         M[s] = cm_mesh_box(size, 2 << ((it + s) % 2));
+      else if (kind == 5 && s == (it & 1)) /* a box (facets) and a star-shaped mesh (none) */
+        M[s] = cm_mesh_box(size, 2);
+      else if (kind == 5) {
+        M[s] = rand_mesh(1, 0.3, size);
+        half[s] *= 2;
+      }
       else if (kind == 0 || (kind == 1 && s == 0))
         M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 4));
       else if (kind == 1)
