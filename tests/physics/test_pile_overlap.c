@@ -110,6 +110,21 @@ static double sat_overlap(const double ca[3], const double Ra[9], const double c
   return best;
 }
 
+/* the steps (at most max) until the two bodies' overlap (sat_overlap of bodies 0 and 1) is at
+ * most level; *o: the overlap then */
+static int steps_until(const cmModel* m, cmData* d, double level, int max, double* o) {
+  double R[2][9];
+  int steps = 0;
+  *o = NAN;
+  for (; steps < max && !(*o <= level); steps++) {
+    CHECK(cm_step(m, d) == CM_OK);
+    for (int b = 0; b < 2; b++)
+      cm_quat_to_mat(R[b], d->body_xquat + 4 * b);
+    *o = sat_overlap(d->body_cpos, R[0], d->body_cpos + 3, R[1]);
+  }
+  return steps;
+}
+
 /* the deepest box-box overlap after 2 s; *deep: the steps counted as deep_penetration, *ratio:
  * the depth monitor's largest depth over the thinner body's thickness */
 static double deepest(cmMethod method, int* deep, double* ratio) {
@@ -260,13 +275,7 @@ static void test_edge_interlock(void) {
       if (d->contact[i].flags & CM_CONTACT_EDGE)
         deepest_edge = fmax(deepest_edge, -d->contact[i].dist);
     double edge = sqrt(9.81 / (KA * SIZE));
-    int steps = 0;
-    for (; steps < 200 && !(o <= edge); steps++) {
-      CHECK(cm_step(m, d) == CM_OK);
-      for (int b = 0; b < 2; b++)
-        cm_quat_to_mat(R[b], d->body_xquat + 4 * b);
-      o = sat_overlap(d->body_cpos, R[0], d->body_cpos + 3, R[1]);
-    }
+    int steps = steps_until(m, d, edge, 200, &o);
     printf("  %s: overlap %.2f mm at the start, its edge contact %.2f mm deep; below the law's "
            "edge depth %.2f mm after %d ms\n",
            what[pose], 1e3 * o0, 1e3 * deepest_edge, 1e3 * edge, steps);
@@ -319,13 +328,7 @@ static void test_corner_into_face(void) {
       /* (n out of B toward A: up for A the upper box) */
       nz = (d->contact[i].body[0] == 1 ? 1 : -1) * d->contact[i].n[2];
     }
-  int steps = 0;
-  for (; steps < 200 && !(o <= 0); steps++) {
-    CHECK(cm_step(m, d) == CM_OK);
-    for (int b = 0; b < 2; b++)
-      cm_quat_to_mat(R[b], d->body_xquat + 4 * b);
-    o = sat_overlap(d->body_cpos, R[0], d->body_cpos + 3, R[1]);
-  }
+  int steps = steps_until(m, d, 0, 200, &o);
   printf("  corner into a face: overlap %.2f mm, its edge contact %.2f mm deep, n_z %.5f; apart "
          "after %d ms\n",
          1e3 * o0, 1e3 * deepest_edge, nz, steps);
