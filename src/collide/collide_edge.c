@@ -427,11 +427,9 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
 /* the lines of candidate C's edges (A's frame): a0 and b0, the directions dA = a1 - a0 and
  * dB = b1 - b0, n = dA x dB, den = |n|^2, and the parameters st of their closest points
  * (a0 + st[0] dA, b0 + st[1] dB); 0 if the edges are parallel (st not set) */
-static inline __attribute__((always_inline)) int lines_closest(const Ctx* c, const Cand* C,
-                                                               double a0[3], double b0[3],
-                                                               double dA[3], double dB[3],
-                                                               double n[3], double* den,
-                                                               double st[2]) {
+static inline __attribute__((always_inline)) int
+lines_closest(const Ctx* c, const Cand* C, double a0[3], double b0[3], double dA[3], double dB[3],
+              double n[3], double* den, double st[2]) {
   double a1[3], b1[3], r[3];
   vert_a(c, 0, C->a0, a0);
   vert_a(c, 0, C->a1, a1);
@@ -455,8 +453,9 @@ static inline __attribute__((always_inline)) int lines_closest(const Ctx* c, con
  * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
  * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
 static inline __attribute__((always_inline)) int edge_contact(const Ctx* c, const Cand* C,
-                                                              double p0[3], double p1[3], double n[3],
-                        double* area, Edge* eas, Edge* ebs, double st[2]) {
+                                                              double p0[3], double p1[3],
+                                                              double n[3], double* area, Edge* eas,
+                                                              Edge* ebs, double st[2]) {
   double a0[3], b0[3], dA[3], dB[3], w[3], den;
   if (!lines_closest(c, C, a0, b0, dA, dB, n, &den, st)) return 0; /* parallel */
   double s = st[0], u = st[1]; /* (st also for the chains: module comment, step 3) */
@@ -722,11 +721,11 @@ typedef struct Corner {
  * a face's facet is the face itself) */
 typedef struct Crossing {
   int r[4];
-  int ridge;        /* its index in the side's list of near ridges */
-  int face[2];      /* its two faces */
-  int own[2];       /* their facets */
-  int facet;        /* the facet crossed */
-  int tri[2];       /* the first two faces of that facet it crosses (-1: none) */
+  int ridge;   /* its index in the side's list of near ridges */
+  int face[2]; /* its two faces */
+  int own[2];  /* their facets */
+  int facet;   /* the facet crossed */
+  int tri[2];  /* the first two faces of that facet it crosses (-1: none) */
 } Crossing;
 
 /* room for need candidates in the array of capacity *cap, grown to twice need when short; 0
@@ -872,7 +871,8 @@ static int chain_pair(Ctx* c, Cand* C, int bits, int vin[2]) {
       int lo = s ? C->b0 : C->a0; /* the parameter runs from the lower vertex (0) to the higher */
       if (vin[s] >= 0 && ((st[s] < -tol && vin[s] == lo) || (st[s] > 1 + tol && vin[s] != lo)))
         side = s;
-      else if (!(st[s] >= -tol && st[s] <= 1 + tol)) return 0; /* beyond the outside end */
+      else if (!(st[s] >= -tol && st[s] <= 1 + tol))
+        return 0; /* beyond the outside end */
     }
     if (side < 0) return moved;
     int *x0 = side ? &C->b0 : &C->a0, *x1 = side ? &C->b1 : &C->a1;
@@ -1082,14 +1082,15 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
 
   /* 3-4: the linked candidates, one contact per distinct pair, and the nearest pair of corner
    * ridges, in world coordinates */
-  int nh = 0, best = -1; /* best: the hit of that corner pair */
+  int nh = 0, best = -1; /* best: the hit of the corner (or facet-only) pair, once placed */
   const double thin = thinner(&c);
   double best_d = INFINITY; /* its axis's projected overlap */
-  /* the pair of ridges linked at the facet level only of least overlap, kept only where its
-   * overlap is also less than that of every other pair found (bestf_d, link_d) */
-  int bestf = -1;
+  /* the corner pair of least overlap (hc, found: have_corner), and the pair of ridges linked at
+   * the facet level only of least overlap (hf, bestf_d), kept only where its overlap is also
+   * less than that of every other pair found (link_d) */
+  int have_corner = 0, have_fonly = 0;
   double bestf_d = INFINITY, link_d = INFINITY;
-  cmEdgeHit hc, hf; /* the corner pair (best), the facet-only pair (bestf) */
+  cmEdgeHit hc, hf;
   for (int next = 0; next < nc;) {
     /* a run of equal candidates (the same two edges, found from both ridges or also as
      * corners): the first stands for it, a corner if any is */
@@ -1116,7 +1117,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
           !(line_dist(&c, &x, st) > CHAIN_MIN_DEPTH * thin) || !chain_pair(&c, &x, is_corner, vin))
         break;
       chain = 1;
-      plain = 0; /* a chain's ridges are not linked: both their ends may be inside */
+      plain = 0;      /* a chain's ridges are not linked: both their ends may be inside */
       if (!is_corner) /* a listing from a crossing: a corner pair from here on */
         is_corner = 1 | (vin[0] == x.a1) << 1 | (vin[1] == x.b1) << 2;
     }
@@ -1173,8 +1174,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
        * 33.5 mm, took the crossed edges of physics/test_pile_overlap. */
       /* (the slack and the chains' depth first with the edges' caps alone: the corners' caps
        * only lower the depth, and most candidates fail there; the same pairs) */
-      if (!(dist <= CORNER_SLACK * depth) || (chain && !(depth > CHAIN_MIN_DEPTH * thin)))
-        continue;
+      if (!(dist <= CORNER_SLACK * depth) || (chain && !(depth > CHAIN_MIN_DEPTH * thin))) continue;
       ov = projected_overlap(&c, n);
       if (!(ov < (fonly ? bestf_d : best_d))) continue;
       int va = chain ? vin[0] : ia0 ? ea.e0 : ia1 ? ea.e1 : -1;
@@ -1189,10 +1189,10 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     if ((ea.end_inside || eb.end_inside) && !closest_points_inside(&c, p0, p1)) continue;
     if (!linked) {
       if (fonly) {
-        bestf = 1;
+        have_fonly = 1;
         bestf_d = ov;
       } else {
-        best = 1;
+        have_corner = 1;
         best_d = ov;
       }
     } else if (c.facet_of[0] || c.facet_of[1]) {
@@ -1212,20 +1212,21 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     cm_v3_add(h->p1, h->p1, d->body_xpos + 3 * a);
     cm_m3_mulv(h->n, RA, n);
   }
-  /* a corner pair found along chains has other edges than its listing: into its place in the
-   * (eA, eB) order of the hits (the others are in it: their runs were) */
   /* the facet-only pair where its overlap is the least of all pairs found, else the corner
    * pair (the same as without facet-level linking) */
-  if (bestf >= 0 && bestf_d < best_d)
+  if (have_fonly && bestf_d < best_d)
     for (int i = 0; i < nh && bestf_d < link_d; i++)
       link_d = fmin(link_d, projected_overlap(&c, nloc + 3 * (size_t)i));
-  if (bestf >= 0 && bestf_d < best_d && bestf_d < link_d) {
+  if (have_fonly && bestf_d < best_d && bestf_d < link_d) {
     hit[nh] = hf;
     best = nh++;
-  } else if (best >= 0) {
+  } else if (have_corner) {
     hit[nh] = hc;
     best = nh++;
   }
+  /* a corner pair found along chains has other edges than its listing (and a facet-only pair is
+   * placed last): into its place in the (eA, eB) order of the hits (the others are in it: their
+   * runs were) */
   if (best >= 0) {
     cmEdgeHit x = hit[best];
     int at = best;

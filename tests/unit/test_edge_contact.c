@@ -519,8 +519,8 @@ static int* ref_facet_of(const cmModel* m, int g) {
 }
 
 /* does edge e of mesh side cross a face of the other mesh's facet j (facet_of: its faces')? */
-static int ref_cross_facet(const RefCtx* c, int side, const RefEdge* e, const int* facet_of,
-                           int j, int proper) {
+static int ref_cross_facet(const RefCtx* c, int side, const RefEdge* e, const int* facet_of, int j,
+                           int proper) {
   int nf = c->m->geom_nface[c->g[1 - side]];
   for (int f = 0; f < nf; f++)
     if (facet_of[f] == j && ref_cross_at(c, side, e, f, proper)) return 1;
@@ -605,8 +605,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       int rr = ref_ridge(&c, 0, ea) && ref_ridge(&c, 1, eb);
       /* unlinked: a pair of corner ridges (each a ridge with exactly one endpoint inside the
        * other body), of which only the nearest is kept (below) */
-      int corner_ridges = rr && inside[0][ea->e0] != inside[0][ea->e1] &&
-                          inside[1][eb->e0] != inside[1][eb->e1];
+      int corner_ridges =
+          rr && inside[0][ea->e0] != inside[0][ea->e1] && inside[1][eb->e0] != inside[1][eb->e1];
       int is_corner = corner_ridges;
       int linked = ab && ba && !both_a && !both_b;
       int linked_f = rr && (facet_of[0] || facet_of[1]) && !both_a && !both_b &&
@@ -811,7 +811,8 @@ static void test_rule_brute_force(void) {
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
   int poses = 0, pairs = 0, differ = 0;
-  const int its = test_trials(12, 4), its_crossed = test_trials(8, 4), its_mixed = test_trials(4, 2);
+  const int its = test_trials(12, 4), its_crossed = test_trials(8, 4),
+            its_mixed = test_trials(4, 2);
   for (int it = 0; it < its + its_crossed + its_mixed; it++) {
     cmMesh* M[2];
     double half[2], hsz[2][3];
@@ -829,8 +830,7 @@ static void test_rule_brute_force(void) {
       else if (kind == 5) {
         M[s] = rand_mesh(1, 0.3, size);
         half[s] *= 2;
-      }
-      else if (kind == 0 || (kind == 1 && s == 0))
+      } else if (kind == 0 || (kind == 1 && s == 0))
         M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 4));
       else if (kind == 1)
         M[s] = cm_mesh_icosphere(half[s] = 0.6, 2);
@@ -896,9 +896,9 @@ static void test_rule_brute_force(void) {
          "facet level only), %d poses where the kernel differs\n",
          poses, pairs, ref_ncorner, ref_nfacet_only, differ);
   CHECK(differ == 0);
-  CHECK(ref_ncorner > 0); /* the corner rule is exercised */
+  CHECK(ref_ncorner > 0);     /* the corner rule is exercised */
   CHECK(ref_nfacet_only > 0); /* and the facet-level linking */
-  CHECK(pairs >= 20);     /* the poses do produce pairs */
+  CHECK(pairs >= 20);         /* the poses do produce pairs */
   cm_arena_destroy(&arena);
 }
 
@@ -1121,17 +1121,18 @@ static void test_flush_no_facet_pairs(void) {
         ok = h1[i].ea[0] == e0[i][0] && h1[i].ea[1] == e0[i][1] && h1[i].eb[0] == e0[i][2] &&
              h1[i].eb[1] == e0[i][3];
       if (!ok)
-        printf("  divisions %d, case %d: %d edge pairs by triangles, %d with facets\n", dv, k,
-               n[0], n[1]);
+        printf("  divisions %d, case %d: %d edge pairs by triangles, %d with facets\n", dv, k, n[0],
+               n[1]);
       cases++;
       same += ok;
       pairs += n[0];
       cm_data_free(d);
       cm_model_free(m);
     }
-  printf("  %d flush or coincident poses (%d edge pairs): the same pairs with facet-level linking in "
-         "%d\n",
-         cases, pairs, same);
+  printf(
+      "  %d flush or coincident poses (%d edge pairs): the same pairs with facet-level linking in "
+      "%d\n",
+      cases, pairs, same);
   CHECK(same == cases);
   cm_arena_destroy(&arena);
 }
