@@ -451,7 +451,8 @@ lines_closest(const Ctx* c, const Cand* C, double a0[3], double b0[3], double dA
 /* the contact of the edges of candidate C (A's a0-a1 as edge ka of face fa, B's b0-b1 as edge
  * kb of fb), in A's frame; 0 if rejected. The lines' closest points first, from the vertices
  * alone: most candidates are rejected there, before their edges' faces are looked up (edge_of;
- * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result) */
+ * the same edges, a0 < a1 and b0 < b1 as edge_of orders them, so the same result). Forced
+ * inline into its one caller: with the facet-level linking GCC stopped inlining it */
 static inline __attribute__((always_inline)) int edge_contact(const Ctx* c, const Cand* C,
                                                               double p0[3], double p1[3],
                                                               double n[3], double* area, Edge* eas,

@@ -337,22 +337,15 @@ static void ref_vert(const RefCtx* c, int side, int v, double y[3]) {
     cm_tri_xform(y, c->R, c->t, x);
 }
 
-/* does edge e of mesh side cross face f of the other mesh? With proper, only where it is not a
- * touching: one common point, e's endpoints strictly on either side of f's plane */
-static int ref_cross_at(const RefCtx* c, int side, const RefEdge* e, int f, int proper) {
+/* does edge e of mesh side cross face f of the other mesh? */
+static int ref_cross(const RefCtx* c, int side, const RefEdge* e, int f) {
   double p[3], q[3], P[3][3];
   ref_vert(c, side, e->e0, p);
   ref_vert(c, side, e->e1, q);
   const int* F = c->m->mesh_face + 3 * (size_t)(c->m->geom_faceadr[c->g[1 - side]] + f);
   for (int k = 0; k < 3; k++)
     ref_vert(c, 1 - side, F[k], P[k]);
-  int r = cm_seg_tri(p, q, P[0], P[1], P[2], NULL);
-  if (!proper) return r != CM_SEG_TRI_NONE;
-  return r == CM_SEG_TRI_CROSS &&
-         cm_orient3d(P[0], P[1], P[2], p) * cm_orient3d(P[0], P[1], P[2], q) < 0;
-}
-static int ref_cross(const RefCtx* c, int side, const RefEdge* e, int f) {
-  return ref_cross_at(c, side, e, f, 0);
+  return cm_seg_tri(p, q, P[0], P[1], P[2], NULL) != CM_SEG_TRI_NONE;
 }
 
 /* is the point y (A's frame) inside mesh side? */
@@ -519,11 +512,11 @@ static int* ref_facet_of(const cmModel* m, int g) {
 }
 
 /* does edge e of mesh side cross a face of the other mesh's facet j (facet_of: its faces')? */
-static int ref_cross_facet(const RefCtx* c, int side, const RefEdge* e, const int* facet_of, int j,
-                           int proper) {
+static int ref_cross_facet(const RefCtx* c, int side, const RefEdge* e, const int* facet_of,
+                           int j) {
   int nf = c->m->geom_nface[c->g[1 - side]];
   for (int f = 0; f < nf; f++)
-    if (facet_of[f] == j && ref_cross_at(c, side, e, f, proper)) return 1;
+    if (facet_of[f] == j && ref_cross(c, side, e, f)) return 1;
   return 0;
 }
 
@@ -559,7 +552,7 @@ static int ref_cross_proper(const RefCtx* c, int side, const RefEdge* e, const R
     }
     double sp = cm_v3_dot(P, p) - P[3], sq = cm_v3_dot(P, q) - P[3];
     if (!((sp > eps && sq < -eps) || (sp < -eps && sq > eps))) continue;
-    if (facet_of ? ref_cross_facet(c, side, e, facet_of, facet_of[f], 0) : ref_cross(c, side, e, f))
+    if (facet_of ? ref_cross_facet(c, side, e, facet_of, facet_of[f]) : ref_cross(c, side, e, f))
       return 1;
   }
   return 0;
