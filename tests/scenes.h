@@ -14,6 +14,9 @@
 #ifndef CM_TEST_SCENES_H
 #define CM_TEST_SCENES_H
 
+#include <math.h>
+#include <string.h>
+
 #include "comply/comply.h"
 #include "core/cm_math.h"
 #include "test.h"
@@ -81,6 +84,36 @@ static inline void scene_crossed_bars(double L, double s, double drop, cmBodyDef
   *lower = scene_box("lower", s, L, s, 1);
   lower->motion = CM_MOTION_FIXED;
   cm_quat_from_axis_angle(lower->orientation, ey, CM_PI / 4);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * meshes */
+
+/* a prism over a regular n-gon (radius r, height hgt) centred at the origin: n side facets of 2
+ * triangles each and two caps of n - 2 (a fan), the shape of a roller or a coin */
+static inline cmMesh* scene_prism_mesh(int n, double r, double hgt) {
+  cmMesh* me = cm_mesh_new(2 * n, 4 * n - 4);
+  if (!me) return NULL;
+  for (int i = 0; i < n; i++)
+    for (int s = 0; s < 2; s++) {
+      double* x = me->vert + 3 * (2 * i + s);
+      x[0] = r * cos(2 * CM_PI * i / n);
+      x[1] = r * sin(2 * CM_PI * i / n);
+      x[2] = s ? 0.5 * hgt : -0.5 * hgt;
+    }
+  int f = 0;
+  for (int i = 0; i < n; i++) {
+    int j = (i + 1) % n, a = 2 * i, b = 2 * j; /* a, b bottom; a + 1, b + 1 top */
+    int t0[3] = {a, b, b + 1}, t1[3] = {a, b + 1, a + 1};
+    memcpy(me->face + 3 * f++, t0, sizeof t0);
+    memcpy(me->face + 3 * f++, t1, sizeof t1);
+  }
+  for (int i = 1; i + 1 < n; i++) {
+    int top[3] = {1, 2 * i + 1, 2 * (i + 1) + 1}, bot[3] = {0, 2 * (i + 1), 2 * i};
+    memcpy(me->face + 3 * f++, top, sizeof top);
+    memcpy(me->face + 3 * f++, bot, sizeof bot);
+  }
+  return me;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -797,19 +797,22 @@ static void crossed_pose(const double ha[3], const double hb[3], double qa[4], d
 /* Random overlapping poses of two boxes (divisions 1, 2, 4, 8 on each side: 12 to 48 ridges are
  * searched from the ridge list, 96 from the face tree), a box and an
  * icosphere, and two random star-shaped meshes, boxes of 2 and 4 divisions with their edges
- * crossed (crossed_pose), and a box with a star-shaped mesh (facets on one side only): the
- * kernel's edge pairs are the brute-force rule's, pair for pair (ea, eb), in the same (sorted)
- * order. */
+ * crossed (crossed_pose), a box with a star-shaped mesh (facets on one side only), and a prism
+ * over an 8- or 12-gon (caps of 6 and 10 triangles, side facets of 2) with a box: the kernel's
+ * edge pairs are the brute-force rule's, pair for pair (ea, eb), in the same (sorted) order. */
 static void test_rule_brute_force(void) {
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
   int poses = 0, pairs = 0, differ = 0;
   const int its = test_trials(12, 4), its_crossed = test_trials(8, 4),
-            its_mixed = test_trials(4, 2);
-  for (int it = 0; it < its + its_crossed + its_mixed; it++) {
+            its_mixed = test_trials(4, 2), its_prism = test_trials(4, 2);
+  for (int it = 0; it < its + its_crossed + its_mixed + its_prism; it++) {
     cmMesh* M[2];
     double half[2], hsz[2][3];
-    int kind = it < its ? it % 4 : it < its + its_crossed ? 4 : 5;
+    int kind = it < its                             ? it % 4
+               : it < its + its_crossed             ? 4
+               : it < its + its_crossed + its_mixed ? 5
+                                                    : 6;
     for (int s = 0; s < 2; s++) {
       double size[3] = {0.6 + 0.8 * urand(), 0.6 + 0.8 * urand(), 0.4 + 0.8 * urand()};
       for (int k = 0; k < 3; k++)
@@ -823,7 +826,12 @@ static void test_rule_brute_force(void) {
       else if (kind == 5) {
         M[s] = rand_mesh(1, 0.3, size);
         half[s] *= 2;
-      } else if (kind == 0 || (kind == 1 && s == 0))
+      } else if (kind == 6 && s == 0) { /* a prism over an 8- or 12-gon: facets of 2 and n - 2 */
+        M[s] = scene_prism_mesh(8 + 4 * (it & 1), 0.5 * size[0], size[2]);
+        half[s] = (size[0] + 0.5 * size[2]) / 2;
+      } else if (kind == 6)
+        M[s] = cm_mesh_box(size, 2);
+      else if (kind == 0 || (kind == 1 && s == 0))
         M[s] = cm_mesh_box(size, 1 << ((it / 4 + s) % 4));
       else if (kind == 1)
         M[s] = cm_mesh_icosphere(half[s] = 0.6, 2);

@@ -140,33 +140,6 @@ static cmMesh* squashed(double radius, int refine, double sz) {
   return me;
 }
 
-/* a prism over a regular n-gon (radius r, height hgt) centred at the origin: n side facets of 2
- * triangles each and two caps of n - 2 (a fan), the shape of a roller or a coin */
-static cmMesh* prism(int n, double r, double hgt) {
-  cmMesh* me = cm_mesh_new(2 * n, 4 * n - 4);
-  if (!me) return NULL;
-  for (int i = 0; i < n; i++)
-    for (int s = 0; s < 2; s++) {
-      double* x = me->vert + 3 * (2 * i + s);
-      x[0] = r * cos(2 * CM_PI * i / n);
-      x[1] = r * sin(2 * CM_PI * i / n);
-      x[2] = s ? 0.5 * hgt : -0.5 * hgt;
-    }
-  int f = 0;
-  for (int i = 0; i < n; i++) {
-    int j = (i + 1) % n, a = 2 * i, b = 2 * j; /* a, b bottom; a + 1, b + 1 top */
-    int t0[3] = {a, b, b + 1}, t1[3] = {a, b + 1, a + 1};
-    memcpy(me->face + 3 * f++, t0, sizeof t0);
-    memcpy(me->face + 3 * f++, t1, sizeof t1);
-  }
-  for (int i = 1; i + 1 < n; i++) {
-    int top[3] = {1, 2 * i + 1, 2 * (i + 1) + 1}, bot[3] = {0, 2 * (i + 1), 2 * i};
-    memcpy(me->face + 3 * f++, top, sizeof top);
-    memcpy(me->face + 3 * f++, bot, sizeof bot);
-  }
-  return me;
-}
-
 static void test_which_meshes(void) {
   double size[3] = {0.3, 0.2, 0.1};
   struct {
@@ -184,7 +157,7 @@ static void test_which_meshes(void) {
       {cm_mesh_icosphere(0.1, 4), 0, 0, 0, "icosphere of 5120 faces (more than CM_FACET_GRID_MAX)"},
       {cm_mesh_box(size, 2), 0, 0, 0, "box of 2 divisions with a dent"},
       {cm_mesh_icosphere(0.1, 1), 80, 1, 1, "icosphere of 80 faces"},
-      {prism(40, 0.1, 0.15), 42, 2, 1, "prism over a 40-gon (a roller)"},
+      {scene_prism_mesh(40, 0.1, 0.15), 42, 2, 1, "prism over a 40-gon (a roller)"},
       {cm_mesh_icosphere(0.1, 3), 1280, 1, 1, "icosphere of 1280 faces (the default sphere)"},
   };
   /* the dent: the vertex at the middle of the top face pushed in by 1 mm */
@@ -258,11 +231,16 @@ static void test_same_answers(void) {
     }
   }
   /* the last five through their direction grids */
-  cmMesh* meshes[10] = {cm_mesh_box(size, 1),      cm_mesh_box(size, 2),
-                        cm_mesh_box(size, 3),      sheared,
-                        cm_mesh_icosphere(0.1, 0), cm_mesh_icosphere(0.1, 2),
-                        squashed(0.1, 2, 0.7),     cm_mesh_icosphere(0.1, 1),
-                        prism(40, 0.1, 0.15),      cm_mesh_icosphere(0.1, 3)};
+  cmMesh* meshes[10] = {cm_mesh_box(size, 1),
+                        cm_mesh_box(size, 2),
+                        cm_mesh_box(size, 3),
+                        sheared,
+                        cm_mesh_icosphere(0.1, 0),
+                        cm_mesh_icosphere(0.1, 2),
+                        squashed(0.1, 2, 0.7),
+                        cm_mesh_icosphere(0.1, 1),
+                        scene_prism_mesh(40, 0.1, 0.15),
+                        cm_mesh_icosphere(0.1, 3)};
   int n = test_trials(20000, 500);
   for (int i = 0; i < 10; i++) {
     cmModel* m = mesh_model(meshes[i]);
