@@ -126,8 +126,9 @@
  *    endpoints on either side of the facet's plane by more than pair_eps (exactly coincident or
  *    flush boxes touch each other's facets all along: those touchings link nothing). The
  *    crossings of the two sides are matched facet by facet (Crossing), not listed edge by edge
- *    (all the ridges of a crossed facet listed as partners cost 1.44x the search's
- *    instructions on a resting pile of 125 boxes). A pair linked so and not through the
+ *    (all the ridges of a crossed facet listed as partners cost 2.15x the search's
+ *    instructions, 1.44x a resting step of the pile of 125 boxes). A pair linked so and not
+ *    through the
  *    triangles at its edges may cross far from where the bodies separate, so it is held to the
  *    corner pairs' rule: slack, caps at its inside endpoints, the least projected overlap; and
  *    only the one of least overlap is kept, where that overlap is also less than the corner
