@@ -128,14 +128,14 @@
  *    crossings of the two sides are matched facet by facet (Crossing), not listed edge by edge
  *    (all the ridges of a crossed facet listed as partners cost 2.15x the search's
  *    instructions, 1.44x a resting step of the pile of 125 boxes). A pair linked so and not
- *    through the
- *    triangles at its edges may cross far from where the bodies separate, so it is held to the
- *    corner pairs' rule: slack, caps at its inside endpoints, the least projected overlap; and
- *    only the one of least overlap is kept, where that overlap is also less than the corner
- *    pair's and every linked pair's (else it would add a second contact beside the right one).
- *    The crossed poses' mean depth error 0.0328 -> 0.0055, the random poses' 0.0088, 0.0183,
- *    0.0236 -> 0.0043, 0.0104, 0.0102 at 1, 2, 4 divisions (physics/test_pile_overlap,
- *    test_corner_into_face; bench/README.md, "Crossings through facets").
+ *    through the triangles at its edges may cross far from where the bodies separate, so it is
+ *    held to the corner pairs' rule: slack, caps at its inside endpoints, the least projected
+ *    overlap; and only the one of least overlap is kept, where that overlap is also less than
+ *    the corner pair's and every linked pair's (else it would add a second contact beside the
+ *    right one). The crossed poses' mean depth error 0.0328 -> 0.0055, the random poses'
+ *    0.0088, 0.0183, 0.0236 -> 0.0043, 0.0104, 0.0102 at 1, 2, 4 divisions
+ *    (physics/test_pile_overlap, test_corner_into_face; bench/README.md, "Crossings through
+ *    facets").
  * 4. Geometry of a pair, with dA = a1 - a0, dB = b1 - b0, r = a0 - b0:
  *      den = |dA x dB|^2 = (dA.dA)(dB.dB) - (dA.dB)^2,
  *      s = ((dA.dB)(dB.r) - (dB.dB)(dA.r)) / den,  u = ((dA.dA)(dB.r) - (dA.dB)(dA.r)) / den,
