@@ -724,7 +724,7 @@ static void edge_job(const cmModel* m, cmData* d, const int* list, EdgeHits* e, 
   int k = list[i];
   /* (a pair with a job: rigid_apart found its tree boxes not apart) */
   e->nhit[i] =
-      cm_collide_edges_near(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid], &e->hit[i]);
+      cm_collide_edges_near(m, d, p->cand[3 * k], p->cand[3 * k + 1], &p->tarena[tid].a, &e->hit[i]);
 }
 
 static EdgeHits edge_hits(const cmModel* m, cmData* d, const int* first_job, int* slot, int k0,
@@ -961,7 +961,7 @@ void cm_stage_narrowphase(const cmModel* m, cmData* d) {
     }
     /* the slice's edge hits are appended: the threads' scratch is free for the next slice */
     for (int t = 0; t < p->ntarena; t++)
-      cm_arena_rewind(&p->tarena[t]);
+      cm_arena_rewind(&p->tarena[t].a);
     k0 = k1;
   }
 }

@@ -22,6 +22,17 @@ typedef struct cmArena {
   int noverflow, maxoverflow;
 } cmArena;
 
+/* An arena alone on its cache lines, for arrays of per-thread arenas: each thread's allocations
+ * write its arena's `used` and `peak`, and arenas packed 56 bytes apart shared a line between
+ * thread 0 and thread 1, which then moved between the cores at every allocation of the
+ * narrowphase's edge search (a dozen per pair; bench/README.md, "Per-thread arenas on their own
+ * cache lines"). 128 bytes: two lines, since a 16-byte aligned slot may straddle a line
+ * boundary, and the next slot then starts on the line after. */
+typedef union cmArenaSlot {
+  cmArena a;
+  char line[128];
+} cmArenaSlot;
+
 void cm_arena_init(cmArena* a, size_t cap);
 void cm_arena_destroy(cmArena* a);
 /* the alignment of the arena's blocks: a block of `size` bytes takes `size` rounded up to it */

@@ -25,14 +25,14 @@ void cm_data_scratch_reset(cmData* d) {
   cmDataPriv* p = cm_priv(d);
   cm_arena_reset(&p->arena);
   for (int i = 0; i < p->ntarena; i++)
-    cm_arena_reset(&p->tarena[i]);
+    cm_arena_reset(&p->tarena[i].a);
 }
 
 void cm_data_scratch_rewind(cmData* d) {
   cmDataPriv* p = cm_priv(d);
   cm_arena_rewind(&p->arena);
   for (int i = 0; i < p->ntarena; i++)
-    cm_arena_rewind(&p->tarena[i]);
+    cm_arena_rewind(&p->tarena[i].a);
 }
 
 void cm_data_free(cmData* d) {
@@ -45,7 +45,7 @@ void cm_data_free(cmData* d) {
   if (p) {
     cm_arena_destroy(&p->arena);
     for (int i = 0; p->tarena && i < p->ntarena; i++)
-      cm_arena_destroy(&p->tarena[i]);
+      cm_arena_destroy(&p->tarena[i].a);
     cm_free(p->tarena);
     for (int i = 0; i < CM_BCHOL_KEPT; i++)
       cm_arena_destroy(&p->bc_arena[i]);
@@ -93,7 +93,7 @@ cmData* cm_data_new(const cmModel* m) {
   p->tarena = cm_calloc((size_t)p->ntarena, sizeof *p->tarena);
   ok = ok && p->tarena;
   for (int i = 0; p->tarena && i < p->ntarena; i++)
-    cm_arena_init(&p->tarena[i], 16 * 1024);
+    cm_arena_init(&p->tarena[i].a, 16 * 1024);
 #define ALLOC_PRIV(type, name, rows, cols) ALLOC_BODY(type, p->name, rows, cols)
   CM_PRIV_BODY(ALLOC_PRIV)
 #undef ALLOC_PRIV

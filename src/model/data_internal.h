@@ -22,8 +22,9 @@ typedef struct cmAnchor {
 typedef struct cmDataPriv {
   cmArena arena; /* per-step scratch, reset at the start of every step */
   /* per-thread scratch of the narrowphase's edge search (one per OpenMP thread the data was
-   * created for), reset and rewound with the arena (cm_data_scratch_reset, _rewind) */
-  cmArena* tarena;
+   * created for), reset and rewound with the arena (cm_data_scratch_reset, _rewind); each on
+   * its own cache lines (core/arena.h, cmArenaSlot) */
+  cmArenaSlot* tarena;
   int ntarena;
   double* force;  /* total applied force on the com this step, world, N     (nbody x 3) */
   double* torque; /* total applied torque about the com, world, N m         (nbody x 3) */
