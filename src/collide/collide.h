@@ -147,6 +147,11 @@ typedef struct cmEdgeHit {
  * through the triangles, as until 2026-12-07 (tests and benchmarks compare the two; not
  * thread-safe to write during a step) */
 extern int cm_collide_facet_link;
+/* 1 (default): an edge contact with an endpoint inside is weighed by the share of its depth that
+ * its inside endpoints' vertex contacts do not give along its normal (collide_edge.c, step 4,
+ * "Edges that a vertex contact covers"); 0: kept whole, as before 2026-12-07 (for tests and
+ * benchmarks) */
+extern int cm_collide_cover;
 
 /* The edge-edge contacts between the meshes of bodies a (A, the first edges) and b (B) at the
  * poses of d (collide_edge.c): pairs of edges that cross each other's surface with no endpoint

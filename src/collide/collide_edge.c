@@ -151,6 +151,24 @@
  *    Depth: |p0 - p1|, but no more than the bodies' projected overlap along the normals of the
  *    faces around the two edges (edge_depth): unit/test_method_accuracy's poses with an edge
  *    contact deeper than twice the overlap 11 -> 0 of 2,824.
+ *    Edges that a vertex contact covers. A pair with an endpoint inside the other body (a
+ *    corner pair, a chain, or a linked pair one of whose edges ends inside) has a vertex
+ *    contact at that endpoint too. Its edge axis n is perpendicular to both edges, so the
+ *    endpoint lies exactly as deep along n as the edge's closest point; where that vertex
+ *    contact's normal is n as well (an edge lying parallel to a face at the other edge: boxes
+ *    resting flush on each other with an overhang), the two contacts measure one overlap and
+ *    the pair would count its area twice. So the pair's area is weighed by the share of its
+ *    depth d along n that no such vertex contact gives: a vertex contact of depth d_v and
+ *    normal m gives q = d_v (m . n); q >= d covers the pair (dropped), q <= (1 - COVER_BAND) d
+ *    leaves it whole, linearly between (covered; the vertex contact is the vertex job's own,
+ *    cm_collide_vertex). Until 2026-12-07 such pairs were kept whole, and in the flush case
+ *    their closest points lie on the other body's side plane, so the pile's jitter put them
+ *    in and out of it from one step to the next (closest_points_inside): the contact
+ *    came and went at full force, in 2 % of the pairs of the resting pile of 1000 boxes every
+ *    step, some 40 N each (bench/README.md, "Edge contacts that came and went"). A vertex
+ *    contact whose face changes carries the weight with it: its push along n and the edge
+ *    contact's change together. A corner pair followed along chains that ends on the edges of
+ *    a linked pair found as well is not given again (it was, at twice the force).
  * Output in world: p = R_A p_local + x_A, n = R_A n_local, sorted by (eA, eB). */
 #include <math.h>
 #include <string.h>
@@ -209,11 +227,22 @@ typedef struct Ctx {
    * mesh_face_facet), NULL for a mesh without facets or of more than CM_FACET_MAX (then
    * triangle-level) */
   const int* facet_of[2];
+  /* the vertex contacts of the inside endpoints (covered): the data and the two bodies, each
+   * side's vertex pose (against the other body) once made (vp_done), and each vertex's contact
+   * once asked for (vh_done, on meshes of at most FOVER_MAX vertices; NULL beyond: asked each
+   * time) */
+  const cmData* d;
+  int body[2];
+  cmVertexPose vp[2];
+  int vp_done[2];
+  cmHit* vh[2];
+  unsigned char* vh_done[2];
 } Ctx;
 
 #define FOVER_MAX 512
 
 int cm_collide_facet_link = 1;
+int cm_collide_cover = 1;
 
 static int cand_cmp(const void* x, const void* y) {
   const Cand *p = x, *q = y;
@@ -422,6 +451,10 @@ static int outside_cone(const Ctx* c, const Edge* e, const double u[3], double c
  * than its capped depth (module comment, step 3) */
 #define CORNER_SLACK 1.25
 
+/* the band of depths, in units of an edge contact's own, over which a vertex contact along its
+ * normal takes its place (covered) */
+#define COVER_BAND 0.05
+
 /* meshes with at most this many ridges are searched from their ridge list (listed_ridges) */
 #define RIDGE_LIST_MAX 64
 
@@ -578,6 +611,33 @@ static int closest_points_inside(const Ctx* c, const double p0[3], const double 
   cm_m3_mulvt(x, c->R, r); /* p0 into B's frame */
   return cm_mesh_inside_local(c->m, c->g[1], x, NULL) &&
          cm_mesh_inside_local(c->m, c->g[0], p1, NULL);
+}
+
+/* How much of an edge contact of depth `depth` along the world unit normal nw (out of B toward
+ * A) the vertex contact of vertex v of mesh side (inside the other body) already gives: its
+ * depth along nw (for a vertex of B along -nw), -dist (n . nw), at least `depth`: 1; at most
+ * (1 - COVER_BAND) depth: 0; linearly between (module comment, step 4, "Edges that a vertex
+ * contact covers"). The vertex contact is the vertex job's own (cm_collide_vertex_posed:
+ * nearest face, or the nearest facing against it), asked once per pair and vertex. */
+static double covered(Ctx* c, int side, int v, const double nw[3], double depth) {
+  if (!c->vp_done[side]) {
+    cm_vertex_pose(c->m, c->d, c->body[side], c->body[1 - side], &c->vp[side]);
+    c->vp_done[side] = 1;
+  }
+  cmHit local, *h = &local;
+  if (c->vh[side]) {
+    h = &c->vh[side][v];
+    if (!c->vh_done[side][v]) {
+      cm_collide_vertex_posed(c->m, c->d, &c->vp[side], v, h);
+      c->vh_done[side][v] = 1;
+    }
+  } else {
+    cm_collide_vertex_posed(c->m, c->d, &c->vp[side], v, h);
+  }
+  if (!h->inside) return 0;
+  double q = -h->dist * cm_v3_dot(h->n, nw), lo = (1 - COVER_BAND) * depth;
+  if (side == 1) q = -q;
+  return q >= depth ? 1 : q > lo ? (q - lo) / (depth - lo) : 0;
 }
 
 /* 1e-9 of the sizes of the pair (root boxes, offset): far above the rounding of anything
@@ -771,6 +831,12 @@ static int line_params(const Ctx* c, const Cand* C, double* s, double* u) {
   return 1;
 }
 
+/* have hits x and y the same two edges? */
+static int same_edges(const cmEdgeHit* x, const cmEdgeHit* y) {
+  return x->ea[0] == y->ea[0] && x->ea[1] == y->ea[1] && x->eb[0] == y->eb[0] &&
+         x->eb[1] == y->eb[1];
+}
+
 /* is hit x before hit y in the (eA, eB) order of the output? */
 static int hit_before(const cmEdgeHit* x, const cmEdgeHit* y) {
   const int p[4] = {x->ea[0], x->ea[1], x->eb[0], x->eb[1]};
@@ -924,6 +990,20 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     c.facet_of[s] = cm_collide_facet_link && nfc > 0 && nfc <= CM_FACET_MAX
                         ? m->mesh_face_facet + m->geom_faceadr[c.g[s]]
                         : NULL;
+  }
+  c.d = d;
+  c.body[0] = a;
+  c.body[1] = b;
+  for (int s = 0; s < 2; s++) {
+    size_t nv = (size_t)m->geom_nvert[c.g[s]];
+    c.vp_done[s] = 0;
+    c.vh[s] = NULL;
+    c.vh_done[s] = NULL;
+    if (!cm_collide_cover || nv > FOVER_MAX) continue;
+    c.vh[s] = cm_arena_alloc(arena, nv * sizeof *c.vh[s]);
+    c.vh_done[s] = cm_arena_alloc(arena, nv);
+    if (!c.vh[s] || !c.vh_done[s]) return -1;
+    memset(c.vh_done[s], 0, nv);
   }
   for (int s = 0; s < 2; s++) {
     size_t nf = (size_t)m->geom_nface[c.g[s]];
@@ -1189,6 +1269,20 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       if (chain && !(depth > CHAIN_MIN_DEPTH * thin)) continue;
     }
     if ((ea.end_inside || eb.end_inside) && !closest_points_inside(&c, p0, p1)) continue;
+    /* the share of it that the vertex contacts of its inside endpoints do not give already */
+    double wt = 1;
+    if (cm_collide_cover && (ea.end_inside || eb.end_inside)) {
+      double nw[3], cov = 0;
+      cm_m3_mulv(nw, RA, n);
+      const int va[2] = {ea.e0, ea.e1}, vb[2] = {eb.e0, eb.e1};
+      const int ina[2] = {ia0, ia1}, inb[2] = {ib0, ib1};
+      for (int e = 0; e < 2 && cov < 1; e++) {
+        if (ina[e]) cov = fmax(cov, covered(&c, 0, va[e], nw, depth));
+        if (inb[e] && cov < 1) cov = fmax(cov, covered(&c, 1, vb[e], nw, depth));
+      }
+      wt = 1 - cov;
+      if (!(wt > 0)) continue;
+    }
     if (!linked) {
       if (fonly) {
         have_fonly = 1;
@@ -1207,7 +1301,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     h->eb[0] = eb.e0;
     h->eb[1] = eb.e1;
     h->dist = -depth;
-    h->area = area;
+    h->area = area * wt;
     cm_m3_mulv(h->p0, RA, p0);
     cm_v3_add(h->p0, h->p0, d->body_xpos + 3 * a);
     cm_m3_mulv(h->p1, RA, p1);
@@ -1226,6 +1320,13 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     hit[nh] = hc;
     best = nh++;
   }
+  /* a corner pair followed along chains can end on the edges of a linked pair found as well:
+   * the same contact, once (until 2026-12-07 it was given twice, twice the force) */
+  for (int i = 0; best >= 0 && i < best; i++)
+    if (same_edges(&hit[i], &hit[best])) {
+      nh--;
+      best = -1;
+    }
   /* a corner pair found along chains has other edges than its listing (and a facet-only pair is
    * placed last): into its place in the (eA, eB) order of the hits (the others are in it: their
    * runs were) */

@@ -704,6 +704,40 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       int end_inside = (!linked && !fonly) || inside[0][ea->e0] || inside[0][ea->e1] ||
                        inside[1][eb->e0] || inside[1][eb->e1];
       if (end_inside && !(ref_inside(&c, 1, p0) && ref_inside(&c, 0, p1))) continue;
+      /* dropped where the vertex contact of an inside endpoint gives its whole depth along its
+       * normal already (the kernel weighs it by the share not given; 0: none); the depth as
+       * each kind caps it (the edges' faces; a corner pair's and a facet-level pair's also at
+       * their inside endpoints) */
+      if (end_inside) {
+        double dd = cm_v3_norm(w), dep;
+        int ia[2] = {ea->e0, ea->e1}, ib[2] = {eb->e0, eb->e1}, fa = -1, fb = -1;
+        if (linked)
+          dep = ref_corner_depth(&c, ea, eb, -1, -1, dd);
+        else if (fonly) {
+          fa = inside[0][ea->e0] ? ea->e0 : inside[0][ea->e1] ? ea->e1 : -1;
+          fb = inside[1][eb->e0] ? eb->e0 : inside[1][eb->e1] ? eb->e1 : -1;
+          dep = ref_corner_depth(&c, ea, eb, fa, fb, dd);
+        } else
+          dep = ref_corner_depth(&c, ea, eb, va, vb, dd);
+        double RA[9], nw[3];
+        cm_quat_to_mat(RA, d->body_xquat + 4 * a);
+        cm_m3_mulv(nw, RA, un);
+        int cov = 0;
+        for (int k = 0; k < 2 && !cov; k++) {
+          int xa = linked || fonly ? inside[0][ia[k]] : ia[k] == va;
+          int xb = linked || fonly ? inside[1][ib[k]] : ib[k] == vb;
+          cmHit h;
+          if (xa) {
+            cm_collide_vertex(m, d, a, b, ia[k], &h);
+            cov |= h.inside && -h.dist * cm_v3_dot(h.n, nw) >= dep;
+          }
+          if (xb) {
+            cm_collide_vertex(m, d, b, a, ib[k], &h);
+            cov |= h.inside && h.dist * cm_v3_dot(h.n, nw) >= dep;
+          }
+        }
+        if (cov) continue;
+      }
       if (fonly) {
         /* capped at its inside endpoints, if any (the first of each edge), within the slack,
          * the least overlap first in (ea, eb) order */
@@ -757,11 +791,18 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   }
   /* the pair linked at the facet level only where its overlap is the least of all, else the
    * corner pair */
-  if (fonly_d < corner_d && fonly_d < link_d) {
+  /* the one kept, unless it is a linked pair found as well (a corner pair followed along
+   * chains can end on a linked pair's edges): each pair of edges gives one contact */
+  const int* kept = fonly_d < corner_d && fonly_d < link_d ? fonly_pair
+                    : corner_d < INFINITY                   ? corner
+                                                            : NULL;
+  for (int i = 0; kept && i < n && i < max; i++)
+    if (ref_pair_cmp(out[i], kept) == 0) kept = NULL;
+  if (kept == fonly_pair) {
     ref_nfacet_only++;
     if (n < max) memcpy(out[n], fonly_pair, sizeof fonly_pair);
     n++;
-  } else if (corner_d < INFINITY) {
+  } else if (kept == corner) {
     ref_ncorner++;
     if (n < max) memcpy(out[n], corner, sizeof corner);
     n++;
