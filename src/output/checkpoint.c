@@ -47,8 +47,9 @@
  * checkpoint is bit-identical to one that never stopped. Reading validates, in order: the magic,
  * the format version, the size, the checksum, the library version and the model (nbody, timestep
  * and the fingerprint), the step (>= 0), the integers (each must fit its field: an int count of
- * 2^32 would be read as 0) and the body states (finite, as a step leaves them), and names the file
- * and the failed check in the message. */
+ * 2^32 would be read as 0; and each within its range: counts leave room to count on, first steps
+ * at most the step, monitored bodies of the model: out_of_range) and the body states (finite, as
+ * a step leaves them), and names the file and the failed check in the message. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -329,6 +330,48 @@ static const char* misfit(const unsigned char* buf, long long* value) {
   return NULL;
 }
 
+/* Room for a run to go on counting: every count (the step, the solver's totals, the warning
+ * counts) at least 0 and at most COUNT_MAX (a long) or INT_COUNT_MAX (an int), so that the steps
+ * after a restart cannot overflow it (a step of 2^63 - 1 read from a file made `step + 1`
+ * undefined: the checkpoint fuzzer found it); a step number of a first event (energy, depth,
+ * tunnelling; 0 for none) at most the step; a body named by a monitor -1 (none) or a body of the
+ * model (the messages print its name). */
+#define COUNT_MAX ((int64_t)1 << 62)
+#define INT_COUNT_MAX ((int64_t)1 << 30)
+
+static int count_ok(const cmModel* m, const char* name, const char* type, int64_t x,
+                    int64_t step) {
+  if (strcmp(type, "double") == 0) return 1;
+  size_t n = strlen(name);
+  if (n > 11 && strcmp(name + n - 11, "_first_step") == 0) return x >= 0 && x <= step;
+  if (strcmp(name, "energy_body") == 0 || strstr(name, "_body_a") || strstr(name, "_body_b"))
+    return x >= -1 && x < m->nbody;
+  return x >= 0 && x <= (strcmp(type, "long") == 0 ? COUNT_MAX : INT_COUNT_MAX);
+}
+
+/* the name of the first scalar or total out of count_ok's range (*value: its number), or NULL */
+static const char* out_of_range(const cmModel* m, const unsigned char* buf, long long* value) {
+  const unsigned char* p = buf + HEADER_SIZE;
+  int64_t step = (int64_t)get_u64(p);
+#define RANGE_SCALAR(type, name)                                                                   \
+  if (!count_ok(m, #name, #type, (int64_t)get_u64(p), step)) {                                     \
+    *value = (long long)(int64_t)get_u64(p);                                                       \
+    return #name;                                                                                  \
+  }                                                                                                \
+  p += 8;
+#define RANGE_FIXED(type, name, count)                                                             \
+  for (int i = 0; i < (count); i++, p += 8)                                                        \
+    if (!count_ok(m, #name, #type, (int64_t)get_u64(p), step)) {                                   \
+      *value = (long long)(int64_t)get_u64(p);                                                     \
+      return #name;                                                                                \
+    }
+  CM_DATA_SCALARS(RANGE_SCALAR)
+  CM_DATA_TOTALS(RANGE_FIXED)
+#undef RANGE_SCALAR
+#undef RANGE_FIXED
+  return NULL;
+}
+
 /* the first body whose saved state has a number that is not finite (*field: which array), or -1:
  * a step never leaves one (the step is undone), so such a file was not written by a run */
 static int nonfinite_body(int nbody, const unsigned char* buf, const char** field) {
@@ -409,6 +452,12 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is corrupted: %s = %lld does not fit its field's C type", path,
                     field, value);
+  if ((field = out_of_range(m, buf, &value)))
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is corrupted: %s = %lld is out of its range (a count from 0 "
+                    "to 2^62, or 2^30 for an int; a first step from 0 to the step; a body -1 to "
+                    "the bodies' count - 1)",
+                    path, field, value);
   int b = nonfinite_body(m->nbody, buf, &field);
   if (b >= 0)
     return cm_error(err, errsz, CM_ERR_PARSE,

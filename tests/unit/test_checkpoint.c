@@ -193,8 +193,15 @@ static void test_rejects(void) {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[7] = {{64, (uint64_t)-1, "negative step -1"},
+  } edit[11] = {{64, (uint64_t)-1, "negative step -1"},
                {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
+               /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
+                * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
+                * body the model does not have (its name would be read beyond body_name) */
+               {64, 0x7fffffffffffffffull, "step = 9223372036854775807 is out of its range"},
+               {64 + 224, 0x7fffffffull, "warning = 2147483647 is out of its range"},
+               {200, 1ull << 40, "depth_first_step = 1099511627776 is out of its range"},
+               {208, 1000000, "depth_body_a = 1000000 is out of its range"},
                {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
                {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
                {be, na + 1, "count of friction springs"},
@@ -202,7 +209,7 @@ static void test_rejects(void) {
                {be + 8 + 48, 0x7ff8000000000000ull,
                 "friction spring 0 has a body index, key or "
                 "stretch out of range"}};
-  for (int k = 0; k < 7; k++) {
+  for (int k = 0; k < 11; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
       file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));
