@@ -227,11 +227,12 @@ typedef struct Ctx {
    * mesh_face_facet), NULL for a mesh without facets or of more than CM_FACET_MAX (then
    * triangle-level) */
   const int* facet_of[2];
-  /* the vertex contacts of the inside endpoints (covered): the data and the two bodies, each
-   * side's vertex pose (against the other body) once made (vp_done), and each vertex's contact
-   * once asked for (vh_done, on meshes of at most FOVER_MAX vertices; NULL beyond: asked each
-   * time) */
+  /* the vertex contacts of the inside endpoints (covered): the data, the scratch arena and the
+   * two bodies, each side's vertex pose (against the other body) once made (vp_done), and each
+   * vertex's contact once asked for (vh_done, taken with the pose on meshes of at most
+   * FOVER_MAX vertices; NULL beyond or without memory: asked each time) */
   const cmData* d;
+  cmArena* arena;
   int body[2];
   cmVertexPose vp[2];
   int vp_done[2];
@@ -623,6 +624,14 @@ static double covered(Ctx* c, int side, int v, const double nw[3], double depth)
   if (!c->vp_done[side]) {
     cm_vertex_pose(c->m, c->d, c->body[side], c->body[1 - side], &c->vp[side]);
     c->vp_done[side] = 1;
+    /* the contacts' cache, taken on first use (most pairs never ask); without memory, none */
+    size_t nv = (size_t)c->m->geom_nvert[c->g[side]];
+    if (nv <= FOVER_MAX) {
+      c->vh[side] = cm_arena_alloc(c->arena, nv * sizeof *c->vh[side]);
+      c->vh_done[side] = cm_arena_alloc(c->arena, nv);
+      if (c->vh_done[side]) memset(c->vh_done[side], 0, nv);
+      if (!c->vh[side] || !c->vh_done[side]) c->vh[side] = NULL;
+    }
   }
   cmHit local, *h = &local;
   if (c->vh[side]) {
@@ -992,18 +1001,13 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
                         : NULL;
   }
   c.d = d;
+  c.arena = arena;
   c.body[0] = a;
   c.body[1] = b;
   for (int s = 0; s < 2; s++) {
-    size_t nv = (size_t)m->geom_nvert[c.g[s]];
     c.vp_done[s] = 0;
     c.vh[s] = NULL;
     c.vh_done[s] = NULL;
-    if (!cm_collide_cover || nv > FOVER_MAX) continue;
-    c.vh[s] = cm_arena_alloc(arena, nv * sizeof *c.vh[s]);
-    c.vh_done[s] = cm_arena_alloc(arena, nv);
-    if (!c.vh[s] || !c.vh_done[s]) return -1;
-    memset(c.vh_done[s], 0, nv);
   }
   for (int s = 0; s < 2; s++) {
     size_t nf = (size_t)m->geom_nface[c.g[s]];
