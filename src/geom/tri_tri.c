@@ -486,13 +486,29 @@ static inline int seg_box_inv3(const double p[3], const double inv[3], const dou
   return !(t0 > t1);
 }
 
+/* seg_box_inv with its direction and inverse computed axis by axis as the slab test goes (the
+ * same values; an axis after the one that rejects is not computed): the edge search's exact test
+ * of a ridge against the other body's box, 70 % of whose calls reject (1000-box pile at rest:
+ * cm_seg_box with seg_box_inv 65.6 M -> 42.7 M instructions, the run 0.991x) */
 int cm_seg_box(const double p[3], const double q[3], const double box[6], double eps) {
-  double d[3], inv[3];
+  double t0 = 0, t1 = 1;
   for (int k = 0; k < 3; k++) {
-    d[k] = q[k] - p[k];
-    inv[k] = d[k] != 0 ? 1 / d[k] : 0;
+    double d = q[k] - p[k], lo = box[k] - eps, hi = box[3 + k] + eps;
+    if (d == 0) {
+      if (p[k] < lo || p[k] > hi) return 0;
+      continue;
+    }
+    double inv = 1 / d, a = (lo - p[k]) * inv, b = (hi - p[k]) * inv;
+    if (a > b) {
+      double x = a;
+      a = b;
+      b = x;
+    }
+    t0 = a > t0 ? a : t0;
+    t1 = b < t1 ? b : t1;
+    if (t0 > t1) return 0;
   }
-  return seg_box_inv(p, d, inv, box, eps);
+  return 1;
 }
 
 /* side_i and tol_i of in_plane for the edge e from v: counted into neg or pos where beyond tol */
