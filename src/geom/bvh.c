@@ -249,9 +249,17 @@ static void seg_normal(const double* vert, const int F[3], double out[4]) {
   out[3] = 1;
 }
 
+/* seg_n of every face and seg_same of every node */
 static void seg_normals(cmBvh* bvh, const double* vert, const int* face) {
   for (int k = 0; k < bvh->nface; k++)
     seg_normal(vert, face + 3 * (size_t)bvh->order[k], bvh->seg_n + 4 * (size_t)k);
+  if (bvh->nnode > 0) bvh->seg_same[0] = 0;
+  for (int i = 0; i < bvh->nnode; i++) {
+    const cmBvhNode* nd = bvh->node + i;
+    if (nd->count > 0) continue;
+    for (int c = nd->child; c < nd->child + 2; c++)
+      bvh->seg_same[c] = memcmp(bvh->node[c].box, nd->box, sizeof nd->box) == 0;
+  }
 }
 
 void cm_bvh_refit(cmBvh* bvh, const double* vert, const int* face) {
@@ -285,8 +293,13 @@ static size_t seg_n_at(int nnode, int nface) {
   return (bytes_before(nnode, nface) + 7) / 8 * 8;
 }
 
-size_t cm_bvh_bytes(int nnode, int nface) {
+/* where seg_same starts */
+static size_t seg_same_at(int nnode, int nface) {
   return seg_n_at(nnode, nface) + 4 * (size_t)nface * sizeof(double);
+}
+
+size_t cm_bvh_bytes(int nnode, int nface) {
+  return seg_same_at(nnode, nface) + ((size_t)nnode + 7) / 8 * 8;
 }
 
 void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem) {
@@ -299,6 +312,7 @@ void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem) {
   view->node = mem;
   view->order = (int*)(view->node + nnode);
   view->seg_n = (double*)((char*)mem + seg_n_at(nnode, nface));
+  view->seg_same = (unsigned char*)mem + seg_same_at(nnode, nface);
 }
 
 void cm_bvh_write(const cmBvh* src, void* mem) {
@@ -315,6 +329,10 @@ void cm_bvh_write(const cmBvh* src, void* mem) {
     else
       memset(v.seg_n, 0, n);
   }
+  /* seg_same and its padding */
+  at = seg_same_at(src->nnode, src->nface);
+  memset((char*)mem + at, 0, cm_bvh_bytes(src->nnode, src->nface) - at);
+  if (src->seg_same && src->nnode > 0) memcpy(v.seg_same, src->seg_same, (size_t)src->nnode);
 }
 
 cmStatus cm_bvh_copy(cmBvh* dst, const cmBvh* src) {
@@ -364,7 +382,7 @@ cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface
   int depth = nf > 0 ? build_nodes(&b, nface) : 0;
 
   /* move into one exact-size block */
-  cmBvh tmp = {b.nnode, nface, depth, 0, b.node, b.order, NULL, NULL};
+  cmBvh tmp = {b.nnode, nface, depth, 0, b.node, b.order, NULL, NULL, NULL};
   cmStatus st = cm_bvh_copy(bvh, &tmp);
   cm_free(nodes);
   if (st == CM_OK) seg_normals(bvh, vert, face);

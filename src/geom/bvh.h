@@ -88,7 +88,10 @@ typedef struct cmBvh {
    * refit on: its unit normal and 1, or 0 0 0 0 for a sliver (cm_bvh_seg_faces' plane test,
    * tri_tri.c seg_face_class)                                                    (nface x 4) */
   double* seg_n;
-  void* block; /* the one block holding node, order and seg_n (cm_bvh_bytes bytes) */
+  /* per node, of the boxes the tree was built or last refit on: 1 where its box is its parent's,
+   * bit for bit (cm_bvh_seg_faces tests the segment against it once), else 0      (nnode) */
+  unsigned char* seg_same;
+  void* block; /* the one block holding node, order, seg_n and seg_same (cm_bvh_bytes bytes) */
 } cmBvh;
 
 /* Build the tree over faces by binned SAH on face centroids (16 bins per axis), leaves of at most

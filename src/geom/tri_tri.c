@@ -620,14 +620,33 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
   int stack[CM_BVH_MAX_DEPTH + 2], top = 0, count = 0;
   /* a node is tested before it is pushed (a push and a pop fewer for each of the 39% missed),
    * the second child pushed first: the nodes met are visited in the same order as if tested
-   * after the pop (which matters for out beyond max) */
-  if (seg_meets(tb->node[0].box, sbox, pb, dir, inv, eps, nonzero)) stack[top++] = 0;
+   * after the pop (which matters for out beyond max). The test is monotone in the box: a box
+   * inside another (a child's, inside its parent's: box_grow is exact) gives each axis'
+   * interval of parameters inside the other's (every operation rounds monotonically; inv
+   * finite, so no 0 x inf), and so passes only if the other does. So the leaves reached are the
+   * leaves that pass, whichever ancestors are tested: the root's test (passed by every query of
+   * the edge search, whose ridges met the body's box) is left out where inv is finite, its
+   * children tested; and a node on the stack has passed, so a child whose box is its parent's,
+   * bit for bit (seg_same: at 2 divisions a box's leaf of the two faces of an octant beside its
+   * flat leaf), would pass again and is not tested. The 1000-box pile at rest: 9.4 -> 7.2 node
+   * tests per query, cm_bvh_seg_faces 298 M -> 280 M instructions (the run 0.993x). */
+  const cmBvhNode* root = tb->node;
+  const unsigned char* same = tb->seg_same;
+  if (root->count == 0 && fabs(inv[0]) + fabs(inv[1]) + fabs(inv[2]) < INFINITY) {
+    const cmBvhNode* c = &tb->node[root->child];
+    if (seg_meets(c[1].box, sbox, pb, dir, inv, eps, nonzero)) stack[top++] = root->child + 1;
+    if (seg_meets(c[0].box, sbox, pb, dir, inv, eps, nonzero)) stack[top++] = root->child;
+  } else if (seg_meets(root->box, sbox, pb, dir, inv, eps, nonzero)) {
+    stack[top++] = 0;
+  }
   while (top > 0) {
     const cmBvhNode* n = &tb->node[stack[--top]];
     if (n->count == 0) {
       const cmBvhNode* c = &tb->node[n->child];
-      if (seg_meets(c[1].box, sbox, pb, dir, inv, eps, nonzero)) stack[top++] = n->child + 1;
-      if (seg_meets(c[0].box, sbox, pb, dir, inv, eps, nonzero)) stack[top++] = n->child;
+      if (same[n->child + 1] || seg_meets(c[1].box, sbox, pb, dir, inv, eps, nonzero))
+        stack[top++] = n->child + 1;
+      if (same[n->child] || seg_meets(c[0].box, sbox, pb, dir, inv, eps, nonzero))
+        stack[top++] = n->child;
       continue;
     }
     for (int i = 0; i < n->count; i++) {
@@ -660,6 +679,6 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
       count++;
     }
   }
-  if (count <= max) cm_sort_int(out, (size_t)count);
+  if (count > 1 && count <= max) cm_sort_int(out, (size_t)count); /* most cross one face */
   return count;
 }
