@@ -540,14 +540,19 @@ static int in_plane(const double nf[3], const double* v0, const double* v1, cons
     x[k] = pb[k] + tt * dir[k];
   double ex = eps * (2 + dir1 / fabs(den));
   int neg = 0, pos = 0;
-  /* the edges v0 v1 (e1, the caller's), v1 v2, v2 v0; two beyond tol with opposite signs
-   * decide outside whatever the third (29% of the calls on S2 125 stop there) */
-  double e[3] = {v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]};
+  /* the edges v0 v1 (e1, the caller's), v2 v0, v1 v2; two beyond tol with opposite signs
+   * decide outside whatever the third. The answer does not depend on the order of the edges
+   * (each side_i is computed alone): a box's faces have their diagonal as the first or the
+   * third edge, and a point crossing the face beside it, outside across the diagonal alone, is
+   * decided by these two (the 1000-box pile at rest: 19 k of 508 k calls take the third edge
+   * to say outside, 140 k in the order v0 v1, v1 v2, v2 v0; cm_bvh_seg_faces 277 M -> 265 M
+   * instructions) */
+  double e[3] = {v0[0] - v2[0], v0[1] - v2[1], v0[2] - v2[2]};
   edge_side(nf, e1, v0, x, ex, &neg, &pos);
-  edge_side(nf, e, v1, x, ex, &neg, &pos);
-  if (neg && pos) return -1;
-  cm_v3_sub(e, v0, v2);
   edge_side(nf, e, v2, x, ex, &neg, &pos);
+  if (neg && pos) return -1;
+  cm_v3_sub(e, v2, v1);
+  edge_side(nf, e, v1, x, ex, &neg, &pos);
   return neg && pos ? -1 : neg == 3 || pos == 3 ? 1 : 0;
 }
 
