@@ -44,6 +44,9 @@ typedef struct cmBlockChol {
    * 6), so that the product skips the zeros of the blocks between two such rows */
   const unsigned char* small;
   double flops; /* multiply-adds of one factorisation */
+  /* the deduplicated, sorted adjacency of the pattern (neighbours of i in adj[xadj[i] ..
+   * xadj[i+1])), from the step's arena: for cm_bchol_pattern_again */
+  const int *xadj, *adj;
 } cmBlockChol;
 
 /* the island size (block rows) at or below which cm_solve_implicit uses its dense Cholesky
@@ -75,6 +78,9 @@ int cm_bchol_analyse_kept(cmBlockChol* c, cmArena* arena, int n, int nedge, cons
  * NULL: cm_bchol_factor must not be called). Cheap: no ordering, no symbolic factorisation.
  * Returns 0, or -1 if the arena is out of memory. */
 int cm_bchol_pattern(cmBlockChol* c, cmArena* arena, int n, int nedge, const int* edge);
+/* cm_bchol_pattern of the pattern c was analysed for in this step (cm_bchol_analyse or
+ * cm_bchol_analyse_kept), in place of that analysis, without building its adjacency again */
+int cm_bchol_pattern_again(cmBlockChol* c, cmArena* arena);
 /* y = A x (x, y: 6 n, original order) for the stored symmetric matrix (diagonal blocks and the
  * lower blocks with their implied transposes) */
 void cm_bchol_matvec(const cmBlockChol* c, const double* x, double* y);

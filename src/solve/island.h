@@ -65,6 +65,9 @@ typedef struct Island {
                           Hessian in its frame as last added to the store (9 per row); the store
                           then holds the mass blocks too */
   int assembled;       /* 1: the store holds the last iteration's Hessian (the delta assembly) */
+  unsigned char* bset; /* the delta assembly's first one: per off-diagonal block of the store, 1
+                          once a row has written it (bwork; NULL outside that assembly) */
+  unsigned char* bwork; /* ap[nb] bytes for bset */
   double* rh;          /* per row: its 3x3 Hessian in its frame at the last gradient (9 per row) */
   unsigned char* rany; /* per row: 1 it had an impulse there, 2 its Hessian changed (nr) */
   int pending;         /* 1: rh is not in the store yet (assemble_hessian, before a direction) */
