@@ -448,25 +448,27 @@ int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max) {
 
 /* the slab test of cm_seg_box with the inverse direction inv (1 / (q - p), per axis) given, and
  * d its direction (an axis with d = 0 is tested by the point alone) */
+/* one axis of the slab test: the segment's parameter interval [t0, t1] cut to the slab [lo, hi]
+ * of an axis along which it moves by d (inverse inv; d = 0: the point p alone); 0 if empty */
+static inline __attribute__((always_inline)) int slab(double p, double d, double inv, double lo,
+                                                      double hi, double* t0, double* t1) {
+  if (d == 0) return !(p < lo || p > hi);
+  double a = (lo - p) * inv, b = (hi - p) * inv;
+  if (a > b) {
+    double x = a;
+    a = b;
+    b = x;
+  }
+  *t0 = a > *t0 ? a : *t0;
+  *t1 = b < *t1 ? b : *t1;
+  return !(*t0 > *t1);
+}
+
 static int seg_box_inv(const double p[3], const double d[3], const double inv[3],
                        const double box[6], double eps) {
   double t0 = 0, t1 = 1;
-  for (int k = 0; k < 3; k++) {
-    double lo = box[k] - eps, hi = box[3 + k] + eps;
-    if (d[k] == 0) {
-      if (p[k] < lo || p[k] > hi) return 0;
-      continue;
-    }
-    double a = (lo - p[k]) * inv[k], b = (hi - p[k]) * inv[k];
-    if (a > b) {
-      double x = a;
-      a = b;
-      b = x;
-    }
-    t0 = a > t0 ? a : t0;
-    t1 = b < t1 ? b : t1;
-    if (t0 > t1) return 0;
-  }
+  for (int k = 0; k < 3; k++)
+    if (!slab(p[k], d[k], inv[k], box[k] - eps, box[3 + k] + eps, &t0, &t1)) return 0;
   return 1;
 }
 
@@ -493,20 +495,8 @@ static inline int seg_box_inv3(const double p[3], const double inv[3], const dou
 int cm_seg_box(const double p[3], const double q[3], const double box[6], double eps) {
   double t0 = 0, t1 = 1;
   for (int k = 0; k < 3; k++) {
-    double d = q[k] - p[k], lo = box[k] - eps, hi = box[3 + k] + eps;
-    if (d == 0) {
-      if (p[k] < lo || p[k] > hi) return 0;
-      continue;
-    }
-    double inv = 1 / d, a = (lo - p[k]) * inv, b = (hi - p[k]) * inv;
-    if (a > b) {
-      double x = a;
-      a = b;
-      b = x;
-    }
-    t0 = a > t0 ? a : t0;
-    t1 = b < t1 ? b : t1;
-    if (t0 > t1) return 0;
+    double d = q[k] - p[k];
+    if (!slab(p[k], d, d != 0 ? 1 / d : 0, box[k] - eps, box[3 + k] + eps, &t0, &t1)) return 0;
   }
   return 1;
 }
