@@ -49,7 +49,13 @@ static int rigid_side(const cmModel* m, const cmRow* r, int sd) {
  * finite elements their own stiffness). Counted in d->soft_rows, the least s in
  * d->soft_factor. */
 static void soften_rows(const cmModel* m, cmData* d, double h, cmRow* row, int n) {
+  /* no rule with a min_period: no row to look at (the rows' scan below was 0.2 % of the
+   * instructions of the resting S2 pile of 125 boxes, whose rule has none) */
   int any = 0;
+  for (int q = 0; q < m->nrule && !any; q++)
+    any = m->rule[q].min_period > 0;
+  if (!any) return;
+  any = 0;
   for (int i = 0; i < n && !any; i++)
     any = row[i].implicit && m->rule[d->pair[row[i].pair].rule].min_period > 0;
   if (!any) return;
@@ -283,7 +289,9 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
                                                     : cm_law_area_compliant(rule, c->dist, c->area);
       if (!(res.compliance > 0)) continue; /* zero area: no force (counted at detection) */
       cmRow* r = &p->row[p->nrow++];
-      memset(r, 0, sizeof *r);
+      /* every field of the row is written below, the ones without a value of their own zero,
+       * as the memset of the whole row before them made them (cmRow's 296 bytes cleared, then
+       * most written again: 0.5 % of the instructions of the resting S2 pile of 125 boxes) */
       r->body[0] = c->body[0];
       r->body[1] = c->body[1];
       r->pair = k;
@@ -291,12 +299,17 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       r->joint = -1;
       r->ncontact = 1;
       r->implicit = implicit;
+      r->node[0] = r->node[1] = -1;
+      r->fnode[0] = -1;
+      r->fnode[1] = r->fnode[2] = 0;
+      cm_v3_set(r->fw, 0, 0, 0);
+      r->lambda = r->ftan[0] = r->ftan[1] = 0;
+      r->anchored = 0;
+      cm_v3_set(r->stretch, 0, 0, 0);
       cm_v3_copy(r->n, c->n);
       set_points(d, r, c->p0, c->p1);
       /* a vertex of a deformable body moves with its node (the compiler allows deformable
        * bodies only as the vertex side of vertex contacts) */
-      r->node[0] = r->node[1] = -1;
-      r->fnode[0] = -1;
       if (c->vert >= 0 && m->body_motion[c->body[0]] == CM_MOTION_DEFORMABLE) {
         r->node[0] = m->mesh_vert_node[m->geom_vertadr[m->body_geom[c->body[0]]] + c->vert];
         cm_v3_set(r->rA, 0, 0, 0);

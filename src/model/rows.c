@@ -20,42 +20,6 @@
 #include "core/cm_math.h"
 #include "model/rows.h"
 
-/* an orthonormal tangent basis of n */
-static void tangents(const double n[3], double t[2][3]) {
-  double a[3] = {1, 0, 0};
-  if (fabs(n[0]) > 0.6) cm_v3_set(a, 0, 1, 0);
-  cm_v3_cross(t[0], n, a);
-  cm_v3_normalize(t[0]);
-  cm_v3_cross(t[1], n, t[0]);
-}
-
-void cm_row_friction_basis(cmRow* r) {
-  tangents(r->n, r->t);
-}
-
-double cm_row_rate(const cmModel* m, const cmData* d, const cmRow* r, const double dir[3]) {
-  (void)m;
-  double rate = 0, wxr[3];
-  for (int k = 0; k < 2; k++) {
-    int b = r->body[k];
-    if (b < 0) continue; /* the world does not move */
-    const double* rr = k ? r->rB : r->rA;
-    double v;
-    if (k == 1 && r->fnode[0] >= 0) {
-      v = 0;
-      for (int i = 0; i < 3; i++)
-        v += r->fw[i] * cm_v3_dot(dir, d->node_vel + 3 * (size_t)r->fnode[i]);
-    } else if (r->node[k] >= 0) {
-      v = cm_v3_dot(dir, d->node_vel + 3 * (size_t)r->node[k]);
-    } else {
-      cm_v3_cross(wxr, d->body_angvel + 3 * b, rr);
-      v = cm_v3_dot(dir, d->body_cvel + 3 * b) + cm_v3_dot(dir, wxr);
-    }
-    rate += k ? -v : v;
-  }
-  return rate;
-}
-
 double cm_body_invmass_wrench(const cmModel* m, const cmData* d, int b, const double f[3],
                               const double tau[3]) {
   if (b < 0 || !(m->body_invmass[b] > 0)) return 0;

@@ -27,9 +27,6 @@ typedef struct Island {
   double* kt2;
   double* s0;
   double* cw;
-  const int* aidx; /* the hash index of the anchors (cm_anchor_index), aidx_cap slots */
-  int anext;       /* the anchor after the last one anchor_setup found (its first guess) */
-  int aidx_cap;
   unsigned char* flag; /* per row: secant friction Hessian this iteration (nr) */
   double* aa;          /* Anderson history of the outer loop: G, f and AA_DEPTH differences of
                           each ((2 + 2 AA_DEPTH) x nr) */
