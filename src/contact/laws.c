@@ -291,7 +291,9 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       cmRow* r = &p->row[p->nrow++];
       /* every field of the row is written below, the ones without a value of their own zero,
        * as the memset of the whole row before them made them (cmRow's 296 bytes cleared, then
-       * most written again: 0.5 % of the instructions of the resting S2 pile of 125 boxes) */
+       * most written again: 0.5 % of the instructions of the resting S2 pile of 125 boxes); a
+       * field added to cmRow must be written here too, which the size check reminds of */
+      _Static_assert(sizeof(cmRow) == 296, "cmRow changed: write its new field in cm_stage_laws");
       r->body[0] = c->body[0];
       r->body[1] = c->body[1];
       r->pair = k;
