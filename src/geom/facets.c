@@ -117,25 +117,24 @@ static int decide(double s1, double s2, int j1, const int* first, const int* cou
   double best = INFINITY, next = INFINITY, q[3], qb[3] = {0, 0, 0}, best_lb = 0;
   int bestf = -1, feature = 0, index = 0;
   /* the faces' box bounds first, then the faces by increasing bound until the bound reaches the
-   * next distance (no face beyond can be the nearest or the next) */
-  int nf = count[j1];
+   * next distance (no face beyond can be the nearest or the next). The first pick, the first
+   * of the least bounds (below next = infinity), is found as the bounds are made, not by a scan
+   * of its own: the same picks, the S2 pile of 1000 boxes at rest 0.9986x the instructions.
+   * (Dropping the bounds not below next from the scans' list whenever next fell saved less.) */
+  int nf = count[j1], i = -1;
   const int* fl = order + first[j1];
-  double lb[CM_FACET_FACES_MAX];
-  for (int i = 0; i < nf; i++) {
-    const int* t = face + 3 * (size_t)fl[i];
+  double lb[CM_FACET_FACES_MAX], m = next;
+  for (int k = 0; k < nf; k++) {
+    const int* t = face + 3 * (size_t)fl[k];
     const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
                                 vert + 3 * (size_t)t[2]};
-    lb[i] = tri_box_dist2(v, P01, p[2]);
+    lb[k] = tri_box_dist2(v, P01, p[2]);
+    if (lb[k] < m) {
+      m = lb[k];
+      i = k;
+    }
   }
-  for (;;) {
-    int i = -1;
-    double m = next;
-    for (int k = 0; k < nf; k++)
-      if (lb[k] < m) {
-        m = lb[k];
-        i = k;
-      }
-    if (i < 0) break;
+  while (i >= 0) {
     lb[i] = INFINITY; /* (m holds its bound) */
     int f = fl[i], ft, ix;
     const int* t = face + 3 * (size_t)f;
@@ -153,6 +152,14 @@ static int decide(double s1, double s2, int j1, const int* first, const int* cou
     } else if (d2 < next) {
       next = d2;
     }
+    /* the next pick: the first of the least bounds below next */
+    i = -1;
+    m = next;
+    for (int k = 0; k < nf; k++)
+      if (lb[k] < m) {
+        m = lb[k];
+        i = k;
+      }
   }
   if (bestf < 0 || feature != CM_FEATURE_FACE || !(next - best > 1e-12 * r * r) ||
       !(best <= bound * bound))
@@ -342,12 +349,18 @@ int cm_facets_grid_inside(const double* plane, const double o[3], const int* cel
   int c = grid_cell(q);
   if (c < 0) return -1;
   double s1 = -INFINITY, s2 = -INFINITY;
+  const double tol = 1e-7 * r;
   int j1 = -1;
   const int* l = list + cell_adr[c];
   for (int k = 0, n = cell_n[c]; k < n; k++) {
     const double* P = plane + 4 * l[k];
     double s = P[0] * p[0] + P[1] * p[1] + P[2] * p[2] - P[3];
     if (s > s1) {
+      /* in front of a listed plane: outside, whatever the others (the answer of the test of
+       * the largest s_j after the loop, which followed it until 2026-12-07; only a new largest
+       * can be above tol first). The S4 bed of 1000 spheres, a fifth of its calls outside:
+       * 0.997x the run's instructions */
+      if (s > tol) return 0;
       s2 = s1;
       s1 = s;
       j1 = l[k];
@@ -355,7 +368,6 @@ int cm_facets_grid_inside(const double* plane, const double o[3], const int* cel
       s2 = s;
     }
   }
-  if (s1 > 1e-7 * r) return 0; /* in front of a listed plane: outside, whatever the others */
   /* every facet not listed, bounded (plus rounding: the s_j are exact to about 1e-16 r) */
   const double* B = cell_bound + 4 * c;
   double d = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
