@@ -92,6 +92,10 @@ void cm_collide_vertex_posed(const cmModel* m, const cmData* d, const cmVertexPo
 /* relative pose of body b in body a's frame: x_a = R x_b + t, R = R_a^T R_b,
  * t = R_a^T (x_b - x_a) (frame origins) */
 void cm_pair_pose(const cmData* d, int a, int b, double R[9], double t[3]);
+/* the same from the bodies' rotation matrices (cm_quat_to_mat of their quaternions) and frame
+ * origins: the same bits */
+void cm_pair_pose_mat(const double RA[9], const double RB[9], const double xa[3],
+                      const double xb[3], double R[9], double t[3]);
 
 /* Are two boxes apart: box A (min xyz, max xyz, in A's frame) and box B (in B's frame, placed
  * in A's by x_A = R x_B + t) separated by more than eps along one of the 15 axes of the
