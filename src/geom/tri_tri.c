@@ -448,27 +448,11 @@ int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max) {
 
 /* the slab test of cm_seg_box with the inverse direction inv (1 / (q - p), per axis) given, and
  * d its direction (an axis with d = 0 is tested by the point alone) */
-/* one axis of the slab test: the segment's parameter interval [t0, t1] cut to the slab [lo, hi]
- * of an axis along which it moves by d (inverse inv; d = 0: the point p alone); 0 if empty */
-static inline __attribute__((always_inline)) int slab(double p, double d, double inv, double lo,
-                                                      double hi, double* t0, double* t1) {
-  if (d == 0) return !(p < lo || p > hi);
-  double a = (lo - p) * inv, b = (hi - p) * inv;
-  if (a > b) {
-    double x = a;
-    a = b;
-    b = x;
-  }
-  *t0 = a > *t0 ? a : *t0;
-  *t1 = b < *t1 ? b : *t1;
-  return !(*t0 > *t1);
-}
-
 static int seg_box_inv(const double p[3], const double d[3], const double inv[3],
                        const double box[6], double eps) {
   double t0 = 0, t1 = 1;
   for (int k = 0; k < 3; k++)
-    if (!slab(p[k], d[k], inv[k], box[k] - eps, box[3 + k] + eps, &t0, &t1)) return 0;
+    if (!cm_slab(p[k], d[k], inv[k], box[k] - eps, box[3 + k] + eps, &t0, &t1)) return 0;
   return 1;
 }
 
@@ -486,19 +470,6 @@ static inline int seg_box_inv3(const double p[3], const double inv[3], const dou
     t1 = hi < t1 ? hi : t1;
   }
   return !(t0 > t1);
-}
-
-/* seg_box_inv with its direction and inverse computed axis by axis as the slab test goes (the
- * same values; an axis after the one that rejects is not computed): the edge search's exact test
- * of a ridge against the other body's box, 70 % of whose calls reject (1000-box pile at rest:
- * cm_seg_box with seg_box_inv 65.6 M -> 42.7 M instructions, the run 0.991x) */
-int cm_seg_box(const double p[3], const double q[3], const double box[6], double eps) {
-  double t0 = 0, t1 = 1;
-  for (int k = 0; k < 3; k++) {
-    double d = q[k] - p[k];
-    if (!slab(p[k], d, d != 0 ? 1 / d : 0, box[k] - eps, box[3 + k] + eps, &t0, &t1)) return 0;
-  }
-  return 1;
 }
 
 /* side_i and tol_i of in_plane for the edge e from v: counted into neg or pos where beyond tol */

@@ -68,9 +68,38 @@ int cm_bvh_tri_pairs(const cmBvh* ta, const double* va, const int* fa, const cmB
  * out; returns the total (call again with a larger buffer if it exceeds max). Pure. */
 int cm_bvh_box_faces(const cmBvh* t, const double box[6], int* out, int max);
 
+/* one axis of the slab test: the segment's parameter interval [t0, t1] cut to the slab [lo, hi]
+ * of an axis along which it moves by d (inverse inv; d = 0: the point p alone); 0 if empty */
+static inline __attribute__((always_inline)) int cm_slab(double p, double d, double inv, double lo,
+                                                         double hi, double* t0, double* t1) {
+  if (d == 0) return !(p < lo || p > hi);
+  double a = (lo - p) * inv, b = (hi - p) * inv;
+  if (a > b) {
+    double x = a;
+    a = b;
+    b = x;
+  }
+  *t0 = a > *t0 ? a : *t0;
+  *t1 = b < *t1 ? b : *t1;
+  return !(*t0 > *t1);
+}
+
 /* Does the closed segment pq meet the box (min xyz, max xyz) widened by eps on every side? (slab
- * test; eps covers the rounding of the parameters along the segment when it is far above it) */
-int cm_seg_box(const double p[3], const double q[3], const double box[6], double eps);
+ * test; eps covers the rounding of the parameters along the segment when it is far above it).
+ * Each axis' direction and inverse computed as the test reaches it (an axis after the one that
+ * rejects is not computed): the edge search's exact test of a ridge against the other body's
+ * box, 70 % of whose calls reject (1000-box pile at rest: 65.6 M -> 42.7 M instructions with
+ * the inverses computed ahead, the run 0.991x). Inline: its call from the edge search cost
+ * 0.3 % of that pile's step. */
+static inline int cm_seg_box(const double p[3], const double q[3], const double box[6],
+                             double eps) {
+  double t0 = 0, t1 = 1;
+  for (int k = 0; k < 3; k++) {
+    double d = q[k] - p[k];
+    if (!cm_slab(p[k], d, d != 0 ? 1 / d : 0, box[k] - eps, box[3 + k] + eps, &t0, &t1)) return 0;
+  }
+  return 1;
+}
 
 /* The faces of mesh B (tree tb built or last refit on vertices vb, faces fb: its boxes and face
  * normals seg_n are vb's) that the closed segment pq meets, exactly (cm_seg_tri on B's vertices
