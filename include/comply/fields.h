@@ -107,6 +107,7 @@
   X(int, facet_faceadr, nfacet, 1)                                                                 \
   X(int, facet_nface, nfacet, 1)                                                                   \
   X(int, mesh_facet_face, nface, 1)                                                                \
+  X(double, mesh_facet_box, nface, 6)                                                              \
   X(int, mesh_face_facet, nface, 1)                                                                \
   X(double, mesh_vgroup_box, nvgroup, 6)                                                           \
   X(int, cell_facetadr, ncell, 1)                                                                  \

@@ -115,6 +115,9 @@ typedef struct cmModel {
   int* facet_nface;          /* its faces                                     (nfacet) */
   int* mesh_facet_face;      /* the faces of each geometry with facets, facet by facet, local to
                                 the geometry (unused for the other geometries) (nface) */
+  double* mesh_facet_box;    /* the bounding box of each face of mesh_facet_face, in its order:
+                                min x, min y, max x, max y, min z, max z, m, body frame (the
+                                nearest-face search's bounds, facets.c) (nface x 6) */
   int* mesh_face_facet;      /* the facet of each face, local to its geometry (its index from
                                 geom_facetadr); -1 on a geometry without facets (nface) */
   double* mesh_vgroup_box;   /* the body-frame bounding box (min xyz, max xyz, m) of each group

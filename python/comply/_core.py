@@ -394,6 +394,7 @@ MODEL_ARRAYS = {
     "mesh_face_ridge": (_I, "nface", 1), "mesh_ridge": (_I, "nridge", 4),
     "facet_plane": (_F, "nfacet", 4), "facet_faceadr": (_I, "nfacet", 1),
     "facet_nface": (_I, "nfacet", 1), "mesh_facet_face": (_I, "nface", 1),
+    "mesh_facet_box": (_F, "nface", 6),
     "mesh_face_facet": (_I, "nface", 1),
     "mesh_vgroup_box": (_F, "nvgroup", 6),
     "cell_facetadr": (_I, "ncell", 1), "cell_nfacet": (_I, "ncell", 1),

@@ -203,15 +203,15 @@ int cm_mesh_facets_inside(const cmModel* m, int g, const double p[3], double bou
   const double* plane = m->facet_plane + 4 * (size_t)j0;
   if (n <= CM_FACET_MAX)
     return cm_facets_inside(plane, n, m->facet_faceadr + j0, m->facet_nface + j0,
-                            m->mesh_facet_face, m->mesh_vert + 3 * (size_t)va,
+                            m->mesh_facet_face, m->mesh_facet_box, m->mesh_vert + 3 * (size_t)va,
                             m->mesh_face + 3 * (size_t)fa, m->geom_ball[4 * g + 3], p, bound, out);
   int c0 = m->geom_celladr[g];
   if (c0 < 0) return -1;
-  return cm_facets_grid_inside(plane, m->geom_grid + 3 * g, m->cell_facetadr + c0,
-                               m->cell_nfacet + c0, m->cell_bound + 4 * (size_t)c0, m->cell_facet,
-                               m->facet_faceadr + j0, m->facet_nface + j0, m->mesh_facet_face,
-                               m->mesh_vert + 3 * (size_t)va, m->mesh_face + 3 * (size_t)fa,
-                               m->geom_ball[4 * g + 3], p, bound, out);
+  return cm_facets_grid_inside(
+      plane, m->geom_grid + 3 * g, m->cell_facetadr + c0, m->cell_nfacet + c0,
+      m->cell_bound + 4 * (size_t)c0, m->cell_facet, m->facet_faceadr + j0, m->facet_nface + j0,
+      m->mesh_facet_face, m->mesh_facet_box, m->mesh_vert + 3 * (size_t)va,
+      m->mesh_face + 3 * (size_t)fa, m->geom_ball[4 * g + 3], p, bound, out);
 }
 
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* out) {

@@ -178,16 +178,36 @@ static inline double max3(double a, double b, double c) {
   return t > c ? t : c;
 }
 
-/* squared distance from p to the bounding box of a triangle: a cheap lower bound that skips
- * most faces of a leaf once a near candidate is known. x and y in the lanes of a pair (P01: p's
- * x and y), z alone; the sum dx dx + dy dy + dz dz in that order (the former 0 + dx dx is dx dx:
- * a square is +0 or more, or NaN) */
-static inline double tri_box_dist2(const double* const v[3], v2d P01, double p2) {
+/* the bounding box of a triangle as tri_box_dist2 takes it, into box: min x, min y, max x, max
+ * y, min z, max z (the x and y of each end side by side, for the pairs) */
+static inline void tri_box(const double* const v[3], double box[6]) {
   v2d a = {v[0][0], v[0][1]}, b = {v[1][0], v[1][1]}, c = {v[2][0], v[2][1]};
-  v2d d = P01 - v2_clamp(P01, v2_min(v2_min(a, b), c), v2_max(v2_max(a, b), c));
-  double z = p2 - clampd(p2, min3(v[0][2], v[1][2], v[2][2]), max3(v[0][2], v[1][2], v[2][2]));
+  v2d lo = v2_min(v2_min(a, b), c), hi = v2_max(v2_max(a, b), c);
+  box[0] = lo[0];
+  box[1] = lo[1];
+  box[2] = hi[0];
+  box[3] = hi[1];
+  box[4] = min3(v[0][2], v[1][2], v[2][2]);
+  box[5] = max3(v[0][2], v[1][2], v[2][2]);
+}
+
+/* squared distance from p to a box laid out as tri_box writes it: x and y in the lanes of a pair
+ * (P01: p's x and y), z alone; the sum dx dx + dy dy + dz dz in that order (the former 0 + dx dx
+ * is dx dx: a square is +0 or more, or NaN) */
+static inline double tri_box_bound(const double box[6], v2d P01, double p2) {
+  v2d d = P01 - v2_clamp(P01, (v2d){box[0], box[1]}, (v2d){box[2], box[3]});
+  double z = p2 - clampd(p2, box[4], box[5]);
   d *= d;
   return d[0] + d[1] + z * z;
+}
+
+/* squared distance from p to the bounding box of a triangle: a cheap lower bound that skips
+ * most faces of a leaf once a near candidate is known (tri_box_bound of tri_box: the facets keep
+ * their faces' boxes, made by tri_box, and get the same bits) */
+static inline double tri_box_dist2(const double* const v[3], v2d P01, double p2) {
+  double box[6];
+  tri_box(v, box);
+  return tri_box_bound(box, P01, p2);
 }
 
 #endif

@@ -105,8 +105,8 @@ int cm_facets_build(const double* vert, int nvert, const int* face, int nface,
 /* The answer from the largest plane value s1 (facet j1) and a bound s2 on every other facet's
  * (module comment): 1 inside (with out: its nearest face), 0 outside, -1 for the tree. */
 static int decide(double s1, double s2, int j1, const int* first, const int* count,
-                  const int* order, const double* vert, const int* face, double r,
-                  const double p[3], double bound, cmNearest* out) {
+                  const int* order, const double* box, const double* vert, const int* face,
+                  double r, const double p[3], double bound, cmNearest* out) {
   const double tol = 1e-7 * r;
   if (s1 > tol) return 0;
   if (!(s1 < -tol)) return -1; /* near the surface (or not a number) */
@@ -120,15 +120,16 @@ static int decide(double s1, double s2, int j1, const int* first, const int* cou
    * next distance (no face beyond can be the nearest or the next). The first pick, the first
    * of the least bounds (below next = infinity), is found as the bounds are made, not by a scan
    * of its own: the same picks, the S2 pile of 1000 boxes at rest 0.9986x the instructions.
-   * (Dropping the bounds not below next from the scans' list whenever next fell saved less.) */
+   * (Dropping the bounds not below next from the scans' list whenever next fell saved less.)
+   * The bounds from the faces' boxes the model keeps (mesh_facet_box, made by tri_box: the
+   * same bits as tri_box_dist2), not from their vertices: 27 rather than 51 instructions a
+   * face, the 1000 boxes at rest 0.992x the instructions. */
   int nf = count[j1], i = -1;
   const int* fl = order + first[j1];
+  const double* fb = box + 6 * (size_t)first[j1];
   double lb[CM_FACET_FACES_MAX], m = next;
   for (int k = 0; k < nf; k++) {
-    const int* t = face + 3 * (size_t)fl[k];
-    const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
-                                vert + 3 * (size_t)t[2]};
-    lb[k] = tri_box_dist2(v, P01, p[2]);
+    lb[k] = tri_box_bound(fb + 6 * k, P01, p[2]);
     if (lb[k] < m) {
       m = lb[k];
       i = k;
@@ -175,8 +176,8 @@ static int decide(double s1, double s2, int j1, const int* first, const int* cou
 }
 
 int cm_facets_inside(const double* plane, int nfacet, const int* first, const int* count,
-                     const int* order, const double* vert, const int* face, double r,
-                     const double p[3], double bound, cmNearest* out) {
+                     const int* order, const double* box, const double* vert, const int* face,
+                     double r, const double p[3], double bound, cmNearest* out) {
   double s1 = -INFINITY, s2 = -INFINITY;
   int j1 = -1;
   for (int j = 0; j < nfacet; j++) {
@@ -190,7 +191,7 @@ int cm_facets_inside(const double* plane, int nfacet, const int* first, const in
       s2 = s;
     }
   }
-  return decide(s1, s2, j1, first, count, order, vert, face, r, p, bound, out);
+  return decide(s1, s2, j1, first, count, order, box, vert, face, r, p, bound, out);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -342,9 +343,9 @@ long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], do
 
 int cm_facets_grid_inside(const double* plane, const double o[3], const int* cell_adr,
                           const int* cell_n, const double* cell_bound, const int* list,
-                          const int* first, const int* count, const int* order, const double* vert,
-                          const int* face, double r, const double p[3], double bound,
-                          cmNearest* out) {
+                          const int* first, const int* count, const int* order, const double* box,
+                          const double* vert, const int* face, double r, const double p[3],
+                          double bound, cmNearest* out) {
   double q[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
   int c = grid_cell(q);
   if (c < 0) return -1;
@@ -371,7 +372,13 @@ int cm_facets_grid_inside(const double* plane, const double o[3], const int* cel
   /* every facet not listed, bounded (plus rounding: the s_j are exact to about 1e-16 r) */
   const double* B = cell_bound + 4 * c;
   double d = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-  double U = fmin(B[1] + fmax(0, d - B[0]) * B[2], d * B[2] - B[3]) + 1e-12 * r;
+  /* fmin and fmax written out (gcc calls libm's for them, three calls a query): the same values.
+   * d - B[0] is not NaN (d >= 0, or inf, B[0] > 0) and +0 at most, never -0; a and b are both NaN
+   * (d inf and B[2] = 0) or neither, and a zero's sign does not survive the + 1e-12 r (nor
+   * matter to the test after it); U is not NaN past the test, nor zero, and s2 never NaN. The S4
+   * bed of 1000 spheres: 0.998x the run's instructions. */
+  double e = d - B[0], a = B[1] + (e > 0 ? e : 0) * B[2], b = d * B[2] - B[3];
+  double U = (a < b ? a : b) + 1e-12 * r;
   if (!(U < -1e-7 * r)) return -1;
-  return decide(s1, fmax(s2, U), j1, first, count, order, vert, face, r, p, bound, out);
+  return decide(s1, s2 > U ? s2 : U, j1, first, count, order, box, vert, face, r, p, bound, out);
 }

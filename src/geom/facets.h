@@ -40,14 +40,15 @@ int cm_facets_build(const double* vert, int nvert, const int* face, int nface,
                     double* plane, int* nface_of, int* order);
 
 /* Is p (the mesh's frame) inside the convex mesh of the facets (plane, nfacet; facet j's faces
- * order[first[j] .. first[j] + count[j] - 1])? 1 inside, 0 outside, -1 when the planes do not
- * decide it (p within 1e-7 r of the surface): the caller asks the face tree. With out (not NULL)
- * a 1 also gives the nearest face as cm_bvh_inside(..., p, bound, out) would, bit for bit, and
- * -1 whenever that is not certain (two facets or two faces about as near, a facet of more than
- * CM_FACET_FACES_MAX faces, the nearest point not inside its face). */
+ * order[first[j] .. first[j] + count[j] - 1], their boxes (tri_box) from box + 6 first[j])? 1
+ * inside, 0 outside, -1 when the planes do not decide it (p within 1e-7 r of the surface): the
+ * caller asks the face tree. With out (not NULL) a 1 also gives the nearest face as
+ * cm_bvh_inside(..., p, bound, out) would, bit for bit, and -1 whenever that is not certain (two
+ * facets or two faces about as near, a facet of more than CM_FACET_FACES_MAX faces, the nearest
+ * point not inside its face). */
 int cm_facets_inside(const double* plane, int nfacet, const int* first, const int* count,
-                     const int* order, const double* vert, const int* face, double r,
-                     const double p[3], double bound, cmNearest* out);
+                     const int* order, const double* box, const double* vert, const int* face,
+                     double r, const double p[3], double bound, cmNearest* out);
 
 /* The direction grid of the nfacet facets (plane) of a convex mesh whose bounding ball has centre
  * o and radius r: bound (4 per cell: the bound on the planes of the facets the cell does not
@@ -63,8 +64,8 @@ long cm_facets_grid_build(const double* plane, int nfacet, const double o[3], do
  * the face tree); a point at the centre gets -1. */
 int cm_facets_grid_inside(const double* plane, const double o[3], const int* cell_adr,
                           const int* cell_n, const double* cell_bound, const int* list,
-                          const int* first, const int* count, const int* order, const double* vert,
-                          const int* face, double r, const double p[3], double bound,
-                          cmNearest* out);
+                          const int* first, const int* count, const int* order, const double* box,
+                          const double* vert, const int* face, double r, const double p[3],
+                          double bound, cmNearest* out);
 
 #endif

@@ -23,6 +23,7 @@
 #include "core/internal.h"
 #include "core/sort.h"
 #include "geom/bvh.h"
+#include "geom/closest.h"
 #include "geom/facets.h"
 #include "geom/tri_tri.h"
 #include "model/fields.h"
@@ -634,6 +635,14 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
     for (int j = 0, at = f0; j < n; j++) {
       m->facet_faceadr[j0 + j] = at;
       at += m->facet_nface[j0 + j];
+    }
+    /* the faces' boxes in facet order, for the nearest-face search (facets.c) */
+    const double* vert = m->mesh_vert + 3 * (size_t)m->geom_vertadr[g];
+    for (int e = f0; e < f0 + m->geom_nface[g]; e++) {
+      const int* t = m->mesh_face + 3 * (size_t)(f0 + m->mesh_facet_face[e]);
+      const double* const v[3] = {vert + 3 * (size_t)t[0], vert + 3 * (size_t)t[1],
+                                  vert + 3 * (size_t)t[2]};
+      tri_box(v, m->mesh_facet_box + 6 * (size_t)e);
     }
   }
   /* each face's facet, for the edge search's facet-level linking */
