@@ -66,7 +66,8 @@ typedef struct Island {
                           once a row has written it (bwork; NULL outside that assembly) */
   unsigned char* bwork; /* ap[nb] bytes for bset */
   double* rh;          /* per row: its 3x3 Hessian in its frame at the last gradient (9 per row) */
-  unsigned char* rany; /* per row: 1 it had an impulse there, 2 its Hessian changed (nr) */
+  unsigned char* rany; /* per row: 1 it had an impulse there, 2 its Hessian changed, 4 it may
+                        * slide (sliding_rows tests it) (nr) */
   int pending;         /* 1: rh is not in the store yet (assemble_hessian, before a direction) */
   int reuse;           /* 1: the factor is reused across Newton iterations (as a preconditioner) */
   int factored;        /* 1: bc holds a factor from an earlier iteration of this solve */
