@@ -682,6 +682,15 @@ static int open_pair(cmData* d, const int* cand, int k, int* pair_of_cand) {
   return p;
 }
 
+/* contact c, just appended, counted into its pair's summary (a zero area: a warning) */
+static inline void count_contact(cmData* d, const cmContact* c) {
+  if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
+  cmContactPair* P = &d->pair[c->pair];
+  P->points++;
+  P->area += c->area;
+  if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+}
+
 /* the contact of vertex v of job J (its hit H; RA, areavec: the job's), appended; p the pair's
  * summary, opened at the job's first contact (-1 before). 0 if the list cannot grow. */
 static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, const Job* J,
@@ -717,11 +726,7 @@ static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, c
   double av[3];
   cm_m3_mulv(av, RA, areavec + 3 * (size_t)v);
   c->area = fabs(cm_v3_dot(c->n, av)) * (J->flags & CM_CONTACT_TWO_WAY ? 0.5 : 1.0);
-  if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
-  cmContactPair* P = &d->pair[p];
-  P->points++;
-  P->area += c->area;
-  if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+  count_contact(d, c);
   return 1;
 }
 
@@ -783,11 +788,7 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
   cm_v3_copy(c->n, n);
   c->dist = dist;
   c->area = area;
-  if (!(c->area > 0)) d->warning[CM_WARN_BAD_AREA]++;
-  cmContactPair* P = &d->pair[p];
-  P->points++;
-  P->area += c->area;
-  if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
+  count_contact(d, c);
   return 1;
 }
 
