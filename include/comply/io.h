@@ -56,7 +56,7 @@ CM_API void cm_output_close(cmOutput* out);
 /* ---- checkpoints ---- */
 
 /* checkpoint format version written by this library */
-#define CM_CHECKPOINT_VERSION 9
+#define CM_CHECKPOINT_VERSION 10
 
 /* Write the state of d to `path` atomically: path.tmp is written, flushed, fsync'ed and renamed
  * over path, so path always holds a complete checkpoint. The file: a versioned header (magic

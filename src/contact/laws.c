@@ -12,7 +12,26 @@
  * Normals of two-way contacts whose bodies are swapped relative to the pair are flipped first.
  * Every row gets its effective damping D = max(damping, step_damping h / compliance) and its
  * integration: a rule's `integration`, else explicit for contact_time and the scene's
- * integrator for the other laws. Joints add one row each while stretched beyond their play. */
+ * integrator for the other laws. Joints add one row each while stretched beyond their play.
+ *
+ * Birth offsets (docs/contact-laws.md, "Edge contacts that begin deeper than they approached").
+ * A vertex contact begins at most as deep as its vertex moved into the other body in the step
+ * before (found one step late: the restitution of the area-compliant document comes from that).
+ * An edge-edge contact can begin deeper: whether two edges give a contact is decided by tests
+ * (linked, corner, chains, closest points inside, covered by a vertex contact:
+ * collide/collide_edge.c) that change their answer with poses a rounding apart, and a contact
+ * that a test turns on at depth d springs at once with the energy K d^2 / 2 that no motion paid
+ * for. In a resting stack or pile at a stiff ka such contacts came and went every few steps, each
+ * appearance pushing the bodies apart; they kept a stack of five boxes rocking for seconds and
+ * the stiff pile rattling at about 10 Newton iterations per step (bench/README.md, "Edge contacts
+ * that begin deep"). So an implicit edge-edge row of area_compliant or linear begins at the depth
+ * its approach explains: its law is that of the depth less a birth offset
+ *
+ *   o = min(d - h max(0, approach rate), CM_BIRTH_MAX t), at least 0,
+ *
+ * at its first step (t the thinner body's thickness; 0 at the run's first step, whose overlaps
+ * are the user's), kept with its identity in the table of anchors (model/data_internal.h) and
+ * lowered to the depth whenever the depth falls below it (o = min(o, d)), never raised. */
 #include <math.h>
 #include <string.h>
 
@@ -20,6 +39,55 @@
 #include "contact/contact.h"
 #include "core/cm_math.h"
 #include "model/data_internal.h"
+#include "model/state.h"
+
+/* the largest birth offset, as a fraction of the thinner body's thickness (module comment): far
+ * above the depths of a resting stiff contact (micrometres on 0.1 m boxes at ka 5e10), far below
+ * anything a depth check sees (deep_penetration at 0.2) */
+#define CM_BIRTH_MAX 1e-3
+
+/* the anchors' hash index for the birth offsets of a step's edge-edge rows (from the arena);
+ * cap 0 without anchors or memory: every edge-edge contact is then new */
+typedef struct Births {
+  int* idx;
+  int cap;
+} Births;
+
+static Births births_index(cmData* d) {
+  cmDataPriv* p = cm_priv(d);
+  Births w = {NULL, 0};
+  if (!p->nanchor) return w;
+  int cap = 16;
+  while (cap < 2 * p->nanchor)
+    cap *= 2;
+  w.idx = cm_arena_alloc(&p->arena, (size_t)cap * sizeof *w.idx);
+  if (!w.idx) return w;
+  w.cap = cap;
+  cm_anchor_index(p, w.idx, cap);
+  return w;
+}
+
+/* the birth offset of row r (just built from contact c, its points set) of a sub-step of length
+ * h (module comment); -1 where it keeps none (not an edge-edge contact with an identity) */
+static double birth_offset(const cmModel* m, const cmData* d, const Births* w, const cmRow* r,
+                           const cmContact* c, double h) {
+  const int* ck = cm_priv(d)->ckey + 4 * (size_t)r->contact;
+  if (!(c->flags & CM_CONTACT_EDGE) || ck[0] < 0) return -1;
+  double depth = -c->dist;
+  if (!(depth > 0)) return 0;
+  if (w->cap) {
+    int id[6] = {c->body[0], c->body[1], ck[0], ck[1], ck[2], ck[3]};
+    const cmAnchor* a = cm_anchor_find(cm_priv(d), w->idx, w->cap, id);
+    if (a) return a->o < depth ? a->o : depth;
+  }
+  if (d->step == 0) return 0;
+  double ta = cm_body_thickness(m, c->body[0]), tb = cm_body_thickness(m, c->body[1]);
+  double t = ta > 0 && (tb <= 0 || ta < tb) ? ta : tb;
+  double approach = -cm_row_rate(m, d, r, r->n); /* > 0 into each other */
+  double o = depth - h * (approach > 0 ? approach : 0);
+  if (o > CM_BIRTH_MAX * t) o = CM_BIRTH_MAX * t;
+  return o > 0 ? o : 0;
+}
 
 /* side sd of row r is a dynamic rigid body (not the world, a fixed or prescribed body, or a
  * deformable body's node or face point) */
@@ -213,6 +281,7 @@ int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], 
   double x = dir ? 0 : stretch - rule->play;
   if (!dir && (!(x > 0) || !(stretch > 0))) return 0;
   memset(r, 0, sizeof *r);
+  r->off = -1;
   r->node[0] = r->node[1] = -1;
   r->fnode[0] = -1;
   r->body[0] = sa ? b : a;
@@ -254,6 +323,8 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
     return;
   }
+  Births births = {NULL, 0};
+  int births_built = 0;
   for (int k = 0; k < d->npair; k++) {
     const cmContactPair* P = &d->pair[k];
     const cmRuleDef* rule = &m->rule[P->rule];
@@ -261,6 +332,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
     if (rule->law == CM_LAW_CONTACT_TIME && !m->rule_law_fn[P->rule]) {
       cmRow* r = &p->row[p->nrow];
       memset(r, 0, sizeof *r);
+      r->off = -1;
       r->node[0] = r->node[1] = -1;
       r->fnode[0] = -1;
       r->pair = k;
@@ -282,6 +354,12 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       cmLawFn fn;
     } user;
     user.p = m->rule_law_fn[P->rule];
+    /* (the user's laws get the contact's depth as it is) */
+    int born = implicit && !user.p;
+    if (born && !births_built) {
+      births = births_index(d);
+      births_built = 1;
+    }
     for (int i = 0; i < P->points; i++) {
       const cmContact* c = &d->contact[P->first + i];
       cmResponse res = user.p                       ? user.fn(m->rule_law_ctx[P->rule], c->dist, c)
@@ -293,7 +371,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
        * as the memset of the whole row before them made them (cmRow's 296 bytes cleared, then
        * most written again: 0.5 % of the instructions of the resting S2 pile of 125 boxes); a
        * field added to cmRow must be written here too, which the size check reminds of */
-      _Static_assert(sizeof(cmRow) == 296, "cmRow changed: write its new field in cm_stage_laws");
+      _Static_assert(sizeof(cmRow) == 304, "cmRow changed: write its new field in cm_stage_laws");
       r->body[0] = c->body[0];
       r->body[1] = c->body[1];
       r->pair = k;
@@ -321,6 +399,13 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
         cm_v3_set(r->rB, 0, 0, 0);
       }
       r->dist = c->dist;
+      r->off = born ? birth_offset(m, d, &births, r, c, h) : -1;
+      if (r->off > 0) {
+        /* the law at the depth less the birth offset (module comment) */
+        r->dist = c->dist + r->off;
+        res = rule->law == CM_LAW_LINEAR ? cm_law_linear(rule, r->dist)
+                                         : cm_law_area_compliant(rule, r->dist, c->area);
+      }
       r->f = res.force;
       r->c = res.compliance;
       r->D = cm_response_damping(&res, h);

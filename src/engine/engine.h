@@ -17,12 +17,11 @@ void cm_energy_start(const cmModel* m, cmData* d);
 void cm_stage_energy(const cmModel* m, cmData* d, double h);
 
 /* the depth monitor (depth.c): reset before the first step, update after every step; the
- * tunnelling check after every step of (last sub-step) length h; a body's thickness, the
- * smallest extent of its body-frame box (0 for planes), m */
+ * tunnelling check after every step of (last sub-step) length h (a body's thickness:
+ * cm_body_thickness, model/state.h) */
 void cm_depth_start(cmData* d);
 void cm_stage_depth(const cmModel* m, cmData* d);
 void cm_stage_tunnel(const cmModel* m, cmData* d, double h);
-double cm_body_thickness(const cmModel* m, int b);
 
 /* 1 if some moving body is non-finite or faster than opt.max_speed; *worst, *speed: the body
  * with the largest speed (INFINITY if non-finite) (guard.c) */

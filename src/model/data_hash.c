@@ -6,9 +6,10 @@
  *   body_dv[6b..6b+5]
  * then for every node n = 0 .. nnode-1 of the deformable bodies: node_pos[3n..3n+2],
  * node_vel[3n..3n+2] (CM_DATA_NODES; nothing for a scene of rigid bodies only), then, if any
- * contact's friction spring is stretched (the private table of anchors, docs/contact-laws.md,
- * "Friction"), their count and for each in key order its two bodies and four key integers (as
- * signed 64-bit integers) and its stretch (3 doubles)
+ * contact keeps something from step to step (the private table of anchors, model/data_internal.h:
+ * a friction spring's stretch, docs/contact-laws.md, "Friction", or an edge contact's birth
+ * offset), their count and for each in table order its two bodies and four key integers (as
+ * signed 64-bit integers), its stretch (3 doubles) and its birth offset (a double)
  * (the doubles as their IEEE-754 bit patterns), which are the rows of CM_DATA_STATE
  * (comply/fields.h) in their order. These 19 numbers per body, the nodes', the anchors' and the
  * step are the whole state that the next step depends on (every other field of cmData is derived
@@ -44,6 +45,7 @@ uint64_t cm_data_hash(const cmModel* m, const cmData* d) {
         h = cm_fnv1a_u64(h, (uint64_t)(int64_t)a->key[k]);
       for (int k = 0; k < 3; k++)
         h = cm_fnv1a_u64(h, cm_double_bits(a->s[k]));
+      h = cm_fnv1a_u64(h, cm_double_bits(a->o));
     }
   }
   return h;

@@ -13,10 +13,15 @@
 
 /* the tangential stretch of one contact's friction spring (docs/contact-laws.md, "Friction"):
  * the contact's identity (bodies and ckey) and the stretch, world, m */
+/* What a contact keeps from one step to the next, by its identity (bodies and key, below): the
+ * stretch s of its friction spring (world, m; docs/contact-laws.md, "Friction") and the birth
+ * offset o of an edge-edge contact's normal law (m, >= 0; docs/contact-laws.md, "Edge contacts
+ * that begin deeper than they approached"). */
 typedef struct cmAnchor {
   int body[2];
   int key[4];
   double s[3];
+  double o;
 } cmAnchor;
 
 typedef struct cmDataPriv {

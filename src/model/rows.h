@@ -36,6 +36,9 @@ typedef struct cmRow {
   double ftan[2];    /* result: friction force on A along t[0], t[1], N */
   int anchored;      /* result: the row's friction spring has a stretch to keep (stretch) */
   double stretch[3]; /* result: that stretch at the end of the step, world, m */
+  double off;        /* the birth offset its law is shifted by (an implicit edge-edge contact's,
+                        laws.c: dist and f are those of the depth less it), m; -1 for a row
+                        that keeps none */
 } cmRow;
 
 /* set r->t from r->n: an orthonormal tangent basis of n. Inline with cm_row_rate (in rows.c

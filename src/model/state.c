@@ -157,3 +157,13 @@ void cm_body_derive(const cmModel* m, cmData* d) {
     }
   }
 }
+
+double cm_body_thickness(const cmModel* m, int b) {
+  int g = m->body_geom[b];
+  if (m->geom_type[g] == CM_GEOM_PLANE) return 0;
+  const double* a = m->geom_aabb + 6 * g;
+  double t = a[3] - a[0];
+  for (int k = 1; k < 3; k++)
+    if (a[3 + k] - a[k] < t) t = a[3 + k] - a[k];
+  return t;
+}

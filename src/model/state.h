@@ -13,4 +13,7 @@ void cm_body_derive(const cmModel* m, cmData* d);
  * velocity and the body turns about its frame origin with its constant angular velocity */
 void cm_body_prescribed(const cmModel* m, cmData* d, int b, double t);
 
+/* the thickness of body b: the smallest extent of its body-frame box, m (0 for a plane) */
+double cm_body_thickness(const cmModel* m, int b);
+
 #endif

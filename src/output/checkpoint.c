@@ -29,10 +29,12 @@
  *                       body_dv (6)
  *   ..      8 6 nnode   per node of the deformable bodies: node_pos (3), node_vel (3) (format 6;
  *                       nothing for rigid bodies only)
- *   ..      8           A, the number of stretched friction springs (u64; format 7)
- *   ..      72 A        per spring (the private table of anchors, docs/contact-laws.md,
- *                       "Friction"): its contact's two bodies and four key integers (i64
- *                       each), its stretch, world, m (3 f64)
+ *   ..      8           A, the number of anchors (u64; format 7)
+ *   ..      80 A        per anchor (the private table of what a contact keeps from step to
+ *                       step, model/data_internal.h): its contact's two bodies and four key
+ *                       integers (i64 each), its friction spring's stretch, world, m (3 f64;
+ *                       docs/contact-laws.md, "Friction"), its birth offset, m (f64, >= 0;
+ *                       "Edge contacts that begin deeper than they approached"; format 10)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
  *
  * The blocks after the header are generated from the field lists (comply/fields.h): the
@@ -43,7 +45,7 @@
  *
  * The state saved is all the next step depends on (the broadphase keeps nothing from step to
  * step; the solver's warm start is body_dv, saved with the state; the friction springs'
- * stretches are the anchors), so a run continued from a
+ * stretches and the edge contacts' birth offsets are the anchors), so a run continued from a
  * checkpoint is bit-identical to one that never stopped. Reading validates, in order: the magic,
  * the format version, the size, the checksum, the library version and the model (nbody, timestep
  * and the fingerprint), the step (>= 0), the integers (each must fit its field: an int count of
@@ -81,7 +83,7 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #define STATE_SIZE (8 * NSCALAR)
 _Static_assert(NSCALAR == 28 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
                    CM_NNODE_STATE == 6,
-               "the field lists changed the checkpoint layout of format 9: bump "
+               "the field lists changed the checkpoint layout of format 10: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
@@ -165,7 +167,7 @@ static double get_double(const unsigned char* p) {
   return get_f64(p);
 }
 
-#define ANCHOR_BYTES 72 /* 6 integers and 3 doubles */
+#define ANCHOR_BYTES 80 /* 6 integers and 4 doubles */
 
 /* the bytes before the anchors' count */
 static size_t body_end(int nbody, int nnode) {
@@ -223,6 +225,8 @@ static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
       put_int(p, a->key[k]);
     for (int k = 0; k < 3; k++, p += 8)
       put_f64(p, a->s[k]);
+    put_f64(p, a->o);
+    p += 8;
   }
   put_u64(p, cm_fnv1a(CM_FNV_OFFSET, buf, n - 8));
   *size = n;
@@ -469,7 +473,7 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
   if (na > INT32_MAX || n != file_size(m->nbody, m->nnode, (int)na))
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is inconsistent: its size %zu does not match %d bodies, %d "
-                    "nodes and its count of friction springs",
+                    "nodes and its count of anchors",
                     path, n, m->nbody, m->nnode);
   const unsigned char* q = buf + body_end(m->nbody, 0);
   for (int k = 0; k < CM_NNODE_STATE * m->nnode; k++, q += 8)
@@ -491,10 +495,12 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
     }
     for (int k = 0; k < 3; k++)
       bad |= !isfinite(get_f64(q + 48 + 8 * k));
+    double o = get_f64(q + 72);
+    bad |= !(o >= 0) || !isfinite(o);
     if (bad)
       return cm_error(err, errsz, CM_ERR_PARSE,
-                      "checkpoint '%s' is corrupted: friction spring %d has a body index, key or "
-                      "stretch out of range",
+                      "checkpoint '%s' is corrupted: anchor %d (a contact's friction spring and "
+                      "birth offset) has a body index, key, stretch or offset out of range",
                       path, i);
   }
   return CM_OK;
@@ -534,6 +540,8 @@ static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf) {
       a->key[k] = get_int(p);
     for (int k = 0; k < 3; k++, p += 8)
       a->s[k] = get_f64(p);
+    a->o = get_f64(p);
+    p += 8;
   }
   pv->nanchor = na;
   /* no contacts (the next step finds them); the derived fields from the state */

@@ -2112,11 +2112,11 @@ static void anchor_result(const Island* is, int k, const double w[2], double L) 
  * instructions of the resting S2 pile of 125 boxes), in row order (serial: the table does not
  * depend on the threads). Without memory the table is emptied (the springs start unstretched: a
  * warning of the solver is counted). */
-static void anchor_table(cmData* d, const int* rkey) {
+static void anchor_table(const cmModel* m, cmData* d, const int* rkey) {
   cmDataPriv* p = cm_priv(d);
   int n = 0;
   for (int k = 0; k < p->nrow; k++)
-    n += p->row[k].anchored;
+    n += p->row[k].anchored || p->row[k].off >= 0;
   if (!cm_anchor_room(&p->anchor_new, &p->maxanchor_new, n)) {
     d->warning[CM_WARN_SOLVER]++;
     p->nanchor = 0;
@@ -2125,11 +2125,19 @@ static void anchor_table(cmData* d, const int* rkey) {
   n = 0;
   for (int k = 0; k < p->nrow; k++) {
     const cmRow* r = &p->row[k];
-    if (!r->anchored) continue;
+    if (!r->anchored && !(r->off >= 0)) continue;
     cmAnchor* a = &p->anchor_new[n];
-    memcpy(a->body, rkey + 6 * k, 2 * sizeof *a->body);
-    memcpy(a->key, rkey + 6 * k + 2, 4 * sizeof *a->key);
-    cm_v3_copy(a->s, r->stretch);
+    if (r->anchored) {
+      memcpy(a->body, rkey + 6 * k, 2 * sizeof *a->body);
+      memcpy(a->key, rkey + 6 * k + 2, 4 * sizeof *a->key);
+      cm_v3_copy(a->s, r->stretch);
+    } else {
+      /* an edge-edge contact's birth offset alone (its friction spring, if it has one, held
+       * no stretch): its identity as the laws stage found it */
+      if (!row_key(m, d, r, a->body, a->key)) continue;
+      cm_v3_set(a->s, 0, 0, 0);
+    }
+    a->o = r->off > 0 ? r->off : 0;
     n++;
   }
   cmAnchor* t = p->anchor;
@@ -2631,7 +2639,7 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
       }
     }
   }
-  anchor_table(d, rkey);
+  anchor_table(m, d, rkey);
   d->solver_solves++;
   d->solver_total_iter += d->solver_iter;
   d->solver_failed_solves += failed;

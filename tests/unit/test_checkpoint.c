@@ -182,18 +182,19 @@ static void test_rejects(void) {
    * the last body's angular velocity (its last number is 7 numbers before the end of the
    * bodies, be: body_dv follows it) and one in its warm start body_dv (just before be);
    * fuzz_checkpoint found the second and third (fuzz/README.md); after the bodies (no nodes
-   * here) the count of friction springs (this ball rests with friction: at least one), then
-   * 72 bytes per spring: a count one too large, a body index out of range, a NaN stretch */
+   * here) the count of anchors (this ball rests with friction: at least one), then 80 bytes
+   * per anchor: a count one too large, a body index out of range, a NaN stretch, a negative
+   * birth offset */
   size_t be = 64 + 224 + 8 * (size_t)(CM_WARN_COUNT + CM_TIMER_COUNT) + 8 * 19 * (size_t)m->nbody;
   uint64_t na = 0;
   for (int i = 7; i >= 0; i--)
     na = na << 8 | good[be + i];
-  CHECK(na >= 1 && n == be + 8 + 72 * na + 8);
+  CHECK(na >= 1 && n == be + 8 + 80 * na + 8);
   const struct {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[11] = {{64, (uint64_t)-1, "negative step -1"},
+  } edit[12] = {{64, (uint64_t)-1, "negative step -1"},
                {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
                /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
                 * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
@@ -204,12 +205,14 @@ static void test_rejects(void) {
                {208, 1000000, "depth_body_a = 1000000 is out of its range"},
                {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
                {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
-               {be, na + 1, "count of friction springs"},
-               {be + 8, (uint64_t)m->nbody, "friction spring 0 has a body index"},
-               {be + 8 + 48, 0x7ff8000000000000ull,
-                "friction spring 0 has a body index, key or "
-                "stretch out of range"}};
-  for (int k = 0; k < 11; k++) {
+               {be, na + 1, "count of anchors"},
+               {be + 8, (uint64_t)m->nbody, "anchor 0 (a contact's friction spring and birth "
+                                           "offset) has a body index"},
+               {be + 8 + 48, 0x7ff8000000000000ull, "has a body index, key, stretch or offset out "
+                                                    "of range"},
+               {be + 8 + 72, 0xbff0000000000000ull, "has a body index, key, stretch or offset out "
+                                                    "of range"}};
+  for (int k = 0; k < 12; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
       file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));

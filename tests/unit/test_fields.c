@@ -505,12 +505,13 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
         h = fnv8(h, (uint64_t)(int64_t)a->key[k]);
       for (int k = 0; k < 3; k++)
         h = fnv8(h, bits(a->s[k]));
+      h = fnv8(h, bits(a->o));
     }
   }
   return h;
 }
 
-/* the checkpoint of format 9 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 10 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -521,7 +522,7 @@ static void test_documented_hash_and_file(void) {
   d->soft_rows = 17;
   d->soft_factor = 0.25;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 9);
+  CHECK(CM_CHECKPOINT_VERSION == 10);
   CHECK(m->nnode == 8);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
@@ -531,10 +532,10 @@ static void test_documented_hash_and_file(void) {
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody, nn = (size_t)m->nnode;
   const cmDataPriv* pv = cm_priv(d);
   size_t na = (size_t)pv->nanchor, be = 64 + 224 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
-  CHECK(n == be + 8 + 72 * na + 8);
-  if (n != be + 8 + 72 * na + 8) goto done;
+  CHECK(n == be + 8 + 80 * na + 8);
+  if (n != be + 8 + 80 * na + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 9 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 10 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK((int64_t)le64(buf + 64) == d->step);
@@ -591,7 +592,7 @@ static void test_documented_hash_and_file(void) {
   }
   ok = ok && le64(buf + be) == na;
   for (size_t i = 0; i < na; i++) {
-    const unsigned char* s = buf + be + 8 + 72 * i;
+    const unsigned char* s = buf + be + 8 + 80 * i;
     const cmAnchor* a = &pv->anchor[i];
     for (int k = 0; k < 2; k++)
       ok = ok && (int64_t)le64(s + 8 * k) == a->body[k];
@@ -599,6 +600,7 @@ static void test_documented_hash_and_file(void) {
       ok = ok && (int64_t)le64(s + 16 + 8 * k) == a->key[k];
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 48 + 8 * k) == bits(a->s[k]);
+    ok = ok && le64(s + 72) == bits(a->o);
   }
   CHECK(ok);
   uint64_t sum = 0xcbf29ce484222325ULL;
