@@ -157,4 +157,36 @@ static inline cmModel* scene_pair(const char* name, const cmBodyDef* a, const cm
   return scene_compile(scene_two_bodies(name, a, b, &r));
 }
 
+/* A stack of n dynamic 0.1 m cubes of 1 kg (`divisions: 2`) on the ground plane (body 0; box i is
+ * body i + 1), each shifted by (10, 5) mm on the one below and turned by +-tilt rad (alternating)
+ * about (0.6, 0.8, 0): box i at (0.01 i, 0.005 i, 0.054 + 0.106 i), clear of the one below. One
+ * area_compliant rule `* *` of the given ka (N/m^3) and friction; h = 1 ms, gravity -9.81 z.
+ * Compiled (bench/README.md, "Edge contacts that begin deep": at ka 5e10 and friction 1 the
+ * stack of five rocked for seconds before 2026-12-07). */
+static inline cmModel* scene_stack(int n, double tilt, double ka, double mu) {
+  cmScene* s = cm_scene_new("stack");
+  s->opt.timestep = 1e-3;
+  s->opt.gravity[0] = s->opt.gravity[1] = 0;
+  s->opt.gravity[2] = -9.81;
+  cmBodyDef g = scene_ground();
+  CHECK(cm_scene_add_body(s, &g, scene_err, sizeof scene_err) == 0);
+  static const char* const names[] = {"b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7"};
+  const double axis[3] = {0.6, 0.8, 0};
+  for (int i = 0; i < n && i < 8; i++) {
+    cmBodyDef b = scene_box(names[i], 0.1, 0.1, 0.1, 2);
+    b.mass = 1.0;
+    b.position[0] = 0.01 * i;
+    b.position[1] = 0.005 * i;
+    b.position[2] = 0.054 + 0.106 * i;
+    cm_quat_from_axis_angle(b.orientation, axis, i % 2 ? -tilt : tilt);
+    CHECK(cm_scene_add_body(s, &b, scene_err, sizeof scene_err) == i + 1);
+  }
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = ka;
+  r.friction = mu;
+  CHECK(cm_scene_add_rule(s, &r, scene_err, sizeof scene_err) == 0);
+  return scene_compile(s);
+}
+
 #endif
