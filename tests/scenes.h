@@ -129,6 +129,17 @@ static inline cmModel* scene_compile(cmScene* s) {
   return m;
 }
 
+/* s with one area_compliant rule `* *` of the given ka (N/m^3) and friction (every other
+ * parameter the default), compiled (and freed) */
+static inline cmModel* scene_compile_area(cmScene* s, double ka, double mu) {
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = ka;
+  r.friction = mu;
+  CHECK(cm_scene_add_rule(s, &r, scene_err, sizeof scene_err) == 0);
+  return scene_compile(s);
+}
+
 /* bodies a (0) and b (1) and the rule `rule` (NULL: none), default options: set s->opt, then
  * scene_compile(s) */
 static inline cmScene* scene_two_bodies(const char* name, const cmBodyDef* a, const cmBodyDef* b,
@@ -181,12 +192,7 @@ static inline cmModel* scene_stack(int n, double tilt, double ka, double mu) {
     cm_quat_from_axis_angle(b.orientation, axis, i % 2 ? -tilt : tilt);
     CHECK(cm_scene_add_body(s, &b, scene_err, sizeof scene_err) == i + 1);
   }
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.ka = ka;
-  r.friction = mu;
-  CHECK(cm_scene_add_rule(s, &r, scene_err, sizeof scene_err) == 0);
-  return scene_compile(s);
+  return scene_compile_area(s, ka, mu);
 }
 
 #endif

@@ -57,12 +57,7 @@ static cmModel* pyramid_ka(int layers, double friction, double ka) {
         if (cm_scene_add_body(s, &b, err, sizeof err) < 0) fprintf(stderr, "%s\n", err);
       }
   }
-  cmRuleDef r = cm_rule_def_default();
-  r.law = CM_LAW_AREA_COMPLIANT;
-  r.ka = ka;
-  r.friction = friction;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  return scene_compile(s);
+  return scene_compile_area(s, ka, friction);
 }
 
 static cmModel* pyramid(int layers, double friction) {
