@@ -15,4 +15,9 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h);
  * joint's state (the stability check before a run). (laws.c) */
 int cm_joint_row(const cmModel* m, const cmData* d, int j, const double dir[3], double h, cmRow* r);
 
+/* tests: nonzero makes the laws stage find no memory for the lookup of the edge-edge contacts'
+ * birth offsets (laws.c, Births: the rows then take none and a contact_limit warning is
+ * counted), a path a small scene's scratch never reaches */
+extern int cm_laws_births_nomem;
+
 #endif

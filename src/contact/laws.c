@@ -47,21 +47,30 @@
 #define CM_BIRTH_MAX 1e-3
 
 /* the anchors' hash index for the birth offsets of a step's edge-edge rows (from the arena);
- * cap 0 without anchors or memory: every edge-edge contact is then new */
+ * cap 0 without anchors: every edge-edge contact is then new. Without memory for it (oom) the
+ * step's edge-edge rows take no offset (the law at their whole depth), and a contact_limit
+ * warning is counted. */
 typedef struct Births {
   int* idx;
   int cap;
+  int oom;
 } Births;
+
+int cm_laws_births_nomem = 0;
 
 static Births births_index(cmData* d) {
   cmDataPriv* p = cm_priv(d);
-  Births w = {NULL, 0};
+  Births w = {NULL, 0, 0};
   if (!p->nanchor) return w;
   int cap = 16;
   while (cap < 2 * p->nanchor)
     cap *= 2;
-  w.idx = cm_arena_alloc(&p->arena, (size_t)cap * sizeof *w.idx);
-  if (!w.idx) return w;
+  w.idx = cm_laws_births_nomem ? NULL : cm_arena_alloc(&p->arena, (size_t)cap * sizeof *w.idx);
+  if (!w.idx) {
+    w.oom = 1;
+    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return w;
+  }
   w.cap = cap;
   cm_anchor_index(p, w.idx, cap);
   return w;
@@ -74,7 +83,7 @@ static double birth_offset(const cmModel* m, const cmData* d, const Births* w, c
   const int* ck = cm_priv(d)->ckey + 4 * (size_t)r->contact;
   if (!(c->flags & CM_CONTACT_EDGE) || ck[0] < 0) return -1;
   double depth = -c->dist;
-  if (!(depth > 0)) return 0;
+  if (!(depth > 0) || w->oom) return 0;
   if (w->cap) {
     int id[6] = {c->body[0], c->body[1], ck[0], ck[1], ck[2], ck[3]};
     const cmAnchor* a = cm_anchor_find(cm_priv(d), w->idx, w->cap, id);
@@ -323,7 +332,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
     d->warning[CM_WARN_CONTACT_LIMIT]++;
     return;
   }
-  Births births = {NULL, 0};
+  Births births = {NULL, 0, 0};
   int births_built = 0;
   for (int k = 0; k < d->npair; k++) {
     const cmContactPair* P = &d->pair[k];

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "comply/comply.h"
+#include "contact/contact.h"
 #include "model/data_internal.h"
 #include "scenes.h"
 #include "test.h"
@@ -157,10 +158,37 @@ static void test_offset_follows_the_depth_down(void) {
   cm_model_free(m);
 }
 
+/* out of memory for the offsets' lookup (the test hook cm_laws_births_nomem: a small scene's
+ * scratch never runs out there): the step still succeeds, a contact_limit warning is counted,
+ * and the edge contact takes no offset that step (the law at its whole depth, pushed out as at
+ * a first step), never a silent one; with memory back the table holds offset 0 for it */
+static void test_out_of_memory(void) {
+  cmModel* m = bars();
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_OK);
+  place(d, 5e-5);
+  CHECK(cm_step(m, d) == CM_OK);
+  CHECK_NEAR(kept_offset(d), 5e-5, 1e-15);
+  CHECK(d->warning[CM_WARN_CONTACT_LIMIT] == 0);
+  cm_laws_births_nomem = 1;
+  CHECK(cm_step(m, d) == CM_OK);
+  cm_laws_births_nomem = 0;
+  CHECK(d->warning[CM_WARN_CONTACT_LIMIT] == 1);
+  const cmContact* c = edge_contact(d);
+  if (c) {
+    CHECK(kept_offset(d) == 0);
+    CHECK_NEAR(d->body_cvel[2] / v_out(m, c, -c->dist), 1.0, 1e-6);
+  }
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_birth_below_the_cap);
   RUN(test_birth_beyond_the_cap);
   RUN(test_first_step_overlap_is_pushed_out);
   RUN(test_offset_follows_the_depth_down);
+  RUN(test_out_of_memory);
   return test_report();
 }
