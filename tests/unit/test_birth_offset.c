@@ -71,15 +71,22 @@ static double v_out(const cmModel* m, const cmContact* c, double p) {
   return H * K * p / (mass + 1.5 * H * H * K);
 }
 
-/* one step apart, then delta deep at rest: the contact begins with o = min(delta, 1e-3 S) */
-static void check_birth(double delta) {
-  cmModel* m = bars();
-  if (!m) return;
+/* one step 1 mm apart (no contact), then the upper bar at rest delta deep: the step of the
+ * contact's birth taken */
+static cmData* born_at_rest(const cmModel* m, double delta) {
   cmData* d = cm_data_new(m);
   CHECK(cm_step(m, d) == CM_OK);
   CHECK(d->ncontact == 0);
   place(d, delta);
   CHECK(cm_step(m, d) == CM_OK);
+  return d;
+}
+
+/* one step apart, then delta deep at rest: the contact begins with o = min(delta, 1e-3 S) */
+static void check_birth(double delta) {
+  cmModel* m = bars();
+  if (!m) return;
+  cmData* d = born_at_rest(m, delta);
   const cmContact* c = edge_contact(d);
   if (c) {
     double depth = -c->dist, o = fmin(depth, 1e-3 * S);
@@ -124,10 +131,7 @@ static void test_first_step_overlap_is_pushed_out(void) {
 static void test_offset_follows_the_depth_down(void) {
   cmModel* m = bars();
   if (!m) return;
-  cmData* d = cm_data_new(m);
-  CHECK(cm_step(m, d) == CM_OK);
-  place(d, 5e-5);
-  CHECK(cm_step(m, d) == CM_OK);
+  cmData* d = born_at_rest(m, 5e-5);
   double o = kept_offset(d);
   CHECK_NEAR(o, 5e-5, 1e-15);
   for (int i = 0; i < 10; i++) {
@@ -165,10 +169,7 @@ static void test_offset_follows_the_depth_down(void) {
 static void test_out_of_memory(void) {
   cmModel* m = bars();
   if (!m) return;
-  cmData* d = cm_data_new(m);
-  CHECK(cm_step(m, d) == CM_OK);
-  place(d, 5e-5);
-  CHECK(cm_step(m, d) == CM_OK);
+  cmData* d = born_at_rest(m, 5e-5);
   CHECK_NEAR(kept_offset(d), 5e-5, 1e-15);
   CHECK(d->warning[CM_WARN_CONTACT_LIMIT] == 0);
   cm_laws_births_nomem = 1;
