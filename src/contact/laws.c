@@ -365,10 +365,6 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
     user.p = m->rule_law_fn[P->rule];
     /* (the user's laws get the contact's depth as it is) */
     int born = implicit && !user.p;
-    if (born && !births_built) {
-      births = births_index(d);
-      births_built = 1;
-    }
     for (int i = 0; i < P->points; i++) {
       const cmContact* c = &d->contact[P->first + i];
       cmResponse res = user.p                       ? user.fn(m->rule_law_ctx[P->rule], c->dist, c)
@@ -408,6 +404,10 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
         cm_v3_set(r->rB, 0, 0, 0);
       }
       r->dist = c->dist;
+      if (born && (c->flags & CM_CONTACT_EDGE) && !births_built) {
+        births = births_index(d); /* (once a sub-step, at its first edge-edge contact) */
+        births_built = 1;
+      }
       r->off = born ? birth_offset(m, d, &births, r, c, h) : -1;
       if (r->off > 0) {
         /* the law at the depth less the birth offset (module comment) */
