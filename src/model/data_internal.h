@@ -11,8 +11,6 @@
 #include "model/fields.h"
 #include "model/rows.h"
 
-/* the tangential stretch of one contact's friction spring (docs/contact-laws.md, "Friction"):
- * the contact's identity (bodies and ckey) and the stretch, world, m */
 /* What a contact keeps from one step to the next, by its identity (bodies and key, below): the
  * stretch s of its friction spring (world, m; docs/contact-laws.md, "Friction") and the birth
  * offset o of an edge-edge contact's normal law (m, >= 0; docs/contact-laws.md, "Edge contacts
@@ -96,8 +94,8 @@ typedef struct cmDataPriv {
    * anchor of a contact_time pair row (one row per pair) has the key {-2, -2, -2, -2} */
   int* ckey;
   int maxckey;
-  /* The tangential anchors: the stretch of the friction spring of every anchored contact at the
-   * end of the last step (state, like body_dv: hashed, saved in checkpoints, copied), in the
+  /* The anchors: the stretch of the friction spring of every anchored contact and the birth
+   * offset of every implicit edge-edge contact (laws.c) at the end of the last step (state, like body_dv: hashed, saved in checkpoints, copied), in the
    * order of the solver rows that left them (the contacts' order: the same for any number of
    * threads); the solve writes the next table into anchor_new and swaps; anchor_save holds the
    * table of the step's start for a rollback. */
