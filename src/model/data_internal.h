@@ -95,10 +95,11 @@ typedef struct cmDataPriv {
   int* ckey;
   int maxckey;
   /* The anchors: the stretch of the friction spring of every anchored contact and the birth
-   * offset of every implicit edge-edge contact (laws.c) at the end of the last step (state, like body_dv: hashed, saved in checkpoints, copied), in the
-   * order of the solver rows that left them (the contacts' order: the same for any number of
-   * threads); the solve writes the next table into anchor_new and swaps; anchor_save holds the
-   * table of the step's start for a rollback. */
+   * offset of every implicit edge-edge contact (laws.c) at the end of the last step (state,
+   * like body_dv: hashed, saved in checkpoints, copied), in the order of the solver rows that
+   * left them (the contacts' order: the same for any number of threads); the solve writes the
+   * next table into anchor_new and swaps; anchor_save holds the table of the step's start for a
+   * rollback. */
   cmAnchor* anchor;
   int nanchor, maxanchor;
   cmAnchor* anchor_new;
