@@ -13,11 +13,19 @@
  *    faces meet at CM_RIDGE_DEG or more (their normals' dot product below its cosine;
  *    model field mesh_face_ridge, set at compile). An edge
  *    whose faces meet at less is part of a flat or smoothly curved surface (the diagonals and
- *    subdivision lines of a box's faces, the edges of a fine sphere). Such an edge paired with a
- *    ridge samples the ridge's way into the face (a box's edge pressed into another's face
- *    between its vertices); paired with another such edge it would give a contact whose normal
- *    (across the two edges) is not the surface's (a sphere pressed into a box's face paired its
- *    edges with the face's diagonal). So the search starts from the ridges of each mesh that
+ *    subdivision lines of a box's faces, the edges of a fine sphere). Such an edge of a curved
+ *    surface paired with a ridge samples the ridge's way into it; paired with another such edge
+ *    it would give a contact whose normal (across the two edges) is not the surface's (a sphere
+ *    pressed into a box's face paired its edges with the face's diagonal). An edge between two
+ *    coplanar faces (their normals' dot product at least COPLANAR_COS: the diagonals and
+ *    subdivision lines of a box's faces) is no edge of the shape at all, only of its
+ *    triangulation, and pairs with nothing (coplanar_edge): a ridge paired with it got the
+ *    normal across the two edges, which depends on how the face was cut (a ridge lying along
+ *    another box's edge, paired with the subdivision line of one face there, was pushed 0.97 mm
+ *    across that face while the two boxes overlapped 0.09 mm across the other; crossed box
+ *    edges at 2 and 4 divisions got contacts up to 52 % too deep). Until 2026-12-07 such edges
+ *    paired with ridges like those of curved surfaces (bench/README.md, "Edges inside a
+ *    face"). So the search starts from the ridges of each mesh that
  *    meet the other body's box (cm_seg_box, in the other body's frame): from the mesh's ridge
  *    list (model field mesh_ridge) when it has at most RIDGE_LIST_MAX ridges (a box of 2
  *    divisions has 24), else from the faces in leaves of its tree overlapping that box
@@ -30,7 +38,8 @@
  * 2. Crossings. Each such ridge is tested against the faces of the other mesh near it
  *    (cm_bvh_seg_faces: exact, symmetric in the edge's direction; a face missed or crossed by far
  *    more than rounding is decided in its own frame, the rest by cm_seg_tri). The partners of a
- *    ridge that crosses faces are the three edges of every face it crosses (pairing rule below).
+ *    ridge that crosses faces are the edges of every face it crosses (pairing rule below), but
+ *    not those between coplanar faces.
  *    A ridge with both endpoints inside the other body is not searched: every pair it would
  *    make has it as one edge, and step 3 drops an edge with both endpoints inside (the same
  *    contacts bit for bit; the S2 pile of 125 boxes 0.94x the time while it collapses, 0.98x at
@@ -39,7 +48,8 @@
  *    (cm_bvh_tri_pairs) and every edge of both faces tested against the other: the same crossings
  *    for the edges that can pair, at 5-10 times the cost of the vertex queries on a pile of
  *    boxes resting face on face, where most intersecting face pairs hold no ridge.
- * 3. Pairing rule (linking): edge eA of A and edge eB of B, one of them a ridge, form a pair iff
+ * 3. Pairing rule (linking): edge eA of A and edge eB of B, one of them a ridge and neither
+ *    between coplanar faces (step 1), form a pair iff
  *    eA crosses a face adjacent to eB AND eB crosses a face adjacent to eA, and each is a
  *    candidate: an edge with at most one endpoint inside the other body (cm_mesh_inside_local,
  *    the vertex query's test). With both endpoints outside, an edge that crosses the other
@@ -254,6 +264,9 @@ typedef struct Ctx {
 } Ctx;
 
 #define FOVER_MAX 512
+/* two faces whose unit normals' dot product is at least this are coplanar (an angle below
+ * 1.4e-6 rad; the facets' own test, cm_facets_build, holds normals within 1e-12) */
+#define COPLANAR_COS (1 - 1e-12)
 
 int cm_collide_facet_link = 1;
 int cm_collide_cover = 1;
@@ -409,6 +422,15 @@ static inline __attribute__((always_inline)) int vertex_inside(Ctx* c, int side,
 /* the face across edge k of face f (local index) of mesh side, -1 if none */
 static int face_across(const Ctx* c, int side, int f, int k) {
   return c->adj[side][3 * (size_t)f + k];
+}
+
+/* is edge k of face f of mesh side between two coplanar faces (their normals within
+ * COPLANAR_COS: an edge inside a planar facet, which the triangulation made, not the shape)? */
+static int coplanar_edge(const Ctx* c, int side, int f, int k) {
+  int g = face_across(c, side, f, k);
+  if (g < 0) return 0;
+  return cm_v3_dot(c->normal[side] + 3 * (size_t)f, c->normal[side] + 3 * (size_t)g) >=
+         COPLANAR_COS;
 }
 
 /* the ridge bits of face f of mesh side (model field mesh_face_ridge) */
@@ -1195,6 +1217,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       for (int j = 0; j < ng; j++) {
         const int* G = c.f[1 - s] + 3 * g[j];
         for (int k = 0; k < 3; k++) {
+          if (coplanar_edge(&c, 1 - s, g[j], k)) continue; /* no edge of the shape */
           int u = G[k], w = G[(k + 1) % 3];
           int x0 = u < w ? u : w, x1 = u < w ? w : u;
           if (s == 0)

@@ -363,6 +363,13 @@ static int ref_ridge(const RefCtx* c, int side, const RefEdge* e) {
   return cm_v3_dot(N + 3 * e->f[0], N + 3 * e->f[1]) < cos(CM_RIDGE_DEG * CM_PI / 180);
 }
 
+/* is e between two coplanar faces (inside a planar facet: the kernel pairs no such edge)? */
+static int ref_coplanar(const RefCtx* c, int side, const RefEdge* e) {
+  if (e->nf < 2) return 0;
+  const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[side]];
+  return cm_v3_dot(N + 3 * e->f[0], N + 3 * e->f[1]) >= 1 - 1e-12;
+}
+
 /* the edge pseudonormal of e in its mesh's frame: the two face normals' sum, normalised */
 static void ref_pn(const RefCtx* c, int side, const RefEdge* e, double pn[3]) {
   const double* N = c->m->mesh_face_normal + 3 * (size_t)c->m->geom_faceadr[c->g[side]];
@@ -584,6 +591,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
     for (int j = 0; j < ne[1]; j++) {
       const RefEdge *ea = ei, *eb = &E[1][j]; /* (a pair's chains may replace them) */
       if (!ref_ridge(&c, 0, ea) && !ref_ridge(&c, 1, eb)) continue;
+      if (ref_coplanar(&c, 0, ea) || ref_coplanar(&c, 1, eb)) continue;
       /* an edge with both endpoints inside pairs only along a chain (below) */
       int both_a = inside[0][ea->e0] && inside[0][ea->e1];
       int both_b = inside[1][eb->e0] && inside[1][eb->e1];

@@ -836,9 +836,15 @@ static void test_boxes(void) {
       Summary coarse = summarise(st[CASE_FACE][i - 1][k].ev, st[CASE_FACE][i - 1][k].nf);
       CHECK(fine.mean < coarse.mean);
     }
-  /* crossed ridges at d = 1: vertex_edge's depth is the SAT depth */
-  Summary ve = summarise(st[CASE_CROSS][0][M_VERTEX_EDGE].ed, st[CASE_CROSS][0][M_VERTEX_EDGE].nf);
-  CHECK(fabs(ve.worst) < 1e-9);
+  /* crossed ridges: vertex_edge's depth is the SAT depth at every subdivision. Until
+   * 2026-12-07 only at d = 1: a ridge also paired with the edges inside the other box's faces
+   * (between two coplanar triangles, made by the triangulation), whose axis is no axis of the
+   * shapes, and at d = 2 and 4 the worst pose's deepest contact was 52 % off */
+  for (int i = 0; i < NDIV; i++) {
+    Summary ve =
+        summarise(st[CASE_CROSS][i][M_VERTEX_EDGE].ed, st[CASE_CROSS][i][M_VERTEX_EDGE].nf);
+    CHECK(fabs(ve.worst) < 1e-9);
+  }
   models_free(&M);
 }
 
