@@ -138,14 +138,24 @@
  *    crossings of the two sides are matched facet by facet (Crossing), not listed edge by edge
  *    (all the ridges of a crossed facet listed as partners cost 2.15x the search's
  *    instructions, 1.44x a resting step of the pile of 125 boxes). A pair linked so and not
- *    through the triangles at its edges may cross far from where the bodies separate, so it is
- *    held to the corner pairs' rule: slack, caps at its inside endpoints, the least projected
- *    overlap; and only the one of least overlap is kept, where that overlap is also less than
- *    the corner pair's and every linked pair's (else it would add a second contact beside the
- *    right one). The crossed poses' mean depth error 0.0328 -> 0.0055, the random poses'
- *    0.0088, 0.0183, 0.0236 -> 0.0043, 0.0104, 0.0102 at 1, 2, 4 divisions
+ *    through the triangles at its edges, and no deeper than CHAIN_MIN_DEPTH of the thinner body,
+ *    is held to the corner pairs' rule: slack, caps at its inside endpoints, the least
+ *    projected overlap; and only the one of least overlap is kept, where that overlap is also
+ *    less than the corner pair's and every linked pair's (else it would add a second contact
+ *    beside the right one). The crossed poses' mean depth error 0.0328 -> 0.0055, the random
+ *    poses' 0.0088, 0.0183, 0.0236 -> 0.0043, 0.0104, 0.0102 at 1, 2, 4 divisions
  *    (physics/test_pile_overlap, test_corner_into_face; bench/README.md, "Crossings through
- *    facets").
+ *    facets"). Deeper, it is linked like a pair linked through the triangles (since
+ *    2026-12-07, latest): which triangles lie next to an edge depends on how its faces were cut,
+ *    and two cubes cut along one diagonal of each side or the other got different edge
+ *    contacts (deeper than 2.5 mm) in 127 of 1002 random poses overlapping less than a quarter
+ *    of the side and 27 of 998 deeper ones, one pose losing its only edge contact (12.4 mm
+ *    against a separating-axis depth of 14.2 mm); now in none (unit/test_edge_contact,
+ *    test_triangulation_invariance). Shallower pairs keep the rule: linked at every depth,
+ *    the pairs of a resting pile that cross each other's facets by a hair came and went
+ *    (physics/test_pile_overlap's steady contacts: 0.62 % of its pairs changed per step, 0
+ *    before), and the pair's least overlap (step 4) holds the second contact the rule guarded
+ *    against to the separating depth.
  * 4. Geometry of a pair, with dA = a1 - a0, dB = b1 - b0, r = a0 - b0:
  *      den = |dA x dB|^2 = (dA.dA)(dB.dB) - (dA.dB)^2,
  *      s = ((dA.dB)(dB.r) - (dB.dB)(dA.r)) / den,  u = ((dA.dA)(dB.r) - (dA.dB)(dA.r)) / den,
@@ -1439,6 +1449,14 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     eb.end_inside = ib0 || ib1;
     cm_v3_sub(w, p0, p1);
     double dist = cm_v3_norm(w), depth = edge_depth(&c, &ea, &eb, dist), ov = 0;
+    /* a pair linked through the facets deeper than CHAIN_MIN_DEPTH of the thinner body is linked
+     * like one linked through the triangles at its edges, so that how the facets were cut does
+     * not decide whether it is kept; shallower it keeps the corner pairs' rule, which holds a
+     * resting pile's pairs that cross each other's facets by a hair to one contact */
+    if (fonly && depth > CHAIN_MIN_DEPTH * thin) {
+      linked = 1;
+      fonly = 0;
+    }
     if (!linked) {
       /* a corner pair: capped also across the faces at both corners, and kept only if its own
        * axis is about the least of those overlaps (else it would push along a direction the
