@@ -200,15 +200,11 @@ static void rand_quat(double q[4]) {
  * rigid motion of the pair gives the same edge pairs with the same dist and area (compared
  * where the configuration is not within rounding of a decision, i.e. contacts whose values are
  * well clear of the tolerances: both sets must match exactly in the generic case). */
-static void test_random_meshes(void) {
-  int total = 0, mismatch = 0, cases = 0;
-  cmArena arena;
-  cm_arena_init(&arena, 1 << 16);
-  const int its = test_trials(60, 9); /* 9: every pair of mesh levels */
-  for (int it = 0; it < its; it++) {
-    double sa[3] = {1, 0.6 + urand(), 0.5 + urand()}, sb[3] = {0.5 + urand(), 1, 0.7};
-    cmMesh* A = rand_mesh(1 + it % 3, 0.3, sa);
-    cmMesh* B = rand_mesh(1 + (it / 3) % 3, 0.3, sb);
+/* bodies "A" and "B" of meshes A and B (taken: freed here), method vertex_edge; NULL if either
+ * mesh is NULL or the scene does not compile */
+static cmModel* compile_meshes(cmMesh* A, cmMesh* B) {
+  cmModel* m = NULL;
+  if (A && B) {
     cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
     a.name = "A";
     a.geom.type = CM_GEOM_MESH;
@@ -216,9 +212,23 @@ static void test_random_meshes(void) {
     b.name = "B";
     b.geom.type = CM_GEOM_MESH;
     b.geom.mesh = B;
-    cmModel* m = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
-    cm_mesh_free(A);
-    cm_mesh_free(B);
+    m = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
+  }
+  cm_mesh_free(A);
+  cm_mesh_free(B);
+  return m;
+}
+
+static void test_random_meshes(void) {
+  int total = 0, mismatch = 0, cases = 0;
+  cmArena arena;
+  cm_arena_init(&arena, 1 << 16);
+  const int its = test_trials(60, 9); /* 9: every pair of mesh levels */
+  for (int it = 0; it < its; it++) {
+    double sa[3] = {1, 0.6 + urand(), 0.5 + urand()}, sb[3] = {0.5 + urand(), 1, 0.7};
+    cmMesh* A = rand_mesh(1 + it % 3, 0.3, sa); /* (A's random numbers first) */
+    cmMesh* B = rand_mesh(1 + (it / 3) % 3, 0.3, sb);
+    cmModel* m = compile_meshes(A, B);
     if (!m) continue;
     cmData* d = cm_data_new(m);
     for (int pose = 0; pose < 10; pose++) {
@@ -819,8 +829,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
   /* the one kept, unless it is a linked pair found as well (a corner pair followed along
    * chains can end on a linked pair's edges): each pair of edges gives one contact */
   const int* kept = fonly_d < corner_d && fonly_d < link_d ? fonly_pair
-                    : corner_d < INFINITY                   ? corner
-                                                            : NULL;
+                    : corner_d < INFINITY                  ? corner
+                                                           : NULL;
   for (int i = 0; kept && i < n && i < max; i++)
     if (ref_pair_cmp(out[i], kept) == 0) kept = NULL;
   if (kept == fonly_pair) {
@@ -1237,18 +1247,7 @@ static void test_triangulation_invariance(void) {
   cmModel* m[2];
   cmData* d[2];
   for (int cut = 0; cut < 2; cut++) {
-    cmMesh* A = cube_cut(0.05, cut);
-    cmMesh* B = cube_cut(0.05, cut);
-    cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
-    a.name = "A";
-    a.geom.type = CM_GEOM_MESH;
-    a.geom.mesh = A;
-    b.name = "B";
-    b.geom.type = CM_GEOM_MESH;
-    b.geom.mesh = B;
-    m[cut] = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
-    cm_mesh_free(A);
-    cm_mesh_free(B);
+    m[cut] = compile_meshes(cube_cut(0.05, cut), cube_cut(0.05, cut));
     CHECK(m[cut] != NULL);
     if (!m[cut]) return;
     d[cut] = cm_data_new(m[cut]);
@@ -1309,8 +1308,8 @@ static void test_triangulation_invariance(void) {
         break;
       }
       const cmContact *c0 = &d[0]->contact[i0++], *c1 = &d[1]->contact[i1++];
-      same = same && c0->flags == c1->flags && c0->vert == c1->vert &&
-             c0->body[0] == c1->body[0] && fabs(c0->dist - c1->dist) <= 1e-12;
+      same = same && c0->flags == c1->flags && c0->vert == c1->vert && c0->body[0] == c1->body[0] &&
+             fabs(c0->dist - c1->dist) <= 1e-12;
       for (int k = 0; k < 3; k++)
         same = same && fabs(c0->n[k] - c1->n[k]) <= 1e-9;
     }
