@@ -168,6 +168,25 @@ static inline cmModel* scene_pair(const char* name, const cmBodyDef* a, const cm
   return scene_compile(scene_two_bodies(name, a, b, &r));
 }
 
+/* scene_pair of two dynamic bodies "A" and "B" with meshes A and B (taken: freed here, also when
+ * either is NULL, which gives NULL) */
+static inline cmModel* scene_mesh_pair(const char* name, cmMesh* A, cmMesh* B, cmMethod method) {
+  cmModel* m = NULL;
+  if (A && B) {
+    cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
+    a.name = "A";
+    a.geom.type = CM_GEOM_MESH;
+    a.geom.mesh = A;
+    b.name = "B";
+    b.geom.type = CM_GEOM_MESH;
+    b.geom.mesh = B;
+    m = scene_pair(name, &a, &b, method);
+  }
+  cm_mesh_free(A);
+  cm_mesh_free(B);
+  return m;
+}
+
 /* A stack of n dynamic 0.1 m cubes of 1 kg (`divisions: 2`) on the ground plane (body 0; box i is
  * body i + 1), each shifted by (10, 5) mm on the one below and turned by +-tilt rad (alternating)
  * about (0.6, 0.8, 0): box i at (0.01 i, 0.005 i, 0.054 + 0.106 i), clear of the one below. One

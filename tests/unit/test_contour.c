@@ -184,18 +184,9 @@ static int hits_finite(const cmContour* c) {
 }
 
 static void test_random_pairs(void) {
-  cmMesh* ma = bumpy_sphere(0.1, 2, 0.3);
+  cmMesh* ma = bumpy_sphere(0.1, 2, 0.3); /* (A's random numbers first) */
   cmMesh* mb = bumpy_sphere(0.07, 3, 0.4);
-  cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
-  a.name = "A";
-  a.geom.type = CM_GEOM_MESH;
-  a.geom.mesh = ma;
-  b.name = "B";
-  b.geom.type = CM_GEOM_MESH;
-  b.geom.mesh = mb;
-  cmModel* m = compile_pair(&a, &b);
-  cm_mesh_free(ma);
-  cm_mesh_free(mb);
+  cmModel* m = scene_mesh_pair("contour", ma, mb, CM_METHOD_CONTOUR);
   if (!m) return;
   cmData* d = cm_data_new(m);
   cmArena arena;

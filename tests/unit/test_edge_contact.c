@@ -200,25 +200,6 @@ static void rand_quat(double q[4]) {
  * rigid motion of the pair gives the same edge pairs with the same dist and area (compared
  * where the configuration is not within rounding of a decision, i.e. contacts whose values are
  * well clear of the tolerances: both sets must match exactly in the generic case). */
-/* bodies "A" and "B" of meshes A and B (taken: freed here), method vertex_edge; NULL if either
- * mesh is NULL or the scene does not compile */
-static cmModel* compile_meshes(cmMesh* A, cmMesh* B) {
-  cmModel* m = NULL;
-  if (A && B) {
-    cmBodyDef a = cm_body_def_default(), b = cm_body_def_default();
-    a.name = "A";
-    a.geom.type = CM_GEOM_MESH;
-    a.geom.mesh = A;
-    b.name = "B";
-    b.geom.type = CM_GEOM_MESH;
-    b.geom.mesh = B;
-    m = compile_pair(&a, &b, CM_METHOD_VERTEX_EDGE);
-  }
-  cm_mesh_free(A);
-  cm_mesh_free(B);
-  return m;
-}
-
 static void test_random_meshes(void) {
   int total = 0, mismatch = 0, cases = 0;
   cmArena arena;
@@ -228,7 +209,7 @@ static void test_random_meshes(void) {
     double sa[3] = {1, 0.6 + urand(), 0.5 + urand()}, sb[3] = {0.5 + urand(), 1, 0.7};
     cmMesh* A = rand_mesh(1 + it % 3, 0.3, sa); /* (A's random numbers first) */
     cmMesh* B = rand_mesh(1 + (it / 3) % 3, 0.3, sb);
-    cmModel* m = compile_meshes(A, B);
+    cmModel* m = scene_mesh_pair("edges", A, B, CM_METHOD_VERTEX_EDGE);
     if (!m) continue;
     cmData* d = cm_data_new(m);
     for (int pose = 0; pose < 10; pose++) {
@@ -1247,7 +1228,8 @@ static void test_triangulation_invariance(void) {
   cmModel* m[2];
   cmData* d[2];
   for (int cut = 0; cut < 2; cut++) {
-    m[cut] = compile_meshes(cube_cut(0.05, cut), cube_cut(0.05, cut));
+    m[cut] =
+        scene_mesh_pair("edges", cube_cut(0.05, cut), cube_cut(0.05, cut), CM_METHOD_VERTEX_EDGE);
     CHECK(m[cut] != NULL);
     if (!m[cut]) return;
     d[cut] = cm_data_new(m[cut]);
