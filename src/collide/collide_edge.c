@@ -1095,6 +1095,20 @@ static int chain_next(const Ctx* c, int side, int f, int u, int v, int* fo, int*
   return -1;
 }
 
+/* Does the pair (e: eA's and eB's vertices) overlap less than the pair kept so far (overlap
+ * best, edges those of h)? Overlaps within tol (the pair's rounding margin, pair_eps) are a tie,
+ * taken by the (eA, eB) order: parallel pairs (the vertical sides of a prism against the pieces
+ * of a box edge) share one axis, and their overlaps, computed from different edges, differ in
+ * the last bits only, which a rigid motion of the scene changes (module comment, step 3) */
+static int less_overlap(double ov, const int e[4], double best, const cmEdgeHit* h, double tol) {
+  if (ov < best - tol) return 1;
+  if (!(fabs(ov - best) <= tol)) return 0;
+  const int q[4] = {h->ea[0], h->ea[1], h->eb[0], h->eb[1]};
+  for (int k = 0; k < 4; k++)
+    if (e[k] != q[k]) return e[k] < q[k];
+  return 0;
+}
+
 /* A pair whose lines' closest points lie beyond an endpoint of either edge, that endpoint inside
  * the other body and the edge's other one outside (module comment, step 3, "Chains"): each such
  * edge replaced by the ridge that continues it straight on through that endpoint, while the
@@ -1359,7 +1373,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
    * less than that of every other pair found (link_d) */
   int have_corner = 0, have_fonly = 0;
   double bestf_d = INFINITY, link_d = INFINITY;
-  cmEdgeHit hc, hf;
+  cmEdgeHit hc = {0}, hf = {0}; /* (read by less_overlap only once set) */
   for (int next = 0; next < nc;) {
     /* a run of equal candidates (the same two edges, found from both ridges or also as
      * corners): the first stands for it, a corner if any is */
@@ -1405,8 +1419,10 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       chain = 1;
       unlinked = 0;   /* (a corner pair from here on) */
       plain = 0;      /* a chain's ridges are not linked: both their ends may be inside */
-      if (!is_corner) /* a listing from a crossing: a corner pair from here on */
-        is_corner = 1 | (vin[0] == x.a1) << 1 | (vin[1] == x.b1) << 2;
+      /* a corner pair from here on, its inside endpoints those the chains end at (a corner
+       * listing's bits name its first edges' endpoints: until 2026-12-07 kept as they were, so
+       * a chain's pair was weighed by the vertex contact of an endpoint not inside) */
+      is_corner = 1 | (vin[0] == x.a1) << 1 | (vin[1] == x.b1) << 2;
     }
     if (!found) continue;
     const double *p0 = G, *p1 = G + 3, *n = G + 6, area = G[9];
@@ -1471,7 +1487,10 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
        * only lower the depth, and most candidates fail there; the same pairs) */
       if (!(dist <= CORNER_SLACK * depth) || (chain && !(depth > CHAIN_MIN_DEPTH * thin))) continue;
       ov = projected_overlap(&c, n);
-      if (!(ov < (fonly ? bestf_d : best_d))) continue;
+      const int e4[4] = {ea.e0, ea.e1, eb.e0, eb.e1};
+      if (fonly ? !less_overlap(ov, e4, bestf_d, &hf, c.eps)
+                : !less_overlap(ov, e4, best_d, &hc, c.eps))
+        continue;
       int va = chain ? vin[0] : ia0 ? ea.e0 : ia1 ? ea.e1 : -1;
       int vb = chain ? vin[1] : ib0 ? eb.e0 : ib1 ? eb.e1 : -1;
       if (va >= 0) depth = vertex_depth_cap(&c, 0, ea.adj[0], va, depth);

@@ -556,6 +556,13 @@ static int ref_cross_proper(const RefCtx* c, int side, const RefEdge* e, const R
   return 0;
 }
 
+/* does pair q (overlap ov) come before pair best (overlap bd)? The lesser overlap, and within
+ * eps (a tie: parallel pairs share an axis, their overlaps differ in rounding) the first in
+ * (ea, eb) order */
+static int ref_less(double ov, const int q[4], double bd, const int best[4], double eps) {
+  return ov < bd - eps || (fabs(ov - bd) <= eps && ref_pair_cmp(q, best) < 0);
+}
+
 /* the reference's pairs (ea, eb as 4 vertex indices), sorted; returns the count */
 static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)[4], int max) {
   RefCtx c = {m, {m->body_geom[a], m->body_geom[b]}, {0}, {0}};
@@ -575,6 +582,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       inside[s][v] = ref_inside(&c, 1 - s, y);
     }
   }
+  const double eps = cm_pair_box_eps(((const cmBvh*)m->geom_bvh + c.g[0])->node[0].box,
+                                     ((const cmBvh*)m->geom_bvh + c.g[1])->node[0].box, c.t);
   int n = 0, corner[4] = {0, 0, 0, 0}, fonly_pair[4] = {0, 0, 0, 0};
   double corner_d = INFINITY, fonly_d = INFINITY, link_d = INFINITY;
   for (int i = 0; i < ne[0]; i++) {
@@ -761,7 +770,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
         int fb = inside[1][eb->e0] ? eb->e0 : inside[1][eb->e1] ? eb->e1 : -1;
         double dd = cm_v3_norm(w), ov = ref_overlap(&c, un);
         if (!(dd <= 1.25 * ref_corner_depth(&c, ea, eb, fa, fb, dd))) continue;
-        if (ov < fonly_d || (ov == fonly_d && ref_pair_cmp(q, fonly_pair) < 0)) {
+        if (ref_less(ov, q, fonly_d, fonly_pair, eps)) {
           fonly_d = ov;
           memcpy(fonly_pair, q, sizeof q);
         }
@@ -771,7 +780,8 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
       if (!linked) {
         /* of the corner pairs whose distance is at most 1.25 times their depth capped across
          * the faces at their edges and corners, the one whose axis the bodies' boxes overlap
-         * least along; on a tie the first in (ea, eb) order, as the kernel's */
+         * least along; on a tie (within the pair's margin eps) the first in (ea, eb) order, as
+         * the kernel's */
         int q[4] = {ea->e0, ea->e1, eb->e0, eb->e1};
         double dd = cm_v3_norm(w), ov = ref_overlap(&c, un);
         double cap = ref_corner_depth(&c, ea, eb, va, vb, dd);
@@ -784,7 +794,7 @@ static int ref_pairs(const cmModel* m, const cmData* d, int a, int b, int (*out)
             thin = fmin(thin, bx[3 + k] - bx[k]);
         }
         if (chained && !(cap > 0.02 * thin)) continue;
-        if (ov < corner_d || (ov == corner_d && ref_pair_cmp(q, corner) < 0)) {
+        if (ref_less(ov, q, corner_d, corner, eps)) {
           corner_d = ov;
           memcpy(corner, q, sizeof q);
         }
@@ -857,7 +867,8 @@ static void crossed_pose(const double ha[3], const double hb[3], double qa[4], d
  * crossed (crossed_pose), a box with a star-shaped mesh (facets on one side only), and a prism
  * over an 8- or 12-gon (caps of 6 and 10 triangles, side facets of 2) with a box: the kernel's
  * edge pairs are the brute-force rule's, pair for pair (ea, eb), in the same (sorted) order. */
-static void test_rule_brute_force(void) {
+static void rule_brute_force(void) {
+  ref_ncorner = ref_nfacet_only = 0;
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
   int poses = 0, pairs = 0, differ = 0;
@@ -958,6 +969,25 @@ static void test_rule_brute_force(void) {
   CHECK(ref_nfacet_only > 0); /* and the facet-level linking */
   CHECK(pairs >= 20);         /* the poses do produce pairs */
   cm_arena_destroy(&arena);
+}
+
+static void test_rule_brute_force(void) {
+  rule_brute_force();
+}
+
+/* The same with two other random sequences (their own seeds; the test's sequence is restored
+ * after). Over the seeds 1 to 30, 34 of 21,000 poses disagreed until 2026-12-07 (none with the
+ * committed sequence): a chain followed from a corner listing kept the corner listing's inside
+ * endpoints, not the chain's (seed 16: 4 poses), and parallel pairs whose overlaps tie within
+ * rounding were taken by whichever came first (the prism's sides; seed 3: 2 poses). */
+static void test_rule_brute_force_seeds(void) {
+  unsigned long long saved = rng_state;
+  const unsigned long long seeds[2] = {3, 16};
+  for (int k = 0; k < 2; k++) {
+    rng_state = seeds[k];
+    rule_brute_force();
+  }
+  rng_state = saved;
 }
 
 /* The ridge list (mesh_ridge) of boxes of 1 to 8 divisions and an icosphere: each ridge once,
@@ -1330,6 +1360,7 @@ int main(void) {
   RUN(test_random_meshes);
   RUN(test_triangulation_invariance);
   RUN(test_rule_brute_force);
+  RUN_LONG(test_rule_brute_force_seeds);
   RUN(test_flush_no_facet_pairs);
   RUN(test_ridge_list);
   RUN(test_auto_choice);
