@@ -866,12 +866,14 @@ static void crossed_pose(const double ha[3], const double hb[3], double qa[4], d
  * icosphere, and two random star-shaped meshes, boxes of 2 and 4 divisions with their edges
  * crossed (crossed_pose), a box with a star-shaped mesh (facets on one side only), and a prism
  * over an 8- or 12-gon (caps of 6 and 10 triangles, side facets of 2) with a box: the kernel's
- * edge pairs are the brute-force rule's, pair for pair (ea, eb), in the same (sorted) order. */
+ * edge pairs are the brute-force rule's, pair for pair (ea, eb), in the same (sorted) order, and
+ * the same after a rigid motion of both bodies. */
 static void rule_brute_force(void) {
   ref_ncorner = ref_nfacet_only = 0;
   cmArena arena;
   cm_arena_init(&arena, 1 << 16);
-  int poses = 0, pairs = 0, differ = 0;
+  int poses = 0, pairs = 0, differ = 0, moved_differ = 0;
+  unsigned long long motion_state = 0x2545F4914F6CDD1DULL;
   const int its = test_trials(12, 4), its_crossed = test_trials(8, 4),
             its_mixed = test_trials(4, 2), its_prism = test_trials(4, 2);
   for (int it = 0; it < its + its_crossed + its_mixed + its_prism; it++) {
@@ -946,6 +948,34 @@ static void rule_brute_force(void) {
         same = h[i].ea[0] == ref[i][0] && h[i].ea[1] == ref[i][1] && h[i].eb[0] == ref[i][2] &&
                h[i].eb[1] == ref[i][3];
       differ += !same;
+      /* and the kernel's pairs after a rigid motion of both bodies (its own random numbers:
+       * the poses above stay those of the sequence): the same, since the rule's choices depend
+       * on the relative pose only, and its ties within rounding are taken by the edges' order */
+      {
+        double q[4], R[9], t[3], pos[2][3], quat[2][4];
+        memcpy(pos, d->body_xpos, sizeof pos);
+        memcpy(quat, d->body_xquat, sizeof quat);
+        for (int k = 0; k < 4; k++)
+          q[k] = test_urand(&motion_state) - 0.5;
+        cm_quat_normalize(q);
+        cm_quat_to_mat(R, q);
+        for (int k = 0; k < 3; k++)
+          t[k] = 4 * (test_urand(&motion_state) - 0.5);
+        for (int bb = 0; bb < 2; bb++) {
+          cm_m3_mulv(d->body_xpos + 3 * bb, R, pos[bb]);
+          cm_v3_add(d->body_xpos + 3 * bb, d->body_xpos + 3 * bb, t);
+          cm_quat_mul(d->body_xquat + 4 * bb, q, quat[bb]);
+        }
+        cmEdgeHit* h1;
+        int n1 = cm_collide_edges(m, d, 0, 1, &arena, &h1);
+        int inv = n1 == nh;
+        for (int i = 0; inv && i < nh; i++)
+          inv = memcmp(h[i].ea, h1[i].ea, sizeof h->ea) == 0 &&
+                memcmp(h[i].eb, h1[i].eb, sizeof h->eb) == 0;
+        moved_differ += !inv;
+        memcpy(d->body_xpos, pos, sizeof pos);
+        memcpy(d->body_xquat, quat, sizeof quat);
+      }
       if (!same && getenv("EDGE_DIFF")) {
         printf("  differ (mesh kind %d): kernel", kind);
         for (int i = 0; i < nh; i++)
@@ -962,9 +992,11 @@ static void rule_brute_force(void) {
     cm_model_free(m);
   }
   printf("  %d poses, %d edge pairs by brute force (%d of them corner pairs, %d linked at the "
-         "facet level only), %d poses where the kernel differs\n",
-         poses, pairs, ref_ncorner, ref_nfacet_only, differ);
+         "facet level only), %d poses where the kernel differs, %d where a rigid motion changes "
+         "its pairs\n",
+         poses, pairs, ref_ncorner, ref_nfacet_only, differ, moved_differ);
   CHECK(differ == 0);
+  CHECK(moved_differ == 0);
   CHECK(ref_ncorner > 0);     /* the corner rule is exercised */
   CHECK(ref_nfacet_only > 0); /* and the facet-level linking */
   CHECK(pairs >= 20);         /* the poses do produce pairs */
