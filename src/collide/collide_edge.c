@@ -83,8 +83,9 @@
  *    separate along (boxes face on face with flush sides pair corner ridges across the flush
  *    faces, with a normal along the faces and a depth of the faces' overlap); of the kept ones
  *    the one whose axis the bodies' boxes overlap least along (projected_overlap: the
- *    separating-axis test's choice; the nearest, the least dist, until 2026-12-07) stands for
- *    the interlock. The interlocked pair of the S2 pile gets a contact
+ *    separating-axis test's choice; the nearest, the least dist, until 2026-12-07; overlaps
+ *    within the pair's rounding margin are a tie, taken by the edges' order: less_overlap)
+ *    stands for the interlock. The interlocked pair of the S2 pile gets a contact
  *    10.63 mm deep (its separating-axis depth is 10.64 mm) and is pushed apart within 40 ms
  *    (physics/test_pile_overlap). Over four S2 piles of 120-128 boxes (lattices 5x5x5, 6x5x4,
  *    4x4x8, 5x4x6, t = 1 to 3 s) the deepest box-box overlap averages 2.7, 2.9, 2.5, 4.1 mm
