@@ -1418,8 +1418,8 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
           !chain_pair(&c, &x, is_corner, vin, st))
         break;
       chain = 1;
-      unlinked = 0;   /* (a corner pair from here on) */
-      plain = 0;      /* a chain's ridges are not linked: both their ends may be inside */
+      unlinked = 0; /* (a corner pair from here on) */
+      plain = 0;    /* a chain's ridges are not linked: both their ends may be inside */
       /* a corner pair from here on, its inside endpoints those the chains end at (a corner
        * listing's bits name its first edges' endpoints: until 2026-12-07 kept as they were, so
        * a chain's pair was weighed by the vertex contact of an endpoint not inside) */

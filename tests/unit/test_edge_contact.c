@@ -118,6 +118,17 @@ static void test_crossed_bars_contour(void) {
   cm_model_free(m);
 }
 
+/* bodies 0 and 1 of d moved by the rigid motion x -> R x + t (q: R as a unit quaternion) from the
+ * poses pos, quat */
+static void move_pair(cmData* d, double pos[2][3], double quat[2][4], const double q[4],
+                      const double R[9], const double t[3]) {
+  for (int b = 0; b < 2; b++) {
+    cm_m3_mulv(d->body_xpos + 3 * b, R, pos[b]);
+    cm_v3_add(d->body_xpos + 3 * b, d->body_xpos + 3 * b, t);
+    cm_quat_mul(d->body_xquat + 4 * b, q, quat[b]);
+  }
+}
+
 /* the same through the kernel, after rigid motions of the pair: same contacts (edges, dist,
  * area) and the world points and normal carried by the motion */
 static void test_rigid_invariance_bars(void) {
@@ -139,11 +150,7 @@ static void test_rigid_invariance_bars(void) {
     cm_quat_to_mat(R, q);
     for (int k = 0; k < 3; k++)
       t[k] = 10 * (urand() - 0.5);
-    for (int b = 0; b < 2; b++) {
-      cm_m3_mulv(d->body_xpos + 3 * b, R, pos0[b]);
-      cm_v3_add(d->body_xpos + 3 * b, d->body_xpos + 3 * b, t);
-      cm_quat_mul(d->body_xquat + 4 * b, q, quat0[b]);
-    }
+    move_pair(d, pos0, quat0, q, R, t);
     cm_arena_reset(&arena);
     cmEdgeHit* h;
     int n = cm_collide_edges(m, d, 0, 1, &arena, &h);
@@ -254,11 +261,7 @@ static void test_random_meshes(void) {
       cm_quat_to_mat(R, q);
       for (int k = 0; k < 3; k++)
         t[k] = 4 * (urand() - 0.5);
-      for (int bb = 0; bb < 2; bb++) {
-        cm_m3_mulv(d->body_xpos + 3 * bb, R, pos[bb]);
-        cm_v3_add(d->body_xpos + 3 * bb, d->body_xpos + 3 * bb, t);
-        cm_quat_mul(d->body_xquat + 4 * bb, q, quat[bb]);
-      }
+      move_pair(d, pos, quat, q, R, t);
       int n1 = cm_collide_edges(m, d, 0, 1, &arena, &h1);
       int same = n0 == n1;
       for (int i = 0; same && i < n0; i++) {
@@ -961,11 +964,7 @@ static void rule_brute_force(void) {
         cm_quat_to_mat(R, q);
         for (int k = 0; k < 3; k++)
           t[k] = 4 * (test_urand(&motion_state) - 0.5);
-        for (int bb = 0; bb < 2; bb++) {
-          cm_m3_mulv(d->body_xpos + 3 * bb, R, pos[bb]);
-          cm_v3_add(d->body_xpos + 3 * bb, d->body_xpos + 3 * bb, t);
-          cm_quat_mul(d->body_xquat + 4 * bb, q, quat[bb]);
-        }
+        move_pair(d, pos, quat, q, R, t);
         cmEdgeHit* h1;
         int n1 = cm_collide_edges(m, d, 0, 1, &arena, &h1);
         int inv = n1 == nh;
