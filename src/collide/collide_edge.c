@@ -1029,13 +1029,18 @@ static int same_edges(const cmEdgeHit* x, const cmEdgeHit* y) {
          x->eb[1] == y->eb[1];
 }
 
-/* is hit x before hit y in the (eA, eB) order of the output? */
-static int hit_before(const cmEdgeHit* x, const cmEdgeHit* y) {
-  const int p[4] = {x->ea[0], x->ea[1], x->eb[0], x->eb[1]};
+/* are the edges p (eA's and eB's vertices) before those of hit y in the (eA, eB) order? */
+static int edges_before(const int p[4], const cmEdgeHit* y) {
   const int q[4] = {y->ea[0], y->ea[1], y->eb[0], y->eb[1]};
   for (int k = 0; k < 4; k++)
     if (p[k] != q[k]) return p[k] < q[k];
   return 0;
+}
+
+/* is hit x before hit y in the (eA, eB) order of the output? */
+static int hit_before(const cmEdgeHit* x, const cmEdgeHit* y) {
+  const int p[4] = {x->ea[0], x->ea[1], x->eb[0], x->eb[1]};
+  return edges_before(p, y);
 }
 
 /* The ridge of mesh side that continues the ridge u-v straight on beyond v (its direction within
@@ -1103,11 +1108,7 @@ static int chain_next(const Ctx* c, int side, int f, int u, int v, int* fo, int*
  * the last bits only, which a rigid motion of the scene changes (module comment, step 3) */
 static int less_overlap(double ov, const int e[4], double best, const cmEdgeHit* h, double tol) {
   if (ov < best - tol) return 1;
-  if (!(fabs(ov - best) <= tol)) return 0;
-  const int q[4] = {h->ea[0], h->ea[1], h->eb[0], h->eb[1]};
-  for (int k = 0; k < 4; k++)
-    if (e[k] != q[k]) return e[k] < q[k];
-  return 0;
+  return fabs(ov - best) <= tol && edges_before(e, h);
 }
 
 /* A pair whose lines' closest points lie beyond an endpoint of either edge, that endpoint inside
@@ -1489,9 +1490,7 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       if (!(dist <= CORNER_SLACK * depth) || (chain && !(depth > CHAIN_MIN_DEPTH * thin))) continue;
       ov = projected_overlap(&c, n);
       const int e4[4] = {ea.e0, ea.e1, eb.e0, eb.e1};
-      if (fonly ? !less_overlap(ov, e4, bestf_d, &hf, c.eps)
-                : !less_overlap(ov, e4, best_d, &hc, c.eps))
-        continue;
+      if (!less_overlap(ov, e4, fonly ? bestf_d : best_d, fonly ? &hf : &hc, c.eps)) continue;
       int va = chain ? vin[0] : ia0 ? ea.e0 : ia1 ? ea.e1 : -1;
       int vb = chain ? vin[1] : ib0 ? eb.e0 : ib1 ? eb.e1 : -1;
       if (va >= 0) depth = vertex_depth_cap(&c, 0, ea.adj[0], va, depth);
