@@ -297,6 +297,13 @@ int cmd_run(int argc, char** argv) {
       free_run(&r);
       return cli_usage_error("run", "--duration %g s is too many steps of %g s", a.duration, h);
     }
+    if (n == 0 && a.duration > 0) {
+      free_run(&r);
+      return cli_usage_error("run",
+                             "--duration %g s is shorter than half a step of %g s, so no step "
+                             "would run (give at least one step, or 0 for the initial state)",
+                             a.duration, h);
+    }
     m->opt.steps = (long)n;
     m->opt.duration = a.duration;
   }

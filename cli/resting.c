@@ -136,7 +136,8 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
       fprintf(f, "%s'%s' resting on '%s' (rule %d, %s", prefix, m->body_name[b], m->body_name[s], r,
               cm_law_name(rule->law));
       if (what[0] == 'm') fprintf(f, ", min_period %g", rule->min_period);
-      fprintf(f, ") would sink about %.3g m, %.0f %% of its thickness %.3g m", delta,
+      /* (3 digits, %g: a play of 1e40 m is 1e+43 %, not a number of 44 digits) */
+      fprintf(f, ") would sink about %.3g m, %.3g %% of its thickness %.3g m", delta,
               100 * delta / t, t);
       if (fix > 0)
         fprintf(f, "; %s %s %.3g %s gives 1 %%\n", what, what[0] == 'k' ? ">=" : "<=", fix,

@@ -30,12 +30,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "cli.h"
@@ -83,9 +86,43 @@ static int fail(char* err, size_t errsz, const yaml_node_t* at, const char* fmt,
   return -1;
 }
 
-static int read_file(const char* path, char** text, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return -1;
+/* what a path that is not a regular file is, for the message */
+static const char* file_kind(mode_t m) {
+  return S_ISDIR(m)    ? "a directory"
+         : S_ISFIFO(m) ? "a FIFO (named pipe)"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+         : S_ISSOCK(m) ? "a socket"
+                       : "not a regular file";
+}
+
+/* the whole file into *text; -1 with errno set, or -2 with *kind set when the path is not a
+ * regular file (opened without blocking and checked before anything is read: a FIFO with no
+ * writer would block the sweep forever, /dev/zero would never end) */
+static int read_file(const char* path, char** text, size_t* len, const char** kind) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    *kind = file_kind(sb.st_mode);
+    close(fd);
+    return -2;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  FILE* f = fdopen(fd, "rb");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
   size_t cap = 4096, n = 0;
   char* buf = malloc(cap);
   while (buf) {
@@ -149,12 +186,19 @@ static yaml_node_t* map_get(yaml_document_t* d, yaml_node_t* m, const char* k) {
   return NULL;
 }
 
-/* every key of m is one of keys[]; else an error naming the field */
+/* every key of m is one of keys[], and none is given twice (map_get would take the first and
+ * drop the other without a word); else an error naming the field */
 static int known_keys(yaml_document_t* d, yaml_node_t* m, const char* field,
                       const char* const* keys, int nkey, char* err, size_t errsz) {
   for (yaml_node_pair_t* p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
     yaml_node_t* kn = node(d, p->key);
     const char* key = scalar(kn);
+    for (yaml_node_pair_t* q = m->data.mapping.pairs.start; key && q < p; q++) {
+      const char* before = scalar(node(d, q->key));
+      if (before && strcmp(before, key) == 0)
+        return fail(err, errsz, kn, "%s%s%s: duplicate key (given at line %lu too)", field,
+                    *field ? "." : "", key, (unsigned long)node(d, q->key)->start_mark.line + 1);
+    }
     int ok = 0;
     for (int i = 0; key && i < nkey; i++)
       ok |= strcmp(key, keys[i]) == 0;
@@ -612,8 +656,10 @@ int sweep_load(const char* path, Sweep* s, char* err, size_t errsz) {
   g_file = path;
   char* text = NULL;
   size_t len = 0;
-  if (read_file(path, &text, &len))
-    return fail(err, errsz, NULL, "cannot read the sweep file: %s", strerror(errno));
+  const char* kind = NULL;
+  int rd = read_file(path, &text, &len, &kind);
+  if (rd == -2) return fail(err, errsz, NULL, "the sweep file is %s, not a regular file", kind);
+  if (rd) return fail(err, errsz, NULL, "cannot read the sweep file: %s", strerror(errno));
   yaml_document_t doc, base;
   int have_doc = 0, have_base = 0, rc = -1;
   {
@@ -656,7 +702,13 @@ int sweep_load(const char* path, Sweep* s, char* err, size_t errsz) {
     if (!s->scene_path) goto nomem;
     memcpy(s->scene_path, path, dl);
     strcpy(s->scene_path + dl, sp);
-    if (read_file(s->scene_path, &s->scene_text, &s->scene_len)) {
+    const char* skind = NULL;
+    int srd = read_file(s->scene_path, &s->scene_text, &s->scene_len, &skind);
+    if (srd == -2) {
+      fail(err, errsz, sn, "scene: '%s' is %s, not a regular file", s->scene_path, skind);
+      goto done;
+    }
+    if (srd) {
       fail(err, errsz, sn, "scene: cannot read '%s': %s", s->scene_path, strerror(errno));
       goto done;
     }

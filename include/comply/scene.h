@@ -29,13 +29,14 @@ typedef enum cmIntegrator {
 /* scene-wide options (`scene:` and `output:` sections) */
 typedef struct cmOptions {
   double timestep;   /* s, > 0 (default 1e-3) */
-  double duration;   /* s, >= 0 (default 1); used when steps == 0 */
+  double duration;   /* s, >= 0 (default 1); used when steps == 0: round(duration / timestep)
+                        steps, at most CM_STEPS_MAX; a duration > 0 must give at least one */
   long steps;        /* number of steps; 0 = round(duration / timestep) */
   double gravity[3]; /* m/s^2 (default 0, 0, -9.81) */
   cmIntegrator integrator;
-  int substeps;      /* sub-steps per step: >= 1, or CM_SUBSTEPS_AUTO (0, the default):
-                        per step the fewest that keep every explicit row resolved, at most
-                        CM_SUBSTEPS_AUTO_MAX (docs/contact-laws.md, "Explicit stability") */
+  int substeps;      /* sub-steps per step: 1..CM_SUBSTEPS_MAX, or CM_SUBSTEPS_AUTO (0, the
+                        default): per step the fewest that keep every explicit row resolved, at
+                        most CM_SUBSTEPS_AUTO_MAX (docs/contact-laws.md, "Explicit stability") */
   int output_every;  /* write outputs every N steps, >= 1 (default 1) */
   double max_speed;  /* numerical guard: a body faster than this (com speed, or angular speed
                         times the body's radius) stops the run, m/s, > 0 (default 1e4) */
@@ -56,6 +57,10 @@ CM_API cmOptions cm_options_default(void);
  * sub-steps that choice may take in one step */
 #define CM_SUBSTEPS_AUTO 0
 #define CM_SUBSTEPS_AUTO_MAX 100
+/* the most sub-steps a step may be given (cmOptions.substeps), and the most steps a run may
+ * have (cmOptions.steps, or round(duration / timestep)) */
+#define CM_SUBSTEPS_MAX 10000
+#define CM_STEPS_MAX 1e15
 /* cmOptions.solver_tolerance: chosen per solve (`solver_tolerance: auto`), and the range of a
  * value given: below 1e-12 rounding, not the residual, decides when a rigid solve ends (at
  * 1e-14 examples/falling_boxes.yaml took 11 Newton iterations per solve instead of 1.1, its
@@ -250,6 +255,17 @@ CM_API cmRuleDef cm_rule_def_default(void);
 #define CM_CONTACT_TIME_MIN 1e-9
 /* the largest min_period a rule accepts, sub-steps */
 #define CM_MIN_PERIOD_MAX 1e6
+/* the largest step_damping (dimensionless: the restitution 0.5 / (0.5 + s) is 5e-7 there),
+ * stiffness_damping (s) and friction coefficient a rule accepts; a linear rule's damping has
+ * the bound of its stiffness (N s/m) */
+#define CM_STEP_DAMPING_MAX 1e6
+#define CM_STIFFNESS_DAMPING_MAX 1e6
+#define CM_FRICTION_MAX 1e6
+/* the largest magnitude of a coordinate a scene accepts (positions, centres of mass, joint
+ * anchors, play, the boxes of a deformable body), m: the meshes' bound (beyond it areas and
+ * volumes overflow); and of a component of gravity, m/s^2 (ultracentrifuges reach 1e7) */
+#define CM_COORD_MAX 1e50
+#define CM_GRAVITY_MAX 1e10
 
 /* a soft point link between two bodies, or a body and the world */
 typedef struct cmJointDef {

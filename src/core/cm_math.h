@@ -57,6 +57,25 @@ static inline double cm_v3_normalize(double a[3]) {
   if (n > 0) cm_v3_scale(a, a, 1.0 / n);
   return n;
 }
+/* the unit vector of a finite a, into u; returns nonzero when a is zero. Without overflow or
+ * underflow of the squares: where |a|^2 leaves the normal range (components beyond about 1e154
+ * or below 1e-154) a is first divided by its largest component, else it is normalised as
+ * cm_v3_normalize does, so that ordinary vectors give the same bits. */
+static inline int cm_v3_unit(const double a[3], double u[3]) {
+  double n2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
+  u[0] = a[0];
+  u[1] = a[1];
+  u[2] = a[2];
+  if (!(n2 >= 1e-300 && n2 <= 1e300)) {
+    double mx = fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2])));
+    if (!(mx > 0)) return 1;
+    u[0] = a[0] / mx;
+    u[1] = a[1] / mx;
+    u[2] = a[2] / mx;
+  }
+  cm_v3_normalize(u);
+  return 0;
+}
 static inline int cm_v3_isfinite(const double a[3]) {
   return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
 }
@@ -81,7 +100,8 @@ static inline void cm_m3_mul(double R[9], const double A[9], const double B[9]) 
 }
 static inline void cm_m3_transpose(double R[9], const double A[9]) {
   double t[9] = {A[0], A[3], A[6], A[1], A[4], A[7], A[2], A[5], A[8]};
-  for (int i = 0; i < 9; i++) R[i] = t[i];
+  for (int i = 0; i < 9; i++)
+    R[i] = t[i];
 }
 static inline double cm_m3_det(const double A[9]) {
   return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
@@ -97,7 +117,8 @@ static inline int cm_m3_inverse(double R[9], const double A[9]) {
                  (A[0] * A[8] - A[2] * A[6]) * id, (A[2] * A[3] - A[0] * A[5]) * id,
                  (A[3] * A[7] - A[4] * A[6]) * id, (A[1] * A[6] - A[0] * A[7]) * id,
                  (A[0] * A[4] - A[1] * A[3]) * id};
-  for (int i = 0; i < 9; i++) R[i] = t[i];
+  for (int i = 0; i < 9; i++)
+    R[i] = t[i];
   return 1;
 }
 /* S = R A R^T (rotate a tensor from body to world axes) */
@@ -123,7 +144,8 @@ static inline void cm_quat_mul(double r[4], const double a[4], const double b[4]
 static inline double cm_quat_normalize(double q[4]) {
   double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (n > 0) {
-    for (int i = 0; i < 4; i++) q[i] /= n;
+    for (int i = 0; i < 4; i++)
+      q[i] /= n;
   } else {
     cm_quat_identity(q);
   }

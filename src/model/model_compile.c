@@ -296,9 +296,8 @@ static cmStatus build_geom(const cmScene* s, const cmBodyDef* b, GeomBuild* gb, 
     }
     break;
   case CM_GEOM_PLANE: {
-    double n[3] = {g->normal[0], g->normal[1], g->normal[2]};
-    double len = cm_v3_normalize(n);
-    if (!(len > 0))
+    double n[3];
+    if (cm_v3_unit(g->normal, n))
       return cm_error(err, errsz, CM_ERR_ARG, "%sbody '%s': plane normal must be non-zero", where,
                       b->name);
     gb->plane[0] = n[0];
@@ -997,6 +996,35 @@ static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t 
   if (!ok || cm_rules_resolve(m) != CM_OK)
     return cm_error(err, errsz, CM_ERR_NOMEM,
                     "out of memory while compiling the model (the aliases and the rule table)");
+  /* a rule's glob that matches no alias (nor `world`, a joint's other side) makes the rule
+   * apply to no pair: most often a typo, whose pairs then silently take another rule */
+  for (int r = 1; r < m->nrule; r++)
+    for (int side = 0; side < 2; side++) {
+      const char* glob = m->rule[r].pair[side];
+      int hit = cm_glob_match(glob, "world");
+      for (int k = 0; !hit && k < m->nalias; k++)
+        hit = cm_glob_match(glob, m->alias_name[k]);
+      if (hit || (side == 1 && !strcmp(glob, m->rule[r].pair[0]))) continue;
+      char where[256], list[256] = "", note[1024];
+      size_t at = 0;
+      for (int k = 0; k < m->nalias && at + 1 < sizeof list; k++) {
+        int w = snprintf(list + at, sizeof list - at, "%s%s", k ? ", " : "", m->alias_name[k]);
+        if (w < 0 || (size_t)w >= sizeof list - at) {
+          memcpy(list + sizeof list - 5, "...", 4); /* cut: said so */
+          break;
+        }
+        at += (size_t)w;
+      }
+      loc_prefix(where, sizeof where, s, m->rule[r].loc);
+      snprintf(note, sizeof note,
+               "%srule %d (%s, %s): '%s' matches no body's alias (or name, where it has no "
+               "alias), so the rule applies to no pair and those pairs take another rule; the "
+               "aliases are: %s",
+               where, r, m->rule[r].pair[0], m->rule[r].pair[1], glob, list);
+      if (add_note(m, note) != CM_OK)
+        return cm_error(err, errsz, CM_ERR_NOMEM,
+                        "out of memory while compiling the model (the notes)");
+    }
   return CM_OK;
 }
 
@@ -1059,7 +1087,7 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   m->opt = s->opt;
   if (m->opt.steps <= 0) {
     double n = floor(m->opt.duration / m->opt.timestep + 0.5);
-    if (!(n <= 1e15)) {
+    if (!(n <= CM_STEPS_MAX)) { /* (cm_scene_validate refused it first) */
       st = cm_error(err, errsz, CM_ERR_ARG, "%s: duration / timestep = %g steps is too many",
                     s->file ? s->file : "scene", n);
       goto fail;

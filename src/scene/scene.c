@@ -264,6 +264,25 @@ static int vec(cmCheck* c, const char* field, const double* v, int n) {
   return 0;
 }
 
+/* a finite vector whose components are at most max in magnitude (unit for the message) */
+static int vec_max(cmCheck* c, const char* field, const double* v, int n, double max,
+                   const char* unit) {
+  if (vec(c, field, v, n)) return 1;
+  for (int i = 0; i < n; i++)
+    if (fabs(v[i]) > max)
+      return fail(c, field, "%s[%d] must be at most %g %s in magnitude (got %.10g)", field, i, max,
+                  unit, v[i]);
+  return 0;
+}
+
+/* a number at most max (unit and why for the message) */
+static int at_most(cmCheck* c, const char* field, double v, double max, const char* unit,
+                   const char* why) {
+  if (v <= max) return 0;
+  return fail(c, field, "%s must be at most %g%s%s (got %.10g): %s", field, max, *unit ? " " : "",
+              unit, v, why);
+}
+
 /* an integer field in lo..hi (hi < 0: no upper bound) */
 static int intr(cmCheck* c, const char* field, long v, long lo, long hi) {
   if (v >= lo && (hi < 0 || v <= hi)) return 0;
@@ -379,7 +398,8 @@ static int check_geom(cmCheck* c, const cmGeomDef* g, cmMotion motion) {
     return num(c, "geometry.mesh.scale", "geometry.mesh.scale", g->scale, R_POS, "");
   case CM_GEOM_PLANE:
     if (vec(c, "geometry.plane.normal", g->normal, 3)) return 1;
-    if (cm_v3_norm(g->normal) == 0)
+    double unit[3];
+    if (cm_v3_unit(g->normal, unit))
       return fail(c, "geometry.plane.normal", "geometry.plane.normal must be non-zero");
     if (num(c, "geometry.plane.offset", "geometry.plane.offset", g->offset, R_FINITE, "m"))
       return 1;
@@ -388,7 +408,8 @@ static int check_geom(cmCheck* c, const cmGeomDef* g, cmMotion motion) {
                   "a plane (half-space) body must have motion fixed (got motion %s)",
                   motion == CM_MOTION_DYNAMIC      ? "dynamic"
                   : motion == CM_MOTION_PRESCRIBED ? "prescribed"
-                                                   : "ignored");
+                  : motion == CM_MOTION_IGNORED    ? "ignored"
+                                                   : "deformable");
     return 0;
   }
   return fail(c, "geometry", "geometry type must be one of sphere, box, mesh, plane (got %d)",
@@ -425,6 +446,11 @@ static int check_deformable(cmCheck* c, const cmBodyDef* b) {
                 f->poisson);
   if (b->geom.type == CM_GEOM_SPHERE) {
     if (intr(c, "deformable.cells", f->cells[0], 2, CM_FEM_MAX_CELLS)) return 1;
+    if (f->cells[1] != f->cells[0] || f->cells[2] != f->cells[0])
+      return fail(c, "deformable.cells",
+                  "a deformable sphere takes one number of cells, across its diameter (got [%d, "
+                  "%d, %d]): three are for a box",
+                  f->cells[0], f->cells[1], f->cells[2]);
   } else if (b->geom.type == CM_GEOM_BOX) {
     for (int i = 0; i < 3; i++)
       if (intr(c, "deformable.cells", f->cells[i], 1, CM_FEM_MAX_CELLS)) return 1;
@@ -445,8 +471,8 @@ static int check_deformable(cmCheck* c, const cmBodyDef* b) {
     if (nonempty(c, "deformable.attach.body", f->attach, "body name")) return 1;
     if (!strcmp(f->attach, b->name))
       return fail(c, "deformable.attach.body", "a body cannot be attached to itself");
-    if (vec(c, "deformable.attach.min", f->attach_min, 3)) return 1;
-    if (vec(c, "deformable.attach.max", f->attach_max, 3)) return 1;
+    if (vec_max(c, "deformable.attach.min", f->attach_min, 3, CM_COORD_MAX, "m")) return 1;
+    if (vec_max(c, "deformable.attach.max", f->attach_max, 3, CM_COORD_MAX, "m")) return 1;
     for (int i = 0; i < 3; i++)
       if (!(f->attach_min[i] <= f->attach_max[i]))
         return fail(c, "deformable.attach",
@@ -454,8 +480,8 @@ static int check_deformable(cmCheck* c, const cmBodyDef* b) {
                     f->attach_min[i], i, f->attach_max[i]);
   }
   if (f->has_fixed) {
-    if (vec(c, "deformable.fixed.min", f->fixed_min, 3)) return 1;
-    if (vec(c, "deformable.fixed.max", f->fixed_max, 3)) return 1;
+    if (vec_max(c, "deformable.fixed.min", f->fixed_min, 3, CM_COORD_MAX, "m")) return 1;
+    if (vec_max(c, "deformable.fixed.max", f->fixed_max, 3, CM_COORD_MAX, "m")) return 1;
     for (int i = 0; i < 3; i++)
       if (!(f->fixed_min[i] <= f->fixed_max[i]))
         return fail(c, "deformable.fixed",
@@ -483,9 +509,9 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
   if (b->mass != 0 && (b->mass < CM_MASS_MIN || b->mass > CM_MASS_MAX))
     return fail(c, "mass", "mass must be in %g..%g kg, or 0 for density x volume (got %.10g)",
                 CM_MASS_MIN, CM_MASS_MAX, b->mass);
-  if (b->has_com && vec(c, "com", b->com, 3)) return 1;
+  if (b->has_com && vec_max(c, "com", b->com, 3, CM_COORD_MAX, "m")) return 1;
   if (b->has_inertia && check_inertia(c, b->inertia)) return 1;
-  if (vec(c, "position", b->position, 3)) return 1;
+  if (vec_max(c, "position", b->position, 3, CM_COORD_MAX, "m")) return 1;
   if (vec(c, "orientation", b->orientation, 4)) return 1;
   const double* q = b->orientation;
   if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
@@ -493,7 +519,20 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
   if (vec(c, "velocity", b->velocity, 3)) return 1;
   if (vec(c, "angular_velocity", b->angular_velocity, 3)) return 1;
   if (vec(c, "force", b->force, 3)) return 1;
-  return vec(c, "moment", b->moment, 3);
+  if (vec(c, "moment", b->moment, 3)) return 1;
+  /* a fixed body never moves: a velocity it was given would be written to bodies.csv while
+   * it stays put, and a force or moment would do nothing */
+  if (b->motion == CM_MOTION_FIXED) {
+    static const char* const what[4] = {"velocity", "angular_velocity", "force", "moment"};
+    const double* v[4] = {b->velocity, b->angular_velocity, b->force, b->moment};
+    for (int k = 0; k < 4; k++)
+      if (v[k][0] != 0 || v[k][1] != 0 || v[k][2] != 0)
+        return fail(c, what[k],
+                    "%s must be zero on a body of motion fixed, which never moves (got [%g, %g, "
+                    "%g]); a body that moves at a given velocity is motion prescribed",
+                    what[k], v[k][0], v[k][1], v[k][2]);
+  }
+  return 0;
 }
 
 static int dup_name(cmCheck* c, const char* name, int other) {
@@ -518,11 +557,27 @@ int cm_check_options(const cmOptions* o, cmCheck* c) {
   if (num(c, "scene.duration", "scene.duration", o->duration, R_NONNEG, "s")) return 1;
   if (o->steps < 0)
     return fail(c, "scene.steps", "scene.steps must be an integer >= 0 (got %ld)", o->steps);
-  if (vec(c, "scene.gravity", o->gravity, 3)) return 1;
+  if (o->steps == 0) { /* the steps of the duration: round(duration / timestep) */
+    double n = floor(o->duration / o->timestep + 0.5);
+    if (!(n <= CM_STEPS_MAX))
+      return fail(c, "scene.duration",
+                  "scene.duration / scene.timestep = %.4g steps, more than the limit of %g "
+                  "(duration %.10g s, timestep %.10g s)",
+                  n, CM_STEPS_MAX, o->duration, o->timestep);
+    if (n == 0 && o->duration > 0)
+      return fail(c, "scene.duration",
+                  "scene.duration (%.10g s) is shorter than half a step (scene.timestep %.10g "
+                  "s), so no step would run: give a duration of at least one step, or 0 for "
+                  "the initial state alone",
+                  o->duration, o->timestep);
+  }
+  if (vec_max(c, "scene.gravity", o->gravity, 3, CM_GRAVITY_MAX, "m/s^2")) return 1;
   if (enm(c, "scene.integrator", (int)o->integrator, 2, "implicit, explicit")) return 1;
-  if (o->substeps < 0)
-    return fail(c, "scene.substeps", "scene.substeps must be an integer >= 1, or auto (got %d)",
-                o->substeps);
+  if (o->substeps < 0 || o->substeps > CM_SUBSTEPS_MAX)
+    return fail(c, "scene.substeps",
+                "scene.substeps must be auto or an integer from 1 to %d (got %d): for a finer "
+                "step, lower scene.timestep",
+                CM_SUBSTEPS_MAX, o->substeps);
   if (num(c, "scene.max_speed", "scene.max_speed", o->max_speed, R_POS, "m/s")) return 1;
   if (o->max_contacts < 1)
     return fail(c, "scene.max_contacts", "scene.max_contacts must be an integer >= 1 (got %ld)",
@@ -565,11 +620,19 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
                 "rounding; use a timestep and a T of at least a few steps",
                 CM_CONTACT_TIME_MIN, r->contact_time);
   if (num(c, "step_damping", "step_damping", r->step_damping, R_NONNEG, "")) return 1;
+  if (at_most(c, "step_damping", r->step_damping, CM_STEP_DAMPING_MAX, "",
+              "the restitution 0.5 / (0.5 + step_damping) is already 0 to 6 digits"))
+    return 1;
   if (num(c, "stiffness_damping", "stiffness_damping", r->stiffness_damping, R_NONNEG, "s"))
+    return 1;
+  if (at_most(c, "stiffness_damping", r->stiffness_damping, CM_STIFFNESS_DAMPING_MAX, "s",
+              "a damping time of 11 days damps every contact fully"))
     return 1;
   if (num(c, "elastic_repulsion", "elastic_repulsion (e_r)", r->elastic_repulsion, R_UNIT, ""))
     return 1;
   if (num(c, "play", "play", r->play, R_NONNEG, "m")) return 1;
+  if (at_most(c, "play", r->play, CM_COORD_MAX, "m", "the largest coordinate a scene accepts"))
+    return 1;
   if (!range_ok(R_NONNEG, r->contact_time))
     return fail(c, "contact_time",
                 "contact_time T must be > 0 s, or 0 for the default 100 * timestep (got %.10g)",
@@ -577,7 +640,13 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
   if (enm(c, "mass", (int)r->mass, 2, "min, effective")) return 1;
   if (num(c, "stiffness", "stiffness", r->stiffness, R_POS, "N/m")) return 1;
   if (num(c, "damping", "damping", r->damping, R_NONNEG, "N s/m")) return 1;
+  if (at_most(c, "damping", r->damping, CM_STIFFNESS_MAX, "N s/m",
+              "the bound of the stiffness; the implicit step loses the force in rounding"))
+    return 1;
   if (num(c, "friction", "friction (mu)", r->friction, R_NONNEG, "")) return 1;
+  if (at_most(c, "friction", r->friction, CM_FRICTION_MAX, "",
+              "measured dry friction coefficients are below 10"))
+    return 1;
   if (!(r->stick_velocity >= 1e-9 && r->stick_velocity <= 1))
     return fail(c, "stick_velocity",
                 "stick_velocity must be in [1e-9, 1] m/s (got %.10g): the slip speed below which "
@@ -620,7 +689,7 @@ static int check_joint(cmCheck* c, const cmJointDef* j, const cmBodyDef* body, i
     return fail(c, "bodies", "bodies must be two different bodies (got '%s' twice)",
                 is_world(j->body[0]) ? "world"
                                      : cm_msg_str(nb, sizeof nb, j->body[0], strlen(j->body[0])));
-  return vec(c, "anchor", j->anchor, 3);
+  return vec_max(c, "anchor", j->anchor, 3, CM_COORD_MAX, "m");
 }
 
 /* ---- scene ---- */

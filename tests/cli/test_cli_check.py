@@ -379,9 +379,33 @@ def test_contact_period(s):
     check(m is not None and abs(float(m.group(1)) - T) < 2e-3 * T, r.stdout)
 
 
+def test_rule_matching_nothing(s):
+    # a rule whose glob matches no alias (a typo) applies to no pair: check and run say so, with
+    # its line, instead of letting those pairs take another rule without a word
+    text = GOOD.replace('  - pair: [ball, "bl*"]', '  - pair: [balll, "bl*"]')
+    path = s.write("typo.yaml", text)
+    line = line_of(text, "- pair: [balll")
+    want = ("typo.yaml:%d:5: rule 2 (balll, bl*): 'balll' matches no body's alias" % line)
+    r = s.run("check", path)
+    expect_exit(r, 0, "check typo.yaml")
+    check(want in r.stdout and "notes: 1" in r.stdout, r.stdout)
+    check("the aliases are: ground, ball, blocks, wall" in r.stdout, r.stdout)
+    r = s.run("run", path, "-o", s.path("typo_out"), "--steps", "2")
+    expect_exit(r, 0, "run typo.yaml")
+    check("comply: note: " in r.stderr and want in r.stderr, r.stderr)
+    # the good scene's rules all match something: no note
+    r = s.run("check", s.write("good2.yaml", GOOD))
+    check("notes: 0" in r.stdout, r.stdout)
+    # a glob that matches only `world` (a joint's other side) is not a typo
+    text = GOOD + "  - pair: [ball, world]\n    law: contact_time\n"
+    r = s.run("check", s.write("world.yaml", text))
+    check("notes: 0" in r.stdout, r.stdout)
+
+
 if __name__ == "__main__":
     s = Suite()
     for t in (test_good, test_bad, test_many_bodies, test_initial_overlap, test_explicit_stability,
-              test_joint_law_none, test_deformable, test_auto_per_pair, test_contact_period):
+              test_joint_law_none, test_deformable, test_auto_per_pair, test_contact_period,
+              test_rule_matching_nothing):
         s.test(t)
     s.finish()

@@ -243,6 +243,11 @@ def test_bad_sweep_files(t):
         (SWEEP.replace("values: [1000, 2000]", "values: [1000, 2000]\n    range: {from: 1, "
                        "to: 2, count: 2}"), "sweep.yaml:5:5: vary[1]: expected either values"),
         (SWEEP.replace("[1000, 2000]", "[]"), "sweep.yaml:6:13: vary[1].values: the list is empty"),
+        # a key given twice (the first was taken, the second dropped without a word)
+        (SWEEP.replace("count: 3", "count: 3, count: 5"),
+         "vary[0].range.count: duplicate key (given at line 4 too)"),
+        (SWEEP + "scene: other.yaml\n", "scene: duplicate key (given at line 1 too)"),
+        (SWEEP.replace("box.yaml", "."), "sweep.yaml:1:8: scene: '.' is a directory, not a regular file"),
     ]
     for i, (text, want) in enumerate(cases):
         t.write("sweep.yaml", text)
@@ -250,6 +255,17 @@ def test_bad_sweep_files(t):
         expect_exit(r, 2, "bad sweep file %d" % i)
         check(want in r.stderr, "bad sweep file %d: %r\nexpected %r" % (i, r.stderr, want))
         check(not os.path.exists(t.path("badfile%d" % i)), "case %d: output created" % i)
+    # a FIFO, as the sweep file or as its scene, is refused at once (it blocked forever)
+    os.mkfifo(t.path("fifo.yaml"))
+    r = t.run("sweep", "fifo.yaml", "-o", "fifo_out")
+    expect_exit(r, 2, "sweep file a FIFO")
+    check("fifo.yaml: the sweep file is a FIFO (named pipe), not a regular file" in r.stderr,
+          r.stderr)
+    t.write("sweep.yaml", SWEEP.replace("box.yaml", "fifo.yaml"))
+    r = t.run("sweep", "sweep.yaml", "-o", "fifo_out2")
+    expect_exit(r, 2, "scene a FIFO")
+    check("sweep.yaml:1:8: scene: 'fifo.yaml' is a FIFO (named pipe), not a regular file"
+          in r.stderr, r.stderr)
     # usage
     expect_exit(t.run("sweep"), 2, "no sweep file")
     expect_exit(t.run("sweep", "sweep.yaml", "-j", "0"), 2, "-j 0")

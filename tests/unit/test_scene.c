@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "comply/mesh.h"
+#include "comply/model.h"
 #include "comply/scene.h"
 #include "core/internal.h"
 #include "test.h"
@@ -235,6 +236,17 @@ static void test_body_ranges(void) {
        (b.geom.type = CM_GEOM_PLANE, b.motion = CM_MOTION_FIXED, b.geom.normal[2] = 0));
   CASE("normal[0] must be a finite number",
        (b.geom.type = CM_GEOM_PLANE, b.motion = CM_MOTION_FIXED, b.geom.normal[0] = INFINITY));
+  CASE("position[2] must be at most 1e+50 m in magnitude (got 1e+300)", b.position[2] = 1e300);
+  CASE("com[0] must be at most 1e+50 m in magnitude (got -1e+51)",
+       (b.has_com = 1, b.com[0] = -1e51));
+  CASE("velocity must be zero on a body of motion fixed, which never moves (got [0, 1, 0])",
+       (b.motion = CM_MOTION_FIXED, b.velocity[1] = 1));
+  CASE("angular_velocity must be zero on a body of motion fixed",
+       (b.motion = CM_MOTION_FIXED, b.angular_velocity[2] = 3));
+  CASE("force must be zero on a body of motion fixed",
+       (b.motion = CM_MOTION_FIXED, b.force[0] = 1));
+  CASE("moment must be zero on a body of motion fixed",
+       (b.motion = CM_MOTION_FIXED, b.moment[0] = 1));
   CASE("density must be > 0 kg/m^3 (got 0)", b.density = 0);
   CASE("mass must be >= 0 kg (got -2)", b.mass = -2);
   CASE("mass must be >= 0 kg (got inf)", b.mass = INFINITY);
@@ -318,7 +330,7 @@ static void test_rule_ranges(void) {
   struct {
     const char* want;
     cmRuleDef r;
-  } c[32];
+  } c[40];
   int n = 0;
 #define CASE(WANT, STMT)                                                                           \
   do {                                                                                             \
@@ -341,6 +353,11 @@ static void test_rule_ranges(void) {
   CASE("stiffness must be > 0 N/m", r.stiffness = 0);
   CASE("damping must be >= 0 N s/m", r.damping = -1);
   CASE("friction (mu) must be >= 0 (got -0.1)", r.friction = -0.1);
+  CASE("friction must be at most 1e+06 (got 2000000)", r.friction = 2e6);
+  CASE("step_damping must be at most 1e+06 (got 1e+300)", r.step_damping = 1e300);
+  CASE("stiffness_damping must be at most 1e+06 s (got 2000000)", r.stiffness_damping = 2e6);
+  CASE("play must be at most 1e+50 m (got 1e+51)", r.play = 1e51);
+  CASE("damping must be at most 1e+20 N s/m (got 1e+21)", r.damping = 1e21);
   CASE("min_period must be >= 0 sub-steps (got -1)",
        (r.law = CM_LAW_AREA_COMPLIANT, r.min_period = -1));
   CASE("min_period must be >= 0 sub-steps (got nan)", (r.law = CM_LAW_LINEAR, r.min_period = NAN));
@@ -398,7 +415,7 @@ static void test_joints_and_options(void) {
   struct {
     const char* want;
     cmOptions o;
-  } c[12];
+  } c[16];
   int n = 0;
 #define CASE(WANT, STMT)                                                                           \
   do {                                                                                             \
@@ -412,7 +429,16 @@ static void test_joints_and_options(void) {
   CASE("scene.duration must be >= 0 s (got -1)", o.duration = -1);
   CASE("scene.steps must be an integer >= 0 (got -5)", o.steps = -5);
   CASE("scene.gravity[2] must be a finite number", o.gravity[2] = INFINITY);
-  CASE("scene.substeps must be an integer >= 1, or auto (got -1)", o.substeps = -1);
+  CASE("scene.substeps must be auto or an integer from 1 to 10000 (got -1)", o.substeps = -1);
+  CASE("scene.substeps must be auto or an integer from 1 to 10000 (got 10001)",
+       o.substeps = CM_SUBSTEPS_MAX + 1);
+  CASE("scene.gravity[0] must be at most 1e+10 m/s^2 in magnitude (got -2e+10)",
+       o.gravity[0] = -2e10);
+  CASE("scene.duration (0.0004 s) is shorter than half a step (scene.timestep 0.001 s), so no "
+       "step would run",
+       (o.timestep = 1e-3, o.duration = 4e-4));
+  CASE("scene.duration / scene.timestep = 1e+16 steps, more than the limit of 1e+15",
+       (o.timestep = 1e-16, o.duration = 1));
   CASE("output.every must be an integer >= 1 (got 0)", o.output_every = 0);
   CASE("scene.integrator must be one of implicit, explicit", o.integrator = (cmIntegrator)5);
   CASE("scene.solver_tolerance must be auto or a relative residual from 1e-12 to 0.0001 (got "
@@ -447,6 +473,37 @@ static void test_joints_and_options(void) {
   cm_scene_free(s);
 }
 
+/* a plane's normal is any non-zero finite vector: one beyond 1e154 (its square overflows) or
+ * below 1e-154 (underflows) is the same plane as the unit vector; it disabled the plane (a zero
+ * normal) or was called zero before */
+static void test_plane_normal_scale(void) {
+  static const double scale[] = {1, 1e160, 1e-300, 4e-320};
+  for (int i = 0; i < 4; i++) {
+    cmScene* s = cm_scene_new("t");
+    cmBodyDef b = cm_body_def_default();
+    b.name = "ground";
+    b.geom.type = CM_GEOM_PLANE;
+    b.motion = CM_MOTION_FIXED;
+    b.geom.normal[0] = 0;
+    b.geom.normal[1] = -3 * scale[i];
+    b.geom.normal[2] = 4 * scale[i];
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+    b = sphere_body("ball");
+    b.position[2] = 1;
+    CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 1);
+    cmModel* m = NULL;
+    CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
+    if (m) {
+      const double* pl = m->geom_plane + 4 * m->body_geom[0];
+      CHECK_NEAR(pl[0], 0, 0);
+      CHECK_NEAR(pl[1], -0.6, 1e-15);
+      CHECK_NEAR(pl[2], 0.8, 1e-15);
+    }
+    cm_model_free(m);
+    cm_scene_free(s);
+  }
+}
+
 int main(void) {
   RUN(test_defaults);
   RUN(test_add_copies);
@@ -456,5 +513,6 @@ int main(void) {
   RUN(test_body_ranges);
   RUN(test_rule_ranges);
   RUN(test_joints_and_options);
+  RUN(test_plane_normal_scale);
   return test_report();
 }

@@ -274,6 +274,26 @@ put("scene_mesh_zero_scale.yaml", scene("{sphere: {radius: 0.05, refine: 1}}",
                                         "{mesh: {file: ../../../examples/meshes/unit_cube.obj, "
                                         "scale: 0}}"))
 
+# found by an audit of every field (2026-12-07): each ran, or ran 0 steps, with exit 0 before
+put("scene_substeps_too_many.yaml", scene("  duration: 0.1\n", "  duration: 0.01\n  substeps: 2147483647\n"))
+put("scene_duration_below_half_step.yaml", scene("duration: 0.1", "duration: 0.0004"))
+put("scene_steps_too_many_from_duration.yaml", scene("timestep: 0.001", "timestep: 1e-300"))
+put("scene_gravity_huge.yaml", scene("  duration: 0.1\n", "  duration: 0.1\n  gravity: [0, 0, -1e300]\n"))
+put("scene_position_huge.yaml", scene("position: [0, 0, 0.2]", "position: [0, 0, 1e300]"))
+put("scene_com_huge.yaml", scene("    position: [0, 0, 0.2]\n",
+                                 "    position: [0, 0, 0.2]\n    com: [1e300, 0, 0]\n"))
+put("scene_joint_anchor_huge.yaml", SCENE + "joints:\n  - bodies: [ball, world]\n"
+                                            "    anchor: [0, 0, 1e300]\n")
+put("scene_fixed_body_velocity.yaml", scene("    motion: fixed\n",
+                                            "    motion: fixed\n    velocity: [1, 0, 0]\n"))
+put("scene_step_damping_huge.yaml", scene("law: contact_time", "law: area_compliant\n"
+                                          "    ka: 1.0e9\n    step_damping: 1e300"))
+put("scene_friction_huge.yaml", scene("law: contact_time", "law: contact_time\n    friction: 1e300"))
+put("scene_play_huge.yaml", scene("law: contact_time", "law: contact_time\n    play: 1e300"))
+put("scene_deformable_sphere_cells_list.yaml",
+    scene("    position: [0, 0, 0.2]\n", "    position: [0, 0, 0.2]\n    motion: deformable\n"
+          "    deformable: {cells: [3, 4, 5]}\n"))
+
 
 # ---------------------------------------------------------------- VTK XML PolyData, legacy VTK
 
