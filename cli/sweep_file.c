@@ -454,6 +454,9 @@ static int parse_range(yaml_document_t* d, yaml_node_t* r, SweepParam* p, long i
   for (int k = 0; k < 3; k++) {
     yaml_node_t* n = map_get(d, r, keys[k]);
     if (!n) return fail(err, errsz, r, "%s.%s: missing (a number)", field, keys[k]);
+    if (n->type == YAML_SCALAR_NODE && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+      return fail(err, errsz, n, "%s.%s: expected a number, not a quoted string (got '%s')",
+                  field, keys[k], scalar(n));
     if (parse_number(scalar(n), &v[k]))
       return fail(err, errsz, n, "%s.%s: expected a finite number (got '%s')", field, keys[k],
                   scalar(n) ? scalar(n) : "a list or mapping");
@@ -478,12 +481,18 @@ static int parse_range(yaml_document_t* d, yaml_node_t* r, SweepParam* p, long i
                 "(got %s to %s)",
                 field, scalar(map_get(d, r, "from")), scalar(map_get(d, r, "to")));
   long n = (long)v[2];
+  if (n == 1 && v[0] != v[1])
+    return fail(err, errsz, cn,
+                "%s.count: 1 would take from alone and drop to (got %s to %s): give count >= 2, "
+                "or values: [A] for one value",
+                field, scalar(map_get(d, r, "from")), scalar(map_get(d, r, "to")));
   p->value = calloc((size_t)n, sizeof *p->value);
   p->quoted = calloc((size_t)n, sizeof *p->quoted);
   if (!p->value || !p->quoted) return fail(err, errsz, NULL, "out of memory");
   for (long k = 0; k < n; k++) {
     double t = n > 1 ? (double)k / (double)(n - 1) : 0;
     double x = v[0] + (v[1] - v[0]) * t;
+    if (!isfinite(x)) x = v[0] * (1 - t) + v[1] * t; /* to - from beyond the largest double */
     if (logscale) {
       double a = log10(fabs(v[0])), b = log10(fabs(v[1]));
       x = copysign(pow(10, a + (b - a) * t), v[0]);
@@ -492,6 +501,8 @@ static int parse_range(yaml_document_t* d, yaml_node_t* r, SweepParam* p, long i
     /* 15 significant digits: 1e7, not the 9999999.999999998 of a rounded power */
     char buf[40];
     snprintf(buf, sizeof buf, "%.15g", x);
+    if (!isfinite(strtod(buf, NULL)))
+      return fail(err, errsz, r, "%s: value %ld of the range is not a finite number", field, k);
     sweep_format_number(strtod(buf, NULL), buf, sizeof buf);
     if (add_value(p, buf, 0)) return fail(err, errsz, NULL, "out of memory");
   }

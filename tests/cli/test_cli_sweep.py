@@ -248,6 +248,11 @@ def test_bad_sweep_files(t):
          "vary[0].range.count: duplicate key (given at line 4 too)"),
         (SWEEP + "scene: other.yaml\n", "scene: duplicate key (given at line 1 too)"),
         (SWEEP.replace("box.yaml", "."), "sweep.yaml:1:8: scene: '.' is a directory, not a regular file"),
+        # a quoted number (the scene files refuse them too), a count of 1 that dropped `to`
+        (SWEEP.replace("from: 1.0e7", "from: '1.0e7'"),
+         "sweep.yaml:4:19: vary[0].range.from: expected a number, not a quoted string"),
+        (SWEEP.replace("count: 3", "count: 1"),
+         "vary[0].range.count: 1 would take from alone and drop to (got 1.0e7 to 1.0e9)"),
     ]
     for i, (text, want) in enumerate(cases):
         t.write("sweep.yaml", text)
@@ -255,6 +260,16 @@ def test_bad_sweep_files(t):
         expect_exit(r, 2, "bad sweep file %d" % i)
         check(want in r.stderr, "bad sweep file %d: %r\nexpected %r" % (i, r.stderr, want))
         check(not os.path.exists(t.path("badfile%d" % i)), "case %d: output created" % i)
+    # a range wider than the largest double: finite values (it wrote -nan and inf), the two out
+    # of the rule's range rows of status invalid
+    t.write("sweep.yaml", "scene: box.yaml\nvary:\n  - path: interactions[0].step_damping\n"
+            "    range: {from: -1e308, to: 1e308, count: 3}\n")
+    r = t.run("sweep", "sweep.yaml", "-o", "wide", "-j", "1")
+    expect_exit(r, 1, "a range of -1e308 to 1e308")
+    rows = rows_of(t.path("wide", "sweep.csv"))
+    got = [row["interactions[0].step_damping"] for row in rows]
+    check(got == ["-1e+308", "0", "1e+308"], "values %r" % got)
+    check([row["status"] for row in rows] == ["invalid", "ok", "invalid"], "rows %r" % rows)
     # a FIFO, as the sweep file or as its scene, is refused at once (it blocked forever)
     os.mkfifo(t.path("fifo.yaml"))
     r = t.run("sweep", "fifo.yaml", "-o", "fifo_out")
