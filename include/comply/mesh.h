@@ -255,7 +255,8 @@ CM_API cmStatus cm_tetmesh_ball(double radius, int n, cmTetMesh** out);
 /* The boundary of a tet mesh: the faces that belong to one tet only, outward oriented, as a
  * closed triangle mesh over the boundary nodes, vertices in increasing node order. surf_node
  * (may be NULL; else room for mesh->nnode ints) receives the node index of each surface vertex:
- * surface vertex i is node surf_node[i]. NULL on no memory. */
+ * surface vertex i is node surf_node[i]. NULL on no memory, or when a tet's node index is out
+ * of range (cm_tetmesh_check names it). */
 CM_API cmMesh* cm_tetmesh_surface(const cmTetMesh* mesh, int* surf_node);
 
 /* Load a tet mesh, format by extension: .msh (gmsh 2.2 and 4.1, ASCII or binary), .vtu (VTK XML

@@ -44,7 +44,18 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
   *worst = -1;
   *speed = 0;
   for (int b = 0; b < m->nbody; b++) {
-    if (m->body_invmass[b] == 0) continue;
+    if (m->body_invmass[b] == 0) {
+      /* fixed and prescribed bodies move as given, at any speed; but a prescribed body whose
+       * position or orientation overflowed (a velocity of 1e308 m/s) is a non-finite state */
+      if (m->body_motion[b] == CM_MOTION_PRESCRIBED &&
+          !(cm_v3_isfinite(d->body_cpos + 3 * b) && isfinite(d->body_xquat[4 * b]) &&
+            cm_v3_isfinite(d->body_xquat + 4 * b + 1))) {
+        bad = 1;
+        *worst = b;
+        *speed = INFINITY;
+      }
+      continue;
+    }
     double v = cm_v3_norm(d->body_cvel + 3 * b);
     double w = cm_v3_norm(d->body_angvel + 3 * b) * body_radius(m, b);
     double s = v > w ? v : w;
@@ -123,7 +134,17 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
   double v0, w0;
   start_speed(m, d, body, &v0, &w0);
   double vmax = m->opt.max_speed;
-  if (isfinite(speed) && (v0 > vmax || w0 > vmax)) {
+  if (m->body_invmass[body] == 0) { /* a prescribed body's pose overflowed (cm_guard_check) */
+    snprintf(out, sz,
+             "prescribed body '%s': its position or orientation became non-finite at step %ld "
+             "(its velocity %.6g m/s and angular velocity %.6g rad/s carry it beyond the range "
+             "of a double): give it a velocity and a duration that keep it in the scene",
+             m->body_name[body], d->step + 1, cm_v3_norm(d->body_cvel + 3 * body),
+             cm_v3_norm(d->body_angvel + 3 * body));
+    return;
+  }
+  /* (the start's speed is the cause even where the step then overflowed to inf or nan) */
+  if (v0 > vmax || w0 > vmax) {
     const char* first = d->step == 0 ? "initial " : "";
     char when[64] = "";
     if (d->step > 0) snprintf(when, sizeof when, " at the start of step %ld", d->step);

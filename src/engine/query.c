@@ -5,6 +5,7 @@
 
 int cm_point_inside(const cmModel* m, const cmData* d, int body, const double p[3]) {
   if (!m || !d || !p || body < 0 || body >= m->nbody) return 0;
+  if (!cm_v3_isfinite(p)) return 0; /* (a NaN passed every test of the inside query as inside) */
   int g = m->body_geom[body];
   double t[3], local[3];
   cm_v3_sub(t, p, d->body_xpos + 3 * body);

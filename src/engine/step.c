@@ -111,20 +111,30 @@ static int auto_split(cmData* d, const cmStabScan* s, int rest, int taken) {
  * non-finite one before it reaches the broadphase, naming the body and the field */
 static int state_finite(const cmModel* m, cmData* d) {
   static const char* const names[] = {"position (body_cpos)", "orientation (body_xquat)",
-                                      "velocity (body_cvel)", "angular velocity (body_angvel)"};
+                                      "velocity (body_cvel)", "angular velocity (body_angvel)",
+                                      "applied force and moment (body_xfrc)"};
   for (int b = 0; b < m->nbody; b++) {
     const double* f[] = {d->body_cpos + 3 * b, d->body_xquat + 4 * b, d->body_cvel + 3 * b,
-                         d->body_angvel + 3 * b};
-    const int len[] = {3, 4, 3, 3};
-    for (int k = 0; k < 4; k++)
+                         d->body_angvel + 3 * b, d->body_xfrc + 6 * b};
+    const int len[] = {3, 4, 3, 3, 6};
+    for (int k = 0; k < 5; k++)
       for (int i = 0; i < len[k]; i++)
         if (!isfinite(f[k][i])) {
           snprintf(d->message, sizeof d->message,
-                   "body '%s': its %s[%d] is %g at the start of step %ld; the state was written "
-                   "non-finite by the caller (cm_step never leaves one)",
-                   m->body_name[b], names[k], i, f[k][i], d->step + 1);
+                   "body '%s': its %s[%d] is %g at the start of step %ld; %s non-finite by the "
+                   "caller (cm_step never leaves one)",
+                   m->body_name[b], names[k], i, f[k][i], d->step + 1,
+                   k == 4 ? "it was set" : "the state was written");
           return 0;
         }
+    const double* q = d->body_xquat + 4 * b;
+    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
+      snprintf(d->message, sizeof d->message,
+               "body '%s': its orientation (body_xquat) is the zero quaternion at the start of "
+               "step %ld; an orientation is a non-zero quaternion w x y z (normalised by the step)",
+               m->body_name[b], d->step + 1);
+      return 0;
+    }
   }
   return 1;
 }

@@ -184,7 +184,7 @@ static void kuhn_cells(const int n[3], int mirror, int* tet) {
 
 /* 1 if an n0 x n1 x n2 lattice's nodes and 6 n0 n1 n2 tets (x4 indices) fit an int */
 static int lattice_fits(const int n[3]) {
-  double nodes = (double)(n[0] + 1) * (n[1] + 1) * (n[2] + 1);
+  double nodes = ((double)n[0] + 1) * ((double)n[1] + 1) * ((double)n[2] + 1); /* n < INT_MAX */
   double tets = 24.0 * n[0] * n[1] * n[2];
   return nodes * 3 <= INT_MAX && tets <= INT_MAX;
 }
@@ -272,6 +272,11 @@ static const int TET_FACE[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
 cmMesh* cm_tetmesh_surface(const cmTetMesh* mesh, int* surf_node) {
   CM_ASSERT(mesh);
+  if (mesh->ntet < 0 || mesh->nnode < 0 || (mesh->ntet && (!mesh->tet || !mesh->node)))
+    return NULL;
+  /* node indices out of range (cm_tetmesh_check names them) would index past the nodes */
+  for (size_t i = 0; i < 4 * (size_t)mesh->ntet; i++)
+    if (mesh->tet[i] < 0 || mesh->tet[i] >= mesh->nnode) return NULL;
   size_t nf = 4 * (size_t)mesh->ntet;
   FaceKey* key = cm_calloc(nf ? nf : 1, sizeof(FaceKey));
   int* vid = cm_calloc((size_t)mesh->nnode + 1, sizeof(int));

@@ -378,15 +378,30 @@ static const char* out_of_range(const cmModel* m, const unsigned char* buf, long
 
 /* the first body whose saved state has a number that is not finite (*field: which array), or -1:
  * a step never leaves one (the step is undone), so such a file was not written by a run */
-static int nonfinite_body(int nbody, const unsigned char* buf, const char** field) {
+/* the first body whose state has a non-finite number (*field its column, *what "not finite")
+ * or a zero quaternion (*what "the zero quaternion"); -1 if none */
+static int nonfinite_body(int nbody, const unsigned char* buf, const char** field,
+                          const char** what) {
   const unsigned char* p = buf + HEADER_SIZE + STATE_SIZE + 8 * (size_t)NTOTAL;
   for (int b = 0; b < nbody; b++) {
 #define FINITE_STATE(type, name, rows, cols)                                                       \
-  for (int k = 0; k < (cols); k++, p += 8)                                                         \
-    if (!isfinite(get_f64(p))) {                                                                   \
+  {                                                                                                \
+    int zero = 1;                                                                                  \
+    for (int k = 0; k < (cols); k++, p += 8) {                                                     \
+      double v = get_f64(p);                                                                       \
+      if (!isfinite(v)) {                                                                          \
+        *field = #name;                                                                            \
+        *what = "not finite";                                                                      \
+        return b;                                                                                  \
+      }                                                                                            \
+      zero = zero && v == 0;                                                                       \
+    }                                                                                              \
+    if (zero && !strcmp(#name, "body_xquat")) {                                                    \
       *field = #name;                                                                              \
+      *what = "the zero quaternion";                                                               \
       return b;                                                                                    \
-    }
+    }                                                                                              \
+  }
     CM_DATA_STATE(FINITE_STATE)
 #undef FINITE_STATE
   }
@@ -462,11 +477,12 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     "to 2^62, or 2^30 for an int; a first step from 0 to the step; a body -1 to "
                     "the bodies' count - 1)",
                     path, field, value);
-  int b = nonfinite_body(m->nbody, buf, &field);
+  const char* what = "";
+  int b = nonfinite_body(m->nbody, buf, &field, &what);
   if (b >= 0)
     return cm_error(err, errsz, CM_ERR_PARSE,
-                    "checkpoint '%s' is corrupted: body %d ('%s') has a %s that is not finite",
-                    path, b, m->body_name[b], field);
+                    "checkpoint '%s' is corrupted: body %d ('%s') has a %s that is %s", path, b,
+                    m->body_name[b], field, what);
   /* the model's nodes (the fingerprint counts them), then the anchors */
   size_t end = body_end(m->nbody, m->nnode);
   uint64_t na = n >= end + 16 ? get_u64(buf + end) : UINT64_MAX;

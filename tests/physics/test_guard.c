@@ -98,6 +98,55 @@ static void test_nonfinite_state_refused(void) {
   cm_model_free(m);
 }
 
+/* a zero quaternion or a NaN applied force written by the caller: CM_ERR_ARG naming the field
+ * (the first was replaced by the identity without a word, the second misdiagnosed as a contact
+ * fault with CM_ERR_NUMERIC) */
+static void test_bad_caller_input_refused(void) {
+  cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 0, 0, 0);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  memset(d->body_xquat + 4, 0, 4 * sizeof(double));
+  CHECK(cm_step(m, d) == CM_ERR_ARG);
+  CHECK(strstr(d->message, "'ball'") && strstr(d->message, "zero quaternion"));
+  CHECK(d->step == 0 && d->body_xquat[4] == 0);
+  d->body_xquat[4] = 1;
+  d->body_xfrc[6 + 2] = NAN;
+  CHECK(cm_step(m, d) == CM_ERR_ARG);
+  CHECK(strstr(d->message, "applied force and moment (body_xfrc)[2]") != NULL);
+  d->body_xfrc[6 + 2] = 0;
+  CHECK(cm_step(m, d) == CM_OK && d->step == 1);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+/* a prescribed body carried beyond the range of a double: CM_ERR_NUMERIC naming it, the state
+ * of the step's start kept (cm_step returned CM_OK with a non-finite position, and the next step
+ * blamed the caller) */
+static void test_prescribed_overflow(void) {
+  cmScene* s = cm_scene_new("t");
+  cmBodyDef b = cm_body_def_default();
+  b.name = "pusher";
+  b.geom.type = CM_GEOM_SPHERE;
+  b.geom.radius = 0.1;
+  b.motion = CM_MOTION_PRESCRIBED;
+  b.velocity[0] = 1e308;
+  char err[256];
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+  s->opt.timestep = 1;
+  s->opt.steps = 3;
+  cmModel* m = NULL;
+  CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
+  cm_scene_free(s);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_OK && d->body_cpos[0] == 1e308);
+  CHECK(cm_step(m, d) == CM_ERR_NUMERIC);
+  CHECK(strstr(d->message, "prescribed body 'pusher'") && strstr(d->message, "non-finite"));
+  CHECK(d->step == 1 && d->body_cpos[0] == 1e308);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* more contact points than max_contacts: CM_ERR_LIMIT, nothing half-done */
 static void test_max_contacts(void) {
   cmModel* m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 50, 8, 0);
@@ -123,5 +172,7 @@ int main(void) {
   RUN(test_max_speed);
   RUN(test_nonfinite_state_refused);
   RUN(test_max_contacts);
+  RUN(test_bad_caller_input_refused);
+  RUN(test_prescribed_overflow);
   return test_report();
 }

@@ -261,6 +261,17 @@ static void test_rejects(void) {
     save(BAD, file, n);
     expect_reject(m, BAD, CM_ERR_PARSE, edit[k].what);
   }
+  /* the last body's orientation the zero quaternion (after its 3 position numbers): refused,
+   * as cm_step refuses it (it was read, and the step replaced it by the identity) */
+  memcpy(file, good, n);
+  memset(file + be - 8 * 19 + 8 * 3, 0, 8 * 4);
+  {
+    uint64_t sum = cm_fnv1a(CM_FNV_OFFSET, file, n - 8);
+    for (int i = 0; i < 8; i++)
+      file[n - 8 + i] = (unsigned char)(sum >> (8 * i));
+  }
+  save(BAD, file, n);
+  expect_reject(m, BAD, CM_ERR_PARSE, "has a body_xquat that is the zero quaternion");
   /* no such file */
   expect_reject(m, "no-such-checkpoint.bin", CM_ERR_IO, "cannot open");
 

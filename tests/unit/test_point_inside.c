@@ -52,6 +52,11 @@ static void test_box_and_plane(void) {
   CHECK(cm_point_inside(m, d, 2, p) == 0 && cm_point_inside(m, d, -1, p) == 0);
   CHECK(cm_point_inside(NULL, d, 1, p) == 0 && cm_point_inside(m, NULL, 1, p) == 0);
   CHECK(cm_point_inside(m, d, 1, NULL) == 0);
+  /* a point with a NaN or an infinite coordinate is inside nothing (it was inside the box) */
+  const double nonfinite[3][3] = {{NAN, 2, 3}, {1, 2, NAN}, {-INFINITY, -INFINITY, -INFINITY}};
+  for (int k = 0; k < 3; k++)
+    CHECK(cm_point_inside(m, d, 1, nonfinite[k]) == 0 &&
+          cm_point_inside(m, d, 0, nonfinite[k]) == 0);
   cm_data_free(d);
   cm_model_free(m);
 }

@@ -8,6 +8,7 @@
  * more boundary triangles. The ball's surface nodes lie on the sphere, so its volume is that of an
  * inscribed polyhedron: below 4/3 pi R^3, by O(h^2) (the chord error of a face of size h is
  * h^2 / (8 R)): halving h quarters the error. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,8 @@ static void test_bad_args(void) {
   CHECK(cm_tetmesh_box(size, bad_div, &m) == CM_ERR_ARG && m == NULL);
   const int huge[3] = {2000, 2000, 2000};
   CHECK(cm_tetmesh_box(size, huge, &m) == CM_ERR_ARG && m == NULL);
+  const int intmax[3] = {INT_MAX, 1, 1}; /* (n + 1 overflowed an int: UBSan) */
+  CHECK(cm_tetmesh_box(size, intmax, &m) == CM_ERR_ARG && m == NULL);
   CHECK(cm_tetmesh_ball(0, 4, &m) == CM_ERR_ARG && m == NULL);
   CHECK(cm_tetmesh_ball(-1, 4, &m) == CM_ERR_ARG && m == NULL);
   CHECK(cm_tetmesh_ball(NAN, 4, &m) == CM_ERR_ARG && m == NULL);
@@ -313,6 +316,27 @@ static void test_bad_args(void) {
   m = cm_tetmesh_new(0, 0);
   CHECK(m && m->nnode == 0 && m->ntet == 0);
   cm_tetmesh_free(m);
+  /* the surface of a mesh whose tet names a node out of range: NULL, nothing written past the
+   * nodes (it wrote past them: ASan); the same mesh in range gives the tet's 4 faces */
+  m = cm_tetmesh_new(4, 1);
+  CHECK(m != NULL);
+  if (m) {
+    const double p[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy(m->node, p, sizeof p);
+    const int bad[3] = {9, -1, 4};
+    for (int i = 0; i < 3; i++) {
+      int t[4] = {0, 1, 2, 3};
+      t[3] = bad[i];
+      memcpy(m->tet, t, sizeof t);
+      CHECK(cm_tetmesh_surface(m, NULL) == NULL);
+    }
+    const int good[4] = {0, 1, 2, 3};
+    memcpy(m->tet, good, sizeof good);
+    cmMesh* sm = cm_tetmesh_surface(m, NULL);
+    CHECK(sm && sm->nface == 4 && sm->nvert == 4);
+    cm_mesh_free(sm);
+    cm_tetmesh_free(m);
+  }
 }
 
 /* every allocation of new, box, ball, check and surface fails in turn: each failure is reported
