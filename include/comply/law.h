@@ -82,7 +82,9 @@ CM_API cmStatus cm_data_stability(const struct cmModel* m, struct cmData* d, cmS
 /* A user law: called once per contact point of the pairs using its rule, from one thread at a
  * time per data, with the contact's signed distance dist (m, < 0 in contact), the contact (points,
  * normal, area, flags) and the caller's context. It returns the response as the built-in laws do
- * (force <= 0 in N; compliance > 0 in m/N, or the contact is skipped). */
+ * (force <= 0 in N; compliance > 0 in m/N, or <= 0 to skip the contact; damping and step
+ * damping >= 0), every number finite: any other response makes cm_step refuse the step with
+ * CM_ERR_ARG, its message naming the rule, the values and the pair, the state unchanged. */
 typedef cmResponse (*cmLawFn)(void* ctx, double dist, const struct cmContact* contact);
 
 /* Make rule `rule` of a compiled model use fn instead of its built-in law (its method,

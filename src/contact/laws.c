@@ -33,6 +33,7 @@
  * are the user's), kept with its identity in the table of anchors (model/data_internal.h) and
  * lowered to the depth whenever the depth falls below it (o = min(o, d)), never raised. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "comply/law.h"
@@ -321,6 +322,30 @@ static void joint_rows(const cmModel* m, cmData* d, double h) {
     if (cm_joint_row(m, d, j, NULL, h, &p->row[p->nrow])) p->nrow++;
 }
 
+/* a user law's response is in its range (law.h): force finite and <= 0, compliance > 0 and
+ * finite or <= 0 (the contact skipped), damping and step damping finite and >= 0. Else the
+ * first such response of the step is described in d->message and law_bad set, for cm_step to
+ * refuse the step (a NaN force or a pulling one was dropped without a word: the body fell
+ * through); 0 then, so that the contact makes no row. */
+static int user_response_ok(const cmModel* m, cmData* d, int rule, const cmContact* c,
+                            const cmResponse* r) {
+  if (!(r->compliance > 0) && !isnan(r->compliance)) return 1; /* skipped, as documented */
+  if (isfinite(r->force) && r->force <= 0 && isfinite(r->compliance) && isfinite(r->damping) &&
+      r->damping >= 0 && isfinite(r->step_damping) && r->step_damping >= 0)
+    return 1;
+  cmDataPriv* p = cm_priv(d);
+  if (!p->law_bad)
+    snprintf(d->message, sizeof d->message,
+             "the user law of rule %d (cm_model_set_law) returned force %g N, compliance %g m/N, "
+             "damping %g N s/m and step damping %g for a contact of '%s' and '%s' at distance "
+             "%g m: the force must be finite and <= 0, the compliance finite and > 0 (or <= 0 to "
+             "skip the contact), the damping and the step damping finite and >= 0",
+             rule, r->force, r->compliance, r->damping, r->step_damping, m->body_name[c->body[0]],
+             m->body_name[c->body[1]], c->dist);
+  p->law_bad = 1;
+  return 0;
+}
+
 void cm_stage_laws(const cmModel* m, cmData* d, double h) {
   cmDataPriv* p = cm_priv(d);
   int nrow = m->njoint;
@@ -370,6 +395,7 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       cmResponse res = user.p                       ? user.fn(m->rule_law_ctx[P->rule], c->dist, c)
                        : rule->law == CM_LAW_LINEAR ? cm_law_linear(rule, c->dist)
                                                     : cm_law_area_compliant(rule, c->dist, c->area);
+      if (user.p && !user_response_ok(m, d, P->rule, c, &res)) continue;
       if (!(res.compliance > 0)) continue; /* zero area: no force (counted at detection) */
       cmRow* r = &p->row[p->nrow++];
       /* every field of the row is written below, the ones without a value of their own zero,

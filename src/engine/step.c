@@ -161,6 +161,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
   p->nanchor_save = p->nanchor;
   d->message[0] = 0;
   p->limit_hit = 0;
+  p->law_bad = 0;
   if (d->step == 0) {
     cm_energy_start(m, d);
     cm_depth_start(d);
@@ -191,6 +192,10 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     /* the law of the step: on a retry, its step damping and min_period are the attempt's before
      * the split (h * split), only the integration is finer (module comment) */
     TIMED(d, CM_TIMER_LAWS, cm_stage_laws(m, d, h * split));
+    if (p->law_bad) { /* a user law's response out of its range: d->message says which */
+      roll_back(m, d, t_step);
+      return CM_ERR_ARG;
+    }
     cmStabScan scan;
     cm_stability_scan(m, d, h, &scan);
     int rest = autosub ? auto_split(d, &scan, nsub - sub, taken) : 0;

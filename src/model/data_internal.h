@@ -85,6 +85,7 @@ typedef struct cmDataPriv {
   int maxcand;
   int* cand;     /* body a < body b, rule                                  (ncand x 3) */
   int limit_hit; /* 1 if this step exceeded opt.max_contacts */
+  int law_bad;   /* 1 if a user law returned a response out of its range (d->message says) */
   int nrow;      /* solver rows this step (arena) */
   cmRow* row;
   /* the identity of every contact of this step (narrowphase): 4 ints per contact, with its

@@ -79,8 +79,57 @@ static void test_hertz_like(void) {
   cm_model_free(m);
 }
 
+/* a user law that returns a response out of its range (a NaN or pulling force, a NaN
+ * compliance, a negative damping): cm_step refuses the step with CM_ERR_ARG naming the rule and
+ * the values, the state of the step's start kept (the contact was dropped without a word: the
+ * box fell through); a compliance of 0 still skips the contact, as law.h documents */
+typedef struct BadLaw {
+  int which;
+} BadLaw;
+
+static cmResponse bad_law(void* ctx, double dist, const cmContact* c) {
+  const BadLaw* b = ctx;
+  cmResponse res = {2e5 * dist, 1.0 / 2e5, 0, 1};
+  (void)c;
+  switch (b->which) {
+  case 0: res.force = NAN; break;
+  case 1: res.force = 1e3; break;
+  case 2: res.compliance = NAN; break;
+  case 3: res.damping = -1; break;
+  case 4: res.step_damping = INFINITY; break;
+  case 5: res.compliance = 0; break; /* skip: allowed */
+  }
+  return res;
+}
+
+static void test_bad_user_law(void) {
+  for (int which = 0; which < 6; which++) {
+    BadLaw bl = {which};
+    cmModel* m = box_scene(CM_LAW_LINEAR);
+    if (!m) return;
+    CHECK(cm_model_set_law(m, 1, bad_law, &bl) == CM_OK);
+    cmData* d = cm_data_new(m);
+    cmStatus st = CM_OK;
+    long i = 0;
+    for (; i < 200 && st == CM_OK; i++) st = cm_step(m, d);
+    if (which < 5) {
+      /* the box, 5 mm above the ground, lands within 40 steps: the step of its first contact
+       * is refused, the box still above the ground */
+      CHECK(st == CM_ERR_ARG && d->step > 0 && d->step < 40 && i == d->step + 1);
+      CHECK(strstr(d->message, "the user law of rule 1") && strstr(d->message, "'box'"));
+      printf("  bad law %d: refused at step %ld, z %.6g m\n", which, d->step + 1, d->body_xpos[5]);
+      CHECK(d->body_xpos[5] > 0.02);
+    } else {
+      CHECK(st == CM_OK && d->step == 200 && d->body_xpos[5] < 0); /* no contact: it falls */
+    }
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+}
+
 int main(void) {
   RUN(test_user_linear_is_identical);
   RUN(test_hertz_like);
+  RUN(test_bad_user_law);
   return test_report();
 }
