@@ -1,6 +1,6 @@
 /* comply: core public types shared by every part of the API.
  *
- * Errors come in three tiers (see docs/api.md):
+ * Errors come in three tiers (docs/architecture.md, "Errors"):
  *   - programmer errors (NULL where an object is required) are assertions;
  *   - recoverable errors (parse, I/O, bad values) return a cmStatus and write a
  *     human-readable message into a caller-supplied buffer `err` of size `errsz`

@@ -802,6 +802,7 @@ cmStatus cm_mesh_repair_map(cmMesh* mesh, double weld_tol, const char* name,
     source[v] = v;
   cmMeshRepairReport r;
   memset(&r, 0, sizeof r);
+  if (err && errsz) err[0] = 0; /* CM_OK leaves it empty */
   const char* nm = name ? name : "mesh";
   if (out) *out = r;
   /* what the repair cannot fix: non-finite coordinates, indices out of range */
@@ -891,6 +892,7 @@ cmStatus cm_mesh_repair_map(cmMesh* mesh, double weld_tol, const char* name,
   cm_free(newidx);
   cm_free(used);
   cm_free(vert);
+  if (err && errsz) err[0] = 0; /* (the first check's message, of the mesh before the repair) */
   st = cm_mesh_check(mesh, name, &rep, err, errsz);
   r.volume = rep.volume;
   if (out) *out = r;
@@ -919,7 +921,8 @@ static void part(char* buf, size_t sz, size_t* at, const char* fmt, ...) {
 #define S(n) ((n) == 1 ? "" : "s")
 
 int cm_mesh_repair_text(const cmMeshRepairReport* r, char* buf, size_t bufsz) {
-  CM_ASSERT(r && buf && bufsz > 0);
+  CM_ASSERT(r);
+  if (!buf || bufsz == 0) return r->changes; /* (core.h: a buffer may be NULL/0) */
   size_t at = 0;
   buf[0] = 0;
   if (r->weld_group)

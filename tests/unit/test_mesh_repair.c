@@ -45,6 +45,7 @@ static cmMeshRepairReport repair_unit_cube(cmMesh* m, double vtol) {
   cmStatus st = cm_mesh_repair(m, -1, "cube.obj", &r, err, sizeof err);
   if (st != CM_OK) fprintf(stderr, "  %s\n", err);
   CHECK(st == CM_OK);
+  CHECK(err[0] == 0); /* (the fault of the mesh before the repair was left in err) */
   CHECK(cm_mesh_check(m, "cube.obj", NULL, err, sizeof err) == CM_OK);
   CHECK(m->nvert == 8 && m->nface == 12);
   cmMassProperties mp;
@@ -76,6 +77,7 @@ static void test_duplicate_faces(void) {
   CHECK(r.flipped_face == 0 && r.flipped_shell == 0 && r.degenerate_face == 0);
   char text[256];
   CHECK(cm_mesh_repair_text(&r, text, sizeof text) == 2);
+  CHECK(cm_mesh_repair_text(&r, NULL, 0) == 2 && cm_mesh_repair_text(&r, text, 0) == 2);
   CHECK(contains(text, "dropped 8 unused vertices; dropped 12 duplicate faces"));
   cm_mesh_free(m);
 }
