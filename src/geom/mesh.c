@@ -7,6 +7,7 @@
  *   a_v = sum_{f ni v} A_f n_f / 3,
  * the vertex's share of the surface used for vertex contact areas (SPEC 5). For a closed mesh
  * sum_v a_v = sum_f A_f n_f = 0 (the surface integral of n over a closed surface vanishes). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,29 @@ void cm_mesh_ref_point(const cmMesh* mesh, double r[3]) {
     cm_v3_scale(r, s, 1.0 / (double)n);
   else
     cm_v3_set(r, 0, 0, 0);
+  /* unused vertices far away (allowed, reported) can put the mean off the mesh, and the volume's
+   * products then cancel catastrophically (a unit tetrahedron with 996 unused vertices 1e6 m
+   * away came out -40 m^3, "inverted"): outside the box of the vertices the faces use, the
+   * point is that box's centre. A mean of the used vertices alone is always inside it, so a
+   * mesh that uses every vertex keeps its point. */
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < 3 * (size_t)(mesh->nface > 0 ? mesh->nface : 0); i++) {
+    int v = mesh->face[i];
+    if (v < 0 || v >= mesh->nvert) continue;
+    const double* p = mesh->vert + 3 * (size_t)v;
+    if (!cm_mesh_coord_ok(p)) continue;
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], p[k]);
+      hi[k] = fmax(hi[k], p[k]);
+    }
+  }
+  if (!(lo[0] <= hi[0])) return; /* no face uses a finite vertex */
+  for (int k = 0; k < 3; k++)
+    if (!(r[k] >= lo[k] && r[k] <= hi[k])) {
+      for (int j = 0; j < 3; j++)
+        r[j] = 0.5 * lo[j] + 0.5 * hi[j];
+      return;
+    }
 }
 
 static int edge_cmp(const void* pa, const void* pb) {

@@ -29,8 +29,10 @@ cmMesh* cm_mesh_wrap(double* vert, int nvert, int* face, int nface);
 /* 1 if every face index is in 0..nvert-1 */
 int cm_mesh_indices_valid(const cmMesh* mesh);
 
-/* the mean of the finite vertices (origin if none): subtracting it before forming products keeps
- * volume and moment integrals accurate for meshes far from the origin */
+/* the mean of the finite vertices (origin if none), or the centre of the box of the vertices
+ * the faces use where the mean is outside that box (unused vertices far away): subtracting it
+ * before forming products keeps volume and moment integrals accurate for meshes far from the
+ * origin */
 void cm_mesh_ref_point(const cmMesh* mesh, double r[3]);
 
 /* The findings of cm_mesh_diagnose that need no weld (duplicate faces of a closed mesh, shells,

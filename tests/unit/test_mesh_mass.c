@@ -95,6 +95,26 @@ static void test_tetrahedron(void) {
   m->face[0] = 7;
   CHECK(cm_mesh_mass_properties(m, &mp) == CM_ERR_ARG);
   cm_mesh_free(m);
+
+  /* the same tetrahedron with 996 unused vertices 1e6 m away (allowed, reported by the check):
+   * its volume and centre as alone (the mean of every vertex as the products' reference point
+   * gave -40 m^3, an "inverted" mesh, and the repair turned it inside out) */
+  m = cm_mesh_new(1000, 4);
+  memcpy(m->vert, v, sizeof v);
+  memcpy(m->face, f, sizeof f);
+  for (int i = 4; i < 1000; i++) {
+    m->vert[3 * i] = 1e6 + i;
+    m->vert[3 * i + 1] = 1e6;
+    m->vert[3 * i + 2] = -1e6;
+  }
+  CHECK(cm_mesh_mass_properties(m, &mp) == CM_OK);
+  CHECK_REL(mp.volume, 1.0 / 6, 1e-12);
+  for (int k = 0; k < 3; k++)
+    CHECK_REL(mp.com[k], 0.25, 1e-12);
+  char err[256];
+  cmMeshReport rep;
+  CHECK(cm_mesh_check(m, "tet", &rep, err, sizeof err) == CM_OK && rep.unused_vert == 996);
+  cm_mesh_free(m);
 }
 
 /* area vectors: sum_v a_v = sum_f A_f n_f = 0 for a closed surface; on a side of a box (normal
