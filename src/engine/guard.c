@@ -93,8 +93,9 @@ static void start_speed(const cmModel* m, const cmData* d, int b, double* v, dou
   CM_DATA_STATE(COLUMN)
 #undef COLUMN
   const double* s = cm_priv(d)->save + ncol * (size_t)b;
-  *v = cm_v3_norm(s + cvel);
-  *w = cm_v3_norm(s + angvel) * body_radius(m, b);
+  /* (hypot: a velocity of 1e300 m/s is 1e300, not the inf of its square's root) */
+  *v = hypot(hypot(s[cvel], s[cvel + 1]), s[cvel + 2]);
+  *w = hypot(hypot(s[angvel], s[angvel + 1]), s[angvel + 2]) * body_radius(m, b);
 }
 
 /* "; pair A <-> B (rule 1, contact_time, explicit)" or "; joint 0 A <-> world (...)" */

@@ -78,6 +78,14 @@ static void test_max_speed(void) {
   CHECK(d->step == 0 && d->body_cvel[5] == 2e4);
   cm_data_free(d);
   cm_model_free(m);
+  /* a speed whose square overflows is named as it is (it was "inf m/s") */
+  m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 1e300, 0, 0, 0);
+  if (!m) return;
+  d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_ERR_NUMERIC);
+  CHECK(strstr(d->message, "initial velocity of body 'ball' is 1e+300 m/s") != NULL);
+  cm_data_free(d);
+  cm_model_free(m);
 }
 
 /* a state the caller wrote non-finite (cmData is public) is refused before it reaches the
