@@ -26,7 +26,8 @@ CM_API cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out
  * off and the files are reopened for appending; with m->opt.vtk, scene.pvd is rebuilt from the
  * frames kept (the steps left in bodies.csv) and the .vtu files of the frames cut off are
  * removed. A missing bodies.csv or contacts.csv is created with its header. Errors (a file
- * that is not a comply CSV or whose steps go back, I/O) name the path and line. */
+ * that is not a comply CSV or whose steps go back, I/O) name the path and line; a last_step
+ * below 0 is CM_ERR_ARG. */
 CM_API cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmOutput** out,
                                  char* err, size_t errsz);
 /* append the current state (one row per body) and contacts (one row per body pair in contact);

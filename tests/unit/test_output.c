@@ -307,6 +307,10 @@ static void test_open_errors(void) {
   remove(path);
 
   CHECK(cm_output_open(&fk.m, "", &out, err, sizeof err) == CM_ERR_ARG);
+  /* a resume before step 0 (every row cut, the initial one too): refused, nothing touched */
+  out = (cmOutput*)&fk;
+  CHECK(cm_output_resume(&fk.m, g_tmp, -1, &out, err, sizeof err) == CM_ERR_ARG && out == NULL);
+  CHECK(strstr(err, "last_step must be >= 0 (got -1)") != NULL);
 }
 
 int main(void) {
