@@ -266,6 +266,8 @@ CM_API cmRuleDef cm_rule_def_default(void);
  * volumes overflow); and of a component of gravity, m/s^2 (ultracentrifuges reach 1e7) */
 #define CM_COORD_MAX 1e50
 #define CM_GRAVITY_MAX 1e10
+/* the largest magnitude of an entry of a given inertia tensor, kg m^2 */
+#define CM_INERTIA_MAX 1e90
 
 /* a soft point link between two bodies, or a body and the world */
 typedef struct cmJointDef {

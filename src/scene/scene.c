@@ -341,6 +341,11 @@ static int check_inertia(cmCheck* c, const double I[9]) {
   double scale = 0;
   for (int i = 0; i < 9; i++)
     scale = fmax(scale, fabs(I[i]));
+  /* its minors and eigenvalues multiply three entries (1e300 became nan and inf, reported as a
+   * tensor of the body's line); 1e90 kg m^2 is a mass of 1e30 kg 1e30 m from its centre */
+  if (scale > CM_INERTIA_MAX)
+    return fail(c, f, "inertia entries must be at most %g kg m^2 in magnitude (got %.10g)",
+                CM_INERTIA_MAX, scale);
   static const int off[3][2] = {{1, 3}, {2, 6}, {5, 7}};
   for (int k = 0; k < 3; k++) {
     int a = off[k][0], b = off[k][1];

@@ -247,6 +247,8 @@ static void test_body_ranges(void) {
        (b.motion = CM_MOTION_FIXED, b.force[0] = 1));
   CASE("moment must be zero on a body of motion fixed",
        (b.motion = CM_MOTION_FIXED, b.moment[0] = 1));
+  CASE("inertia entries must be at most 1e+90 kg m^2 in magnitude (got 1e+300)",
+       (b.has_inertia = 1, b.inertia[0] = b.inertia[4] = b.inertia[8] = 1e300));
   CASE("density must be > 0 kg/m^3 (got 0)", b.density = 0);
   CASE("mass must be >= 0 kg (got -2)", b.mass = -2);
   CASE("mass must be >= 0 kg (got inf)", b.mass = INFINITY);

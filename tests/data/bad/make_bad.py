@@ -282,6 +282,8 @@ put("scene_gravity_huge.yaml", scene("  duration: 0.1\n", "  duration: 0.1\n  gr
 put("scene_position_huge.yaml", scene("position: [0, 0, 0.2]", "position: [0, 0, 1e300]"))
 put("scene_com_huge.yaml", scene("    position: [0, 0, 0.2]\n",
                                  "    position: [0, 0, 0.2]\n    com: [1e300, 0, 0]\n"))
+put("scene_inertia_huge.yaml", scene("    position: [0, 0, 0.2]\n", "    position: [0, 0, 0.2]\n"
+                                     "    mass: 1\n    inertia: [1e300, 1e300, 1e300]\n"))
 put("scene_joint_anchor_huge.yaml", SCENE + "joints:\n  - bodies: [ball, world]\n"
                                             "    anchor: [0, 0, 1e300]\n")
 put("scene_fixed_body_velocity.yaml", scene("    motion: fixed\n",
