@@ -191,7 +191,8 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   CM_ASSERT(out);
   *out = NULL;
   if (last_step < 0) /* (a checkpoint's step is >= 0; -1 cut every row, the initial one too) */
-    return cm_error(err, errsz, CM_ERR_ARG, "cm_output_resume: last_step must be >= 0 (got %ld)",
+    return cm_error(err, errsz, CM_ERR_ARG,
+                    "%s: cm_output_resume: last_step must be >= 0 (got %ld)", dir ? dir : "",
                     last_step);
   cmOutput* o = NULL;
   cmStatus st = cm_output_init(m, dir, &o, err, errsz);
