@@ -43,9 +43,10 @@ static int steps_add(StepList* l, long s) {
 
 /* Scan a CSV written by comply: check the header, find the byte offset *cut just after the last
  * complete row with step <= last, and list the distinct steps kept and cut off (either list may
- * be NULL). *cut is 0 for a file without a complete header line. */
-static cmStatus scan(const char* path, const char* header, long last, long* cut, StepList* kept,
-                     StepList* dropped, char* err, size_t errsz) {
+ * be NULL). *cut is 0 for a file without a complete header line. With per_step > 0, every step
+ * kept must have that many rows (bodies.csv: one per body of the scene). */
+static cmStatus scan(const char* path, const char* header, long last, long per_step, long* cut,
+                     StepList* kept, StepList* dropped, char* err, size_t errsz) {
   *cut = 0;
   FILE* f = fopen(path, "rb");
   if (!f) {
@@ -55,7 +56,7 @@ static cmStatus scan(const char* path, const char* header, long last, long* cut,
   size_t hlen = strlen(header); /* newline included */
   unsigned char buf[65536];
   size_t got, hi = 0;
-  long pos = 0, line = 1, step = 0, prev = 0;
+  long pos = 0, line = 1, step = 0, prev = 0, nrow = 0; /* nrow: rows of step prev so far */
   int in_header = 1, ndig = 0, have_step = 0;
   cmStatus st = CM_OK;
   while (st == CM_OK && (got = fread(buf, 1, sizeof buf, f)) > 0) {
@@ -100,6 +101,14 @@ static cmStatus scan(const char* path, const char* header, long last, long* cut,
                       path, line, step, prev);
         break;
       }
+      if (per_step > 0 && line > 2 && step != prev && prev <= last && nrow != per_step) {
+        st = cm_error(err, errsz, CM_ERR_ARG,
+                      "'%s' line %ld: step %ld has %ld rows, but this scene has %ld bod%s: not "
+                      "the outputs of this scene's run",
+                      path, line - 1, prev, nrow, per_step, per_step == 1 ? "y" : "ies");
+        break;
+      }
+      nrow = line > 2 && step == prev ? nrow + 1 : 1;
       prev = step;
       if (step <= last) {
         *cut = pos + 1;
@@ -115,6 +124,11 @@ static cmStatus scan(const char* path, const char* header, long last, long* cut,
   }
   if (st == CM_OK && ferror(f))
     st = cm_error(err, errsz, CM_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  if (st == CM_OK && per_step > 0 && line > 2 && prev <= last && nrow != per_step)
+    st = cm_error(err, errsz, CM_ERR_ARG,
+                  "'%s' line %ld: step %ld has %ld rows, but this scene has %ld bod%s: not the "
+                  "outputs of this scene's run",
+                  path, line - 1, prev, nrow, per_step, per_step == 1 ? "y" : "ies");
   fclose(f);
   if (st == CM_ERR_NOMEM) return cm_error(err, errsz, st, "out of memory reading '%s'", path);
   return st;
@@ -200,9 +214,22 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   remove_leftovers(o->dir);
   StepList kept = {NULL, 0, 0}, dropped = {NULL, 0, 0};
   long cut_b = 0, cut_c = 0;
-  st = scan(o->bodies_path, CM_BODIES_HEADER, last_step, &cut_b, &kept, &dropped, err, errsz);
+  st = scan(o->bodies_path, CM_BODIES_HEADER, last_step, m->nbody, &cut_b, &kept, &dropped, err,
+            errsz);
+  /* the frames kept must reach the checkpoint's: the last one written at or before last_step
+   * (every output.every steps, or last_step itself); a folder of a shorter run, or of a run
+   * of another scene, would get the restarted run's rows after a gap (exit 0) */
+  long every = m->opt.output_every > 0 ? m->opt.output_every : 1;
+  long want = last_step - last_step % every, got = kept.n ? kept.step[kept.n - 1] : -1;
+  if (st == CM_OK && cut_b > 0 && got != want && got != last_step)
+    st = cm_error(err, errsz, CM_ERR_ARG,
+                  "'%s' holds frames up to step %ld, but the checkpoint continues from step %ld "
+                  "(its last frame: step %ld): not the outputs of this checkpoint's run; restart "
+                  "into that run's folder, or into an empty one",
+                  o->bodies_path, got, last_step, want);
   if (st == CM_OK)
-    st = scan(o->contacts_path, CM_CONTACTS_HEADER, last_step, &cut_c, NULL, NULL, err, errsz);
+    st = scan(o->contacts_path, CM_CONTACTS_HEADER, last_step, 0, &cut_c, NULL, NULL, err,
+              errsz);
   if (st == CM_OK) st = reopen(o->bodies_path, CM_BODIES_HEADER, cut_b, &o->bodies, err, errsz);
   if (st == CM_OK)
     st = reopen(o->contacts_path, CM_CONTACTS_HEADER, cut_c, &o->contacts, err, errsz);

@@ -203,6 +203,21 @@ def test_rejected_checkpoints(s):
     check("missing.bin" in r.stderr, "message %r" % r.stderr)
     # the outputs were not touched by the rejected restarts
     check(read_bodies(os.path.join(out, "bodies.csv"))[-1]["step"] == 100, "bodies.csv changed")
+    # a folder whose outputs are not the checkpoint's run: a shorter run (its rows ended at step
+    # 30, and the restart appended step 101 on, exit 0), or a run of another scene (its bodies'
+    # rows kept, the restarted run's appended after them)
+    short = s.path("rej_short")
+    expect_exit(s.run("run", scene(s), "-o", short, "--steps", 30, "-q"), 0, "short run")
+    r = s.run("run", scene(s), "-o", short, "--steps", 200, "--restart", ckpt, "-q")
+    expect_exit(r, 2, "restart into a shorter run's folder")
+    check("holds frames up to step 30, but the checkpoint continues from step 100" in r.stderr,
+          "message %r" % r.stderr)
+    check(read_bodies(os.path.join(short, "bodies.csv"))[-1]["step"] == 30, "bodies.csv changed")
+    alien = s.path("rej_alien")
+    expect_exit(s.run("run", other, "-o", alien, "-q"), 0, "another scene's run")
+    r = s.run("run", scene(s), "-o", alien, "--steps", 200, "--restart", ckpt, "-q")
+    expect_exit(r, 2, "restart into another scene's folder")
+    check("step 0 has 1 rows, but this scene has" in r.stderr, "message %r" % r.stderr)
     # usage errors
     for bad in (["--checkpoint-every", "0"], ["--checkpoint-every", "x"], ["--restart"], ["--restart", ""]):
         expect_exit(s.run("run", scene(s), "-o", out, *bad), 2, "comply run " + " ".join(bad))
