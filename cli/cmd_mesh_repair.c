@@ -7,22 +7,54 @@
  * repaired) and the remaining cause is printed; the exit status is then 2. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
-/* OBJ: "v x y z" with round-trip precision, "f a b c" 1-based; 0 on success */
+/* OBJ: "v x y z" with round-trip precision, "f a b c" 1-based, written to PATH.tmp and renamed
+ * over path only once complete (OUT may be IN: a failed write must not lose it); 0 on success,
+ * else -1 with errno set */
 static int write_obj(const char* path, const cmMesh* m) {
-  FILE* f = fopen(path, "w");
-  if (!f) return -1;
+  size_t n = strlen(path);
+  char* tmp = malloc(n + 5);
+  if (!tmp) return -1;
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".tmp", 5);
+  FILE* f = fopen(tmp, "w");
+  if (!f) {
+    int e = errno;
+    free(tmp);
+    errno = e;
+    return -1;
+  }
   fprintf(f, "# written by comply mesh-repair\n");
   for (int v = 0; v < m->nvert; v++)
     fprintf(f, "v %.17g %.17g %.17g\n", m->vert[3 * v], m->vert[3 * v + 1], m->vert[3 * v + 2]);
   for (int t = 0; t < m->nface; t++)
     fprintf(f, "f %d %d %d\n", m->face[3 * t] + 1, m->face[3 * t + 1] + 1, m->face[3 * t + 2] + 1);
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
+  int bad = ferror(f), e = errno;
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (!bad && rename(tmp, path) != 0) {
+    bad = 1;
+    e = errno;
+  }
+  if (bad) remove(tmp);
+  free(tmp);
+  errno = e;
   return bad ? -1 : 0;
+}
+
+/* 1 if path ends in ".obj" (any case) */
+static int is_obj(const char* path) {
+  size_t n = strlen(path);
+  return n > 4 && strcasecmp(path + n - 4, ".obj") == 0;
 }
 
 int cmd_mesh_repair(int argc, char** argv) {
@@ -61,6 +93,13 @@ int cmd_mesh_repair(int argc, char** argv) {
     i++;
   }
   if (npath < 2) return cli_usage_error("mesh-repair", npath ? "missing OUT" : "missing IN");
+  /* the format of a mesh file is its extension: OBJ text in a .stl or .ply could not be read
+   * back (and OUT = IN destroyed the input) */
+  if (!is_obj(path[1]))
+    return cli_usage_error("mesh-repair",
+                           "OUT '%s' must end in .obj: mesh-repair writes Wavefront OBJ, and a "
+                           "mesh file's format is its extension",
+                           path[1]);
 
   char err[2048];
   cmMesh* mesh = NULL;
@@ -77,7 +116,8 @@ int cmd_mesh_repair(int argc, char** argv) {
   printf("file: %s\nrepaired: %s\n", path[0], text);
   if (write_obj(path[1], mesh) != 0) {
     cm_mesh_free(mesh);
-    return cli_error(CLI_USAGE, "%s: cannot write the repaired mesh", path[1]);
+    return cli_error(CLI_USAGE, "'%s': cannot write the repaired mesh: %s", path[1],
+                     strerror(errno));
   }
   printf("wrote: %s (%d vertices, %d faces)\n", path[1], mesh->nvert, mesh->nface);
   cm_mesh_free(mesh);

@@ -76,7 +76,8 @@ static const Command COMMANDS[] = {
      "\n"
      "exit status: 0 the mesh is valid; 2 it cannot be read or is not a valid closed solid.\n"},
     {"mesh-repair", cmd_mesh_repair, "comply mesh-repair IN OUT [--scale S] [--weld TOL]",
-     "Load a mesh (.obj, .stl, .ply), apply the safe repairs and write the result to OUT as OBJ:\n"
+     "Load a mesh (.obj, .stl, .ply), apply the safe repairs and write the result to OUT as OBJ\n"
+     "(OUT must end in .obj; it may be IN: it is replaced only once written whole):\n"
      "weld vertices within a tolerance, drop faces of zero area and duplicate faces, close holes\n"
      "of 3 edges, flip faces against the majority of their shell and reverse shells of negative\n"
      "volume, drop unused vertices. Prints what changed, then whether the mesh now passes every\n"

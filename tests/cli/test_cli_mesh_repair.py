@@ -138,6 +138,16 @@ def test_bad_args(s):
     r = s.run("mesh-repair", path)
     expect_exit(r, 2, "missing OUT")
     check("missing OUT" in r.stderr, r.stderr)
+    # OUT is OBJ: a .stl or .ply name (OBJ text there could not be read back, and OUT = IN
+    # destroyed the input) is refused, nothing written
+    for name in ("o.stl", "o.ply", "o"):
+        r = s.run("mesh-repair", path, s.path(name))
+        expect_exit(r, 2, "mesh-repair to %s" % name)
+        check("must end in .obj" in r.stderr and not os.path.exists(s.path(name)), r.stderr)
+    # OUT = IN: repaired in place, the result readable
+    expect_exit(s.run("mesh-repair", path, path), 0, "mesh-repair in place")
+    expect_exit(s.run("mesh-info", path), 0, "mesh-info of the mesh repaired in place")
+    check(not os.path.exists(path + ".tmp"), "the temporary file is left")
 
 
 if __name__ == "__main__":
