@@ -12,6 +12,7 @@ into that Data (take .copy() to keep).
 
 import ctypes
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -58,7 +59,7 @@ def _set_deformable(f, spec, what):
             f.has_fixed = 1
         elif k == "attach":
             body, (lo, hi) = v
-            f.attach = os.fsencode(body)
+            f.attach = _cstr(body)
             f.attach_min[:] = [float(x) for x in lo]
             f.attach_max[:] = [float(x) for x in hi]
         elif k in ("young", "poisson"):
@@ -96,7 +97,7 @@ def _set_field(struct, key, value, enum_kind=None, where="definition"):
     if enum_kind is not None:
         setattr(struct, key, _enum(enum_kind, value))
     elif ftype is L.c_char_p:
-        setattr(struct, key, None if value is None else os.fsencode(value))
+        setattr(struct, key, None if value is None else _cstr(value))
     elif issubclass(ftype, ctypes.Array):
         vals = np.asarray(value, dtype=float).ravel()
         arr = getattr(struct, key)
@@ -180,6 +181,15 @@ _RULE_ENUMS = {"law": "law", "method": "method", "direction": "direction", "mass
                "integration": "integration"}
 
 
+def _cstr(value, what="a string"):
+    """value as the bytes of a C string; a NUL inside would cut it there (a checkpoint written
+    to 'state' for 'state\\0.ckpt', body 'a\\0b' named 'a'): refused, as Python's open() does"""
+    b = os.fsencode(value)
+    if b"\0" in b:
+        raise ArgumentError("%s must not contain a NUL character (got %r)" % (what, value))
+    return b
+
+
 class Scene:
     """A cmScene: the mutable description of bodies, rules, joints and options.
 
@@ -190,7 +200,7 @@ class Scene:
 
     def __init__(self, name="scene", **options):
         self._lib = _lib()
-        self._p = self._lib.cm_scene_new(os.fsencode(name))
+        self._p = self._lib.cm_scene_new(_cstr(name))
         if not self._p:
             raise OutOfMemoryError("cm_scene_new: no memory", 5)
         self.set_options(**options)
@@ -206,7 +216,7 @@ class Scene:
     def load(cls, path):
         """Parse a YAML scene file; errors raise with the file:line:column text."""
         lib, err, out = _lib(), ctypes.create_string_buffer(_ERRSZ), ctypes.POINTER(L.cmScene)()
-        _check(lib.cm_scene_load(os.fsencode(path), ctypes.byref(out), err, _ERRSZ), err)
+        _check(lib.cm_scene_load(_cstr(path), ctypes.byref(out), err, _ERRSZ), err)
         return cls._wrap(out)
 
     @classmethod
@@ -214,7 +224,7 @@ class Scene:
         """Parse YAML text; `name` stands for the file name in messages."""
         lib, err, out = _lib(), ctypes.create_string_buffer(_ERRSZ), ctypes.POINTER(L.cmScene)()
         data = text.encode() if isinstance(text, str) else bytes(text)
-        _check(lib.cm_scene_parse(data, len(data), os.fsencode(name), ctypes.byref(out), err,
+        _check(lib.cm_scene_parse(data, len(data), _cstr(name), ctypes.byref(out), err,
                                   _ERRSZ), err)
         return cls._wrap(out)
 
@@ -223,6 +233,13 @@ class Scene:
         if p:
             self._lib.cm_scene_free(p)
             self._p = None
+
+    def __copy__(self):
+        # a shallow copy would share the C scene and free it twice (a crash)
+        raise TypeError("a comply.Scene cannot be copied: build or load another one")
+
+    def __deepcopy__(self, memo):
+        raise TypeError("a comply.Scene cannot be copied: build or load another one")
 
     def __repr__(self):
         return "<comply.Scene %r: %d bodies>" % (self.name, self.nbody)
@@ -274,7 +291,7 @@ class Scene:
         fixed ((min xyz, max xyz), m), integrator ("backward_euler", "midpoint")
         (docs/deformable.md). Units SI (include/comply/scene.h)."""
         d = self._lib.cm_body_def_default()
-        d.name = os.fsencode(name)
+        d.name = _cstr(name)
         vertices, faces = kw.pop("vertices", None), kw.pop("faces", None)
         if geom is None:
             geom = "mesh" if vertices is not None else "none"
@@ -326,7 +343,7 @@ class Scene:
         mass ("min", "effective"), stiffness, damping, friction, stick_velocity, min_period,
         method, direction, integration. Returns its index."""
         d = self._lib.cm_rule_def_default()
-        d.pair[0], d.pair[1] = os.fsencode(a), os.fsencode(b)
+        d.pair[0], d.pair[1] = _cstr(a), _cstr(b)
         for k, v in kw.items():
             if k in ("pair", "loc"):
                 raise ArgumentError("rule: %r cannot be set here" % k)
@@ -338,7 +355,7 @@ class Scene:
         point `anchor` (m); its parameters come from the rule matching the pair. Returns its
         index."""
         d = self._lib.cm_joint_def_default()
-        d.body[0], d.body[1] = os.fsencode(a), os.fsencode(b)
+        d.body[0], d.body[1] = _cstr(a), _cstr(b)
         _set_field(d, "anchor", anchor, None, "joint")
         return self._add(self._lib.cm_scene_add_joint, d)
 
@@ -598,12 +615,14 @@ class Data:
 
     # -- stepping ---------------------------------------------------------------------------
 
-    def step(self, n=1):
+    def step(self, n=1, _stop=None):
         """Advance n steps (cm_step, the GIL released during each). A failed step raises
         NumericError or LimitError with the library's diagnosis; the Data keeps its last good
         state."""
         f, m, d = self._step_fn, self._mp, self._p
         for _ in range(n):
+            if _stop is not None and _stop.is_set():  # step_parallel interrupted
+                break
             st = f(m, d)
             if st:
                 raise error_for(st, self.message)
@@ -726,19 +745,19 @@ class Data:
 
     def save_checkpoint(self, path):
         err = ctypes.create_string_buffer(_ERRSZ)
-        _check(self._lib.cm_checkpoint_write(self._mp, self._p, os.fsencode(path), err, _ERRSZ),
+        _check(self._lib.cm_checkpoint_write(self._mp, self._p, _cstr(path), err, _ERRSZ),
                err)
 
     def load_checkpoint(self, path):
         err = ctypes.create_string_buffer(_ERRSZ)
-        _check(self._lib.cm_checkpoint_read(self._mp, self._p, os.fsencode(path), err, _ERRSZ),
+        _check(self._lib.cm_checkpoint_read(self._mp, self._p, _cstr(path), err, _ERRSZ),
                err)
         return self
 
     def write_vtk(self, body, path):
         err = ctypes.create_string_buffer(_ERRSZ)
         _check(self._lib.cm_vtk_write_body(self._mp, self._p, self.model.body(body),
-                                           os.fsencode(path), err, _ERRSZ), err)
+                                           _cstr(path), err, _ERRSZ), err)
 
 
 def step_parallel(datas, n=1, threads=None):
@@ -748,8 +767,25 @@ def step_parallel(datas, n=1, threads=None):
     datas = list(datas)
     if not datas:
         return datas
-    with ThreadPoolExecutor(max_workers=threads or min(len(datas), os.cpu_count() or 1)) as ex:
-        futures = [ex.submit(d.step, n) for d in datas]
+    if len({id(d) for d in datas}) != len(datas):
+        # one Data stepped by two threads at once corrupts it (a crash)
+        raise ArgumentError("step_parallel: a Data is listed twice; each must be stepped by one "
+                            "thread")
+    stop = threading.Event()
+    ex = ThreadPoolExecutor(max_workers=threads or min(len(datas), os.cpu_count() or 1))
+    futures = [ex.submit(d.step, n, stop) for d in datas]
+    try:
+        for f in futures:
+            f.exception()  # waits; a KeyboardInterrupt here leaves by the except below
+    except BaseException:
+        # Ctrl-C: every Data stops after the step it is in (each keeps a whole step's state),
+        # and the threads are gone before the exception reaches the caller (they went on
+        # stepping behind the caller's back, and the interpreter could not exit until they
+        # had done all n)
+        stop.set()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
     for f in futures:
         f.result()
     return datas

@@ -71,3 +71,50 @@ def test_failed_step_raises_and_keeps_state():
     assert d.hash() == good
     d.step()
     assert d.nstep == 6 and np.all(np.isfinite(d.body_cpos))
+
+
+def test_python_layer_refusals(tmp_path):
+    # found by an audit of the bindings (2026-12-07); each crashed or misled before
+    import copy
+
+    s = comply.Scene("s")
+    with pytest.raises(TypeError):
+        copy.copy(s)  # shared the C scene: freed twice, a crash
+    with pytest.raises(TypeError):
+        copy.deepcopy(s)
+    # a NUL inside a string passed to C cut it there: 'state\0.ckpt' wrote 'state'
+    with pytest.raises(comply.ArgumentError, match="NUL"):
+        s.add_body("a\0b", geom="sphere", radius=0.1)
+    m = box_on_plane()
+    d = m.data()
+    with pytest.raises(comply.ArgumentError, match="NUL"):
+        d.save_checkpoint(str(tmp_path / "state\0.ckpt"))
+    assert not (tmp_path / "state").exists()
+    # one Data listed twice: two threads would step it at once (a crash)
+    with pytest.raises(comply.ArgumentError, match="listed twice"):
+        comply.step_parallel([d, d], 5)
+    assert d.nstep == 0
+
+
+def test_step_parallel_interrupted():
+    # Ctrl-C during step_parallel: the KeyboardInterrupt reaches the caller once every thread
+    # has stopped after its current step (they went on stepping the caller's Data for the
+    # whole n, and the interpreter could not exit)
+    import signal
+    import threading
+    import time
+
+    m = box_on_plane()
+    datas = [m.data() for _ in range(2)]
+    main = threading.get_ident()
+    timer = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        comply.step_parallel(datas, 10 ** 8, threads=2)
+    assert time.monotonic() - t0 < 30
+    steps = [d.nstep for d in datas]
+    assert all(0 < n < 10 ** 8 for n in steps)
+    time.sleep(0.2)
+    assert [d.nstep for d in datas] == steps  # nothing steps behind the caller's back
+    assert threading.active_count() == 1
