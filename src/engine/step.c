@@ -127,6 +127,14 @@ static int state_finite(const cmModel* m, cmData* d) {
                    k == 4 ? "it was set" : "the state was written");
           return 0;
         }
+    for (int i = 0; i < 6; i++)
+      if (!isfinite(d->body_dv[6 * b + i])) {
+        snprintf(d->message, sizeof d->message,
+                 "body '%s': its warm start (body_dv)[%d] is %g at the start of step %ld; the "
+                 "state was written non-finite by the caller (cm_step never leaves one)",
+                 m->body_name[b], i, d->body_dv[6 * b + i], d->step + 1);
+        return 0;
+      }
     const double* q = d->body_xquat + 4 * b;
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
       snprintf(d->message, sizeof d->message,
@@ -136,6 +144,21 @@ static int state_finite(const cmModel* m, cmData* d) {
       return 0;
     }
   }
+  for (size_t i = 0; i < 3 * (size_t)m->nnode; i++)
+    if (!isfinite(d->node_pos[i]) || !isfinite(d->node_vel[i])) {
+      int node = (int)(i / 3), b = 0;
+      while (b + 1 < m->nbody && !(m->body_nnode[b] > 0 && node >= m->body_nodeadr[b] &&
+                                   node < m->body_nodeadr[b] + m->body_nnode[b]))
+        b++;
+      snprintf(d->message, sizeof d->message,
+               "body '%s': its node %d's %s[%d] is %g at the start of step %ld; the state was "
+               "written non-finite by the caller (cm_step never leaves one)",
+               m->body_name[b], node, isfinite(d->node_pos[i]) ? "velocity (node_vel)"
+                                                                : "position (node_pos)",
+               (int)(i % 3), isfinite(d->node_pos[i]) ? d->node_vel[i] : d->node_pos[i],
+               d->step + 1);
+      return 0;
+    }
   return 1;
 }
 

@@ -70,6 +70,14 @@ static void test_free_fall(void) {
   double dz = d->node_pos[2] - m->node_pos0[2];
   for (int k = 0; k < m->nnode; k++)
     CHECK_NEAR(d->node_pos[3 * k + 2] - m->node_pos0[3 * k + 2], dz, 1e-9);
+  /* a node written non-finite by the caller: CM_ERR_ARG naming the body, node and field (it was
+   * a NumericError blaming an outer force), nothing stepped */
+  double keep = d->node_vel[3 * 7 + 1];
+  d->node_vel[3 * 7 + 1] = NAN;
+  CHECK(cm_step(m, d) == CM_ERR_ARG && d->step == 200);
+  CHECK(strstr(d->message, "'block': its node 7's velocity (node_vel)[1]") != NULL);
+  d->node_vel[3 * 7 + 1] = keep;
+  CHECK(cm_step(m, d) == CM_OK);
   cm_data_free(d);
   cm_model_free(m);
 }

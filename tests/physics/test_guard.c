@@ -122,6 +122,10 @@ static void test_bad_caller_input_refused(void) {
   CHECK(cm_step(m, d) == CM_ERR_ARG);
   CHECK(strstr(d->message, "applied force and moment (body_xfrc)[2]") != NULL);
   d->body_xfrc[6 + 2] = 0;
+  d->body_dv[6 + 4] = INFINITY; /* (it was a NumericError blamed on a contact) */
+  CHECK(cm_step(m, d) == CM_ERR_ARG);
+  CHECK(strstr(d->message, "warm start (body_dv)[4]") != NULL);
+  d->body_dv[6 + 4] = 0;
   CHECK(cm_step(m, d) == CM_OK && d->step == 1);
   cm_data_free(d);
   cm_model_free(m);
