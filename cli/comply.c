@@ -253,10 +253,16 @@ int cli_parse_count(const char* s, long* out) {
 
 int cli_parse_number(const char* s, double* out) {
   if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  /* decimal only, as in scene files: strtod also reads hexadecimal ("0x10" is 16), inf and nan */
+  for (const char* c = s; *c; c++)
+    if (!strchr("0123456789+-.eE", *c)) return -1;
   errno = 0;
   char* end = NULL;
   double v = strtod(s, &end);
-  if (end == s || *end || errno == ERANGE || !isfinite(v)) return -1;
+  if (end == s || *end || !isfinite(v)) return -1;
+  /* ERANGE: an overflow is not finite (above); an underflow to a subnormal (1e-320) is a finite
+   * number and is taken, one to zero (1e-400) is not the number written */
+  if (errno == ERANGE && v == 0) return -1;
   *out = v;
   return 0;
 }

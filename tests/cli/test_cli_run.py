@@ -186,7 +186,8 @@ def test_bad_options(s):
            (["--steps"], "--steps"), (["-o"], "-o"), (["--frobnicate"], "--frobnicate"),
            (["--steps", "5", "--duration", "1"], "--duration"), (["extra.yaml"], "extra.yaml"),
            (["--duration", "1e300"], "--duration"),
-           (["--duration", "0.0004"], "shorter than half a step")]
+           (["--duration", "0.0004"], "shorter than half a step"),
+           (["--duration", "0x10"], "--duration"), (["--duration", "1e-400"], "--duration")]
     for args, name in bad:
         r = s.run("run", scene, "-o", s.path("bad"), *args)
         expect_exit(r, 2, "run %r" % args)
