@@ -125,7 +125,11 @@ def _view(owner, addr, ctype, shape, writable):
     else:
         buf = (ctype * n).from_address(addr)
         buf._comply_owner = owner  # the ctypes array is the numpy array's base
-        a = np.frombuffer(buf, dtype=_np_dtype(ctype)).reshape(shape)
+        # read-only views over a read-only buffer: a cleared flag alone could be set again
+        # (a.flags.writeable = True, or a write through a.base), and a model array written that
+        # way crashed the next step
+        src = buf if writable else memoryview(buf).cast("B").toreadonly()
+        a = np.frombuffer(src, dtype=_np_dtype(ctype)).reshape(shape)
     if not writable:
         a.flags.writeable = False
     return a

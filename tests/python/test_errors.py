@@ -118,3 +118,19 @@ def test_step_parallel_interrupted():
     time.sleep(0.2)
     assert [d.nstep for d in datas] == steps  # nothing steps behind the caller's back
     assert threading.active_count() == 1
+
+
+def test_read_only_arrays_stay_read_only():
+    # a read-only model or derived array cannot be made writable (its flag could be set again,
+    # or its base written: a geom_vertadr written that way crashed the next step)
+    m = box_on_plane()
+    d = m.data()
+    for a in (m.geom_vertadr, m.body_mass, d.body_xpos):
+        with pytest.raises(ValueError):
+            a.flags.writeable = True
+        with pytest.raises((TypeError, ValueError)):
+            a.base[0] = 1
+    assert d.step(3).nstep == 3
+    # the state stays writable
+    d.body_cvel[1, 0] = 0.5
+    assert d.body_cvel[1, 0] == 0.5
