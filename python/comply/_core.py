@@ -457,6 +457,11 @@ class Model:
         self._s = ptr.contents
         self._views = {}
 
+    def __setattr__(self, name, value):
+        if name in MODEL_ARRAYS:  # (it replaced the read-only array as Python saw it)
+            raise AttributeError("Model.%s is a read-only view of the compiled model" % name)
+        object.__setattr__(self, name, value)
+
     def __getattr__(self, name):
         spec = MODEL_ARRAYS.get(name)
         if spec is None:
@@ -573,6 +578,9 @@ _SCALARS = [k for k, t in L.cmData._fields_
             and k not in ("ncontact", "maxcontact", "npair", "maxpair")]
 
 
+_DATA_VIEWS = frozenset(_STATE + _DERIVED + ("node_pos", "node_vel", "warning", "timer"))
+
+
 class Data:
     """A cmData of a Model: the state, the contacts of the last step, counters and timers.
 
@@ -612,6 +620,16 @@ class Data:
         if name in _SCALARS:
             return getattr(self._s, name)
         raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        # `d.body_cvel = arr` bound a Python attribute over the view and left the C state as it
+        # was (and `d.time = 5` showed 5 while the step kept its own time): refused
+        if name in _SCALARS:
+            raise AttributeError("Data.%s is read from the C data and cannot be set" % name)
+        if name in self.__dict__ and name in _DATA_VIEWS:
+            raise AttributeError("Data.%s is a view of the C data: write into it (d.%s[...] = "
+                                 "values), do not rebind it" % (name, name))
+        object.__setattr__(self, name, value)
 
     def __repr__(self):
         return "<comply.Data of %r: step %d, time %g s, %d contacts in %d pairs>" % (

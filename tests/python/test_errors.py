@@ -134,3 +134,18 @@ def test_read_only_arrays_stay_read_only():
     # the state stays writable
     d.body_cvel[1, 0] = 0.5
     assert d.body_cvel[1, 0] == 0.5
+
+
+def test_views_cannot_be_rebound():
+    # assigning to a view or a scalar bound a Python attribute and left the C data as it was
+    m = box_on_plane()
+    d = m.data()
+    with pytest.raises(AttributeError, match="write into it"):
+        d.body_cvel = np.zeros((2, 3))
+    with pytest.raises(AttributeError, match="cannot be set"):
+        d.time = 5.0
+    with pytest.raises(AttributeError, match="read-only"):
+        m.body_mass = np.ones(2)
+    d.body_cvel[:] = 0.0  # writing into the view is the way
+    d.user_note = "free attributes are still allowed"
+    assert d.step(2).time == pytest.approx(2e-3)
