@@ -48,9 +48,12 @@ def _set_deformable(f, spec, what):
         elif k == "integrator":
             f.scheme = _enum("fem_scheme", v)
         elif k == "cells":
-            c = [int(v)] * 3 if isinstance(v, (int, float)) else [int(x) for x in v]
-            if len(c) != 3:
-                raise ArgumentError("%s: cells must be one integer or three" % what)
+            c = [v] * 3 if isinstance(v, (int, float, np.number)) else list(v)
+            if len(c) != 3 or not all(isinstance(x, (int, np.integer)) and
+                                      -2 ** 31 <= int(x) < 2 ** 31 for x in c):
+                # (2.7 cells became 2, 2**32 + 1 became 1)
+                raise ArgumentError("%s: cells must be one integer or three (got %r)" % (what, v))
+            c = [int(x) for x in c]
             f.cells[:] = c
         elif k == "fixed":
             lo, hi = v
@@ -80,9 +83,14 @@ def _check(status, err):
 
 
 def _enum(kind, value):
-    if isinstance(value, int):
-        return value
     names = ENUMS[kind]
+    if isinstance(value, int) and not isinstance(value, bool):
+        # an index beyond the C int wrapped around to a valid one (2**32 + 1 was `fixed`);
+        # the library names any other out-of-range index
+        if not -2 ** 31 <= value < 2 ** 31:
+            raise ArgumentError("%s must be one of %s, or its index (got %r)"
+                                % (kind, ", ".join(names), value))
+        return value
     if value not in names:
         raise ArgumentError("%s must be one of %s (got %r)" % (kind, ", ".join(names), value))
     return names.index(value)
@@ -107,9 +115,19 @@ def _set_field(struct, key, value, enum_kind=None, where="definition"):
         for i, v in enumerate(vals):
             arr[i] = float(v)
     else:
+        # an integer field takes an integral number in its C range (ctypes wraps 2**64 + 7
+        # to 7 and truncates 2.7 to 2 without a word)
+        if issubclass(ftype, ctypes._SimpleCData) and ftype._type_ in "bBhHiIlLqQ":
+            bits = 8 * ctypes.sizeof(ftype)
+            lo, hi = (0, 2 ** bits) if ftype._type_.isupper() else (-2 ** (bits - 1),
+                                                                     2 ** (bits - 1))
+            if not isinstance(value, (int, np.integer)) or not lo <= int(value) < hi:
+                raise ArgumentError("%s: %s must be an integer from %d to %d (got %r)"
+                                    % (where, key, lo, hi - 1, value))
+            value = int(value)
         try:
             setattr(struct, key, value)
-        except TypeError as e:
+        except (TypeError, OverflowError) as e:
             raise ArgumentError("%s: %s: %s" % (where, key, e)) from None
 
 
@@ -329,7 +347,13 @@ class Scene:
         if vertices is None or faces is None:
             raise ArgumentError("body %r: a mesh needs both vertices and faces" % name)
         v = np.ascontiguousarray(vertices, dtype=np.float64)
-        f = np.ascontiguousarray(faces, dtype=np.intc)
+        raw = np.asarray(faces)
+        # face indices: integers in the C int range (2**32 + 3 became 3, 2.9 became 2)
+        if raw.size and (not np.issubdtype(raw.dtype, np.integer) or
+                         raw.min() < -2 ** 31 or raw.max() >= 2 ** 31):
+            raise ArgumentError("body %r: faces must be integer vertex indices (got dtype %s, "
+                                "range %s to %s)" % (name, raw.dtype, raw.min(), raw.max()))
+        f = np.ascontiguousarray(raw, dtype=np.intc)
         if v.ndim != 2 or v.shape[1] != 3 or f.ndim != 2 or f.shape[1] != 3:
             raise ArgumentError("body %r: vertices must be (n, 3) and faces (m, 3) (got %s and %s)"
                                 % (name, v.shape, f.shape))

@@ -149,3 +149,28 @@ def test_views_cannot_be_rebound():
     d.body_cvel[:] = 0.0  # writing into the view is the way
     d.user_note = "free attributes are still allowed"
     assert d.step(2).time == pytest.approx(2e-3)
+
+
+def test_integers_out_of_their_c_range():
+    # ctypes wrapped an integer beyond its C field (steps 2**64 + 7 ran 7 steps, motion 2**32 + 1
+    # was `fixed`) and truncated a float (2.7 divisions became 2)
+    with pytest.raises(comply.ArgumentError, match="steps must be an integer"):
+        comply.Scene("s", steps=2 ** 64 + 7)
+    with pytest.raises(comply.ArgumentError, match="substeps must be an integer"):
+        comply.Scene("s", substeps=2.0)
+    s = comply.Scene("s", steps=10, allow_initial_overlap=True)  # a bool is an integer
+    with pytest.raises(comply.ArgumentError, match="motion must be one of"):
+        s.add_body("b", geom="sphere", radius=0.1, motion=2 ** 32 + 1)
+    with pytest.raises(comply.ArgumentError, match="divisions must be an integer"):
+        s.add_body("c", geom="box", size=(1, 1, 1), divisions=2.7)
+    # deformable cells and mesh face indices the same
+    with pytest.raises(comply.ArgumentError, match="cells must be one integer or three"):
+        s.add_body("d", geom="box", size=(1, 1, 1), motion="deformable",
+                   deformable={"cells": 2.7})
+    verts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+    faces = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    with pytest.raises(comply.ArgumentError, match="faces must be integer vertex indices"):
+        s.add_body("e", geom="mesh", vertices=verts, faces=faces + 2 ** 32)
+    with pytest.raises(comply.ArgumentError, match="faces must be integer vertex indices"):
+        s.add_body("f", geom="mesh", vertices=verts, faces=faces + 0.9)
+    s.add_body("g", geom="mesh", vertices=verts, faces=faces)
