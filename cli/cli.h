@@ -220,9 +220,9 @@ int sweep_variant_text(const Sweep* s, long v, char** text, size_t* len, char* e
 /* "DIR/variant_NNNN" (malloc'ed) */
 char* sweep_variant_dir(const Sweep* s, const char* outdir, long v);
 
-/* Is variant v complete in outdir: its result.csv holds the current header and its scene.yaml
- * the current variant text? */
-int sweep_variant_done(const Sweep* s, const char* outdir, long v);
+/* Is variant v complete in outdir: its result.csv holds the current header, its scene.yaml
+ * the current variant text, and it was run with the same --strict (its folder's `strict` mark)? */
+int sweep_variant_done(const Sweep* s, const char* outdir, long v, int strict);
 
 /* Run variant v: DIR/variant_NNNN/ gets scene.yaml, the run's outputs and, written last and
  * atomically (tmp + rename), result.csv (header and the variant's row). A variant that cannot

@@ -88,7 +88,7 @@ static int run_local(const Sweep* s, const char* outdir, int strict, int quiet, 
     /* fill the free workers */
     while (running < jobs && next < s->nvariant && !interrupted) {
       long v = next++;
-      if (sweep_variant_done(s, outdir, v)) {
+      if (sweep_variant_done(s, outdir, v, strict)) {
         skipped++;
         continue;
       }

@@ -72,7 +72,7 @@ int sweep_mpi_run(const Sweep* s, const char* outdir, int strict, int quiet, int
     MPI_Fetch_and_op(&one, &v, MPI_LONG, 0, 0, MPI_SUM, win);
     MPI_Win_unlock(0, win);
     if (v >= s->nvariant) break;
-    if (sweep_variant_done(s, outdir, v)) {
+    if (sweep_variant_done(s, outdir, v, strict)) {
       counts[1]++;
       continue;
     }

@@ -30,6 +30,9 @@
 
 #include "cli.h"
 
+/* the mark of a variant run with --strict: an empty file in its folder */
+#define STRICT_MARK "strict"
+
 char* sweep_variant_dir(const Sweep* s, const char* outdir, long v) {
   size_t n = strlen(outdir) + 48;
   char* p = malloc(n);
@@ -90,25 +93,50 @@ static char* join(const char* dir, const char* name) {
   return p;
 }
 
-int sweep_variant_done(const Sweep* s, const char* outdir, long v) {
+int sweep_variant_done(const Sweep* s, const char* outdir, long v, int strict) {
   char* dir = sweep_variant_dir(s, outdir, v);
   char* rp = dir ? join(dir, "result.csv") : NULL;
   char* sp = dir ? join(dir, "scene.yaml") : NULL;
+  char* mp = dir ? join(dir, STRICT_MARK) : NULL;
   char *res = rp ? slurp(rp, NULL) : NULL, *scene = NULL, *text = NULL;
   size_t slen = 0, tlen = 0;
   int done = 0;
   size_t hl = strlen(s->header);
   char err[256];
-  if (res && strncmp(res, s->header, hl) == 0 && res[hl] == '\n' && (scene = slurp(sp, &slen)) &&
-      sweep_variant_text(s, v, &text, &tlen, err, sizeof err) == 0)
+  /* the variant's row holds for the mode it was run in: a row "ok" without --strict may have
+   * had warnings, which --strict makes "warnings" (a re-run with --strict kept it "ok") */
+  int was_strict = mp && access(mp, F_OK) == 0;
+  if (res && was_strict == !!strict && strncmp(res, s->header, hl) == 0 && res[hl] == '\n' &&
+      (scene = slurp(sp, &slen)) && sweep_variant_text(s, v, &text, &tlen, err, sizeof err) == 0)
     done = slen == tlen && memcmp(scene, text, tlen) == 0;
   free(text);
   free(scene);
   free(res);
+  free(mp);
   free(sp);
   free(rp);
   free(dir);
   return done;
+}
+
+/* Before a variant runs: its old row removed (an interrupted run must not leave the row of the
+ * other mode next to this mode's mark), and the mark of this mode written (an empty file
+ * STRICT_MARK with --strict, none without); 0 on success */
+static int set_mode(const char* dir, int strict) {
+  char* rp = join(dir, "result.csv");
+  char* mp = join(dir, STRICT_MARK);
+  int rc = -1;
+  if (rp && mp && (unlink(rp) == 0 || errno == ENOENT)) {
+    if (strict) {
+      FILE* f = fopen(mp, "w");
+      rc = f && fclose(f) == 0 ? 0 : -1;
+    } else {
+      rc = unlink(mp) == 0 || errno == ENOENT ? 0 : -1;
+    }
+  }
+  free(mp);
+  free(rp);
+  return rc;
 }
 
 /* ---- the row ---- */
@@ -391,7 +419,7 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
     return rc;
   }
   char* sp = join(dir, "scene.yaml");
-  if (!sp || write_atomic(sp, text, len)) {
+  if (!sp || set_mode(dir, strict) || write_atomic(sp, text, len)) {
     snprintf(msg, sizeof msg, "cannot write '%s': %s", sp ? sp : dir, strerror(errno));
     rc = invalid(s, outdir, v, msg);
     free(sp);

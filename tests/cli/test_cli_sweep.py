@@ -182,6 +182,16 @@ def test_failed_variant_is_a_row(t):
     for row in rows[:2]:
         check("--strict" in row["error"] and "resting_penetration 1" in row["error"]
               and "deep_penetration" in row["error"], "strict error: %r" % row["error"])
+    # the same folder again without --strict, then with it: the variants run again in each mode
+    # (a variant done in the other mode kept its row: "ok" under --strict, exit 0)
+    r = t.run("sweep", "strict.yaml", "-o", "strict", "--quiet")
+    expect_exit(r, 0, "sweep without --strict over a --strict folder")
+    check([x["status"] for x in rows_of(t.path("strict", "sweep.csv"))] == ["ok"] * 4,
+          "statuses without --strict")
+    r = t.run("sweep", "strict.yaml", "-o", "strict", "--strict", "--quiet")
+    expect_exit(r, 1, "sweep --strict over a folder run without it")
+    check([x["status"] for x in rows_of(t.path("strict", "sweep.csv"))] ==
+          ["warnings", "warnings", "ok", "ok"], "statuses with --strict again")
 
 
 def test_restart_skips_finished(t):
