@@ -165,6 +165,18 @@ class Run:
         numeric = set(CONTACTS_COLUMNS) - {"body_a", "body_b"}
         c = _read_csv(path, CONTACTS_COLUMNS, numeric, "one row per pair in contact and frame")
         self.c_step = np.array(c["step"], dtype=np.int64)
+        # every contact row belongs to a frame of bodies.csv (the two files are written frame by
+        # frame): a cut bodies.csv, or files of two runs, gave an IndexError, or put a contact
+        # at the next frame without a word
+        at = np.searchsorted(self.frames, self.c_step)
+        bad = np.nonzero((at >= len(self.frames)) |
+                         (self.frames[np.minimum(at, len(self.frames) - 1)] != self.c_step))[0]
+        if len(bad):
+            r = int(bad[0])
+            raise PlotError("%s line %d: step %d is not a frame of %s (its frames are steps %d "
+                            "to %d): the two files are not of one run, or one was cut"
+                            % (path, r + 2, self.c_step[r], os.path.join(self.dir, "bodies.csv"),
+                               self.frames[0], self.frames[-1]))
         self.c_pair = list(zip(c["body_a"], c["body_b"]))
         self.c_force = np.linalg.norm(np.array([c["fx"], c["fy"], c["fz"]]).reshape(3, -1),
                                       axis=0)

@@ -283,6 +283,16 @@ def test_missing_files(runs, tmp_path, plot_main):
     # the pressure map asked for, without the VTK series
     _error(plot_main(runs["novtk"], "--step", "40", "-o", str(tmp_path / "png")), 2,
            "scene.pvd", "vtk: true")
+    # bodies.csv cut after its first frames, contacts.csv whole: a contact at a step that is no
+    # frame (an IndexError traceback, exit 1)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    shutil.copy(os.path.join(runs["vtk"], "contacts.csv"), str(cut))
+    with open(os.path.join(runs["vtk"], "bodies.csv")) as f:
+        blines = f.read().splitlines()
+    with open(str(cut / "bodies.csv"), "w") as f:
+        f.write("\n".join(blines[:3]) + "\n")
+    _error(plot_main(str(cut)), 2, "contacts.csv line", "is not a frame of")
 
 
 def test_bad_step_body_pair(runs, tmp_path, plot_main):
