@@ -328,6 +328,18 @@ int cmd_tetmesh(int argc, char** argv) {
   if (!ends_with(out, ".msh") && !ends_with(out, ".vtk"))
     return cli_usage_error("tetmesh", "-o %s: expected a .msh or .vtk file name", out);
   if (size < 0) return cli_usage_error("tetmesh", "missing --size S (the largest tet edge, m)");
+  /* OUT writable before gmsh runs: gmsh's failure to open it was blamed on the surface */
+  {
+    struct stat ost;
+    int existed = stat(out, &ost) == 0;
+    if (existed && !S_ISREG(ost.st_mode))
+      return cli_usage_error("tetmesh", "-o %s: exists and is not a regular file", out);
+    FILE* probe = fopen(out, "a");
+    if (!probe)
+      return cli_usage_error("tetmesh", "-o %s: cannot be written: %s", out, strerror(errno));
+    fclose(probe);
+    if (!existed) remove(out); /* (gmsh writes it) */
+  }
 
   /* the surface: a valid closed solid, as a body's mesh must be */
   char err[2048];

@@ -219,6 +219,14 @@ def test_bad_args(s):
         r = s.run("tetmesh", cube, *args)
         expect_exit(r, 2, "tetmesh %r" % args)
         check(word in r.stderr, "tetmesh %r: %r" % (args, r.stderr))
+    # an OUT that cannot be written is refused before gmsh runs (gmsh failed, and the message
+    # blamed the surface), and no empty OUT is left
+    os.mkdir(s.path("d.msh"))
+    for out, word in ((os.path.join(s.path("no_such_dir"), "x.msh"), "cannot be written"),
+                      (s.path("d.msh"), "not a regular file")):
+        r = s.run("tetmesh", cube, "-o", out, "--size", "0.5")
+        expect_exit(r, 2, "tetmesh -o %s" % out)
+        check(word in r.stderr and "self" not in r.stderr, r.stderr)
     # an open surface is refused before gmsh runs
     open_box = s.write("open.obj", "".join(open(cube).readlines()[:-2]))
     r = s.run("tetmesh", open_box, "-o", s.path("o.msh"), "--size", "0.5")
