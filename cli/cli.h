@@ -12,6 +12,7 @@
 #define COMPLY_CLI_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "comply/comply.h"
 
@@ -43,6 +44,11 @@ int cli_error(int status, const char* fmt, ...);
 /* option value parsing; 0 on success */
 int cli_parse_count(const char* s, long* out);    /* non-negative decimal integer */
 int cli_parse_number(const char* s, double* out); /* finite number */
+
+/* Wait for child process pid (cli/child.c): SIGINT ignored meanwhile (the child gets it from the
+ * terminal), SIGTERM passed on to the child. Its exit status, 128 + N if signal N ended it, 143
+ * if comply was sent SIGTERM; -1 with errno if waitpid failed. *status (may be NULL): waitpid's. */
+int cli_wait_child(pid_t pid, int* status);
 
 /* Option scanning shared by the commands. For argument argv[*i]: if it is the option `name`
  * (long form, also "--name=value") or `short_name` (may be NULL), store its value (the next

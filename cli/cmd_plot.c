@@ -108,35 +108,21 @@ static int spawn(char** argv, const char* pythonpath) {
     _exit(127);
   }
   close(fds[1]);
-  /* Ctrl-C reaches the child too (same process group): wait for its status, as system() does */
-  struct sigaction ignore, old_int;
-  memset(&ignore, 0, sizeof ignore);
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGINT, &ignore, &old_int);
+  /* the exec's errno, if it failed (the pipe closes on a successful exec) */
   int child_errno = 0;
   ssize_t r;
   do
     r = read(fds[0], &child_errno, sizeof child_errno);
   while (r < 0 && errno == EINTR);
   close(fds[0]);
-  int status = 0;
-  pid_t waited;
-  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-    ;
-  int wait_errno = errno;
-  sigaction(SIGINT, &old_int, NULL);
-  if (waited < 0) {
-    errno = wait_errno;
-    return -1;
-  }
+  /* Ctrl-C reaches python3 too; SIGTERM is passed on to it (cli/child.c) */
+  int code = cli_wait_child(pid, NULL);
+  if (code < 0) return -1;
   if (r == (ssize_t)sizeof child_errno) {
     errno = child_errno;
     return -1;
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return CLI_FAILED;
+  return code;
 }
 
 int cmd_plot(int argc, char** argv) {

@@ -79,24 +79,8 @@ static int run_logged(char** argv, const char* log) {
     _exit(127);
   }
   close(fd);
-  /* Ctrl-C reaches the child too (same process group): wait for its status, as system() does */
-  struct sigaction ignore, old_int;
-  memset(&ignore, 0, sizeof ignore);
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGINT, &ignore, &old_int);
-  int status = 0;
-  pid_t waited;
-  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-    ;
-  int e = errno;
-  sigaction(SIGINT, &old_int, NULL);
-  if (waited < 0) {
-    errno = e;
-    return -1;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : CLI_FAILED;
+  /* Ctrl-C reaches gmsh too; SIGTERM is passed on to it (cli/child.c) */
+  return cli_wait_child(pid, NULL);
 }
 
 /* print gmsh's error lines from its log (else its last lines) to stderr */
@@ -272,6 +256,14 @@ static int mesh_with_gmsh(const cmMesh* surf, const char* name, const char* out,
     if (rc < 0) {
       work_remove(&w);
       return cli_error(CLI_FAILED, "%s: cannot run it: %s", exe, strerror(e));
+    }
+    if (rc == 128 + SIGINT || rc == 128 + SIGTERM) {
+      /* Ctrl-C or SIGTERM: not a fault of the surface; what gmsh wrote of OUT is incomplete */
+      work_remove(&w);
+      remove(out);
+      fprintf(stderr, "comply: interrupted (%s) while %s meshed %s; %s not written\n",
+              rc == 128 + SIGINT ? "SIGINT" : "SIGTERM", exe, name, out);
+      return rc;
     }
     fprintf(stderr, "comply: %s failed (exit status %d) meshing %s:\n", exe, rc, name);
     print_log_errors(w.log);

@@ -14,8 +14,10 @@ mesher runs). The derived files of tests/data/tet and the malformed ones of test
 what make_tet_meshes.py and make_bad_tet.py write."""
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -197,6 +199,31 @@ def test_mesher_fails(s):
     expect_exit(r, 1, "tetmesh with a failing mesher")
     check("failed (exit status 1)" in r.stderr and "Invalid boundary mesh (fake)" in r.stderr
           and "Info" not in r.stderr, r.stderr)
+    # SIGTERM to comply alone while the mesher runs: passed on to it (it was orphaned and went
+    # on writing OUT), comply exits 143 saying so, and the incomplete OUT is removed
+    slow = s.write("slow-gmsh", "#!/bin/sh\nfor a; do last=$a; done\necho partial > \"$last\"\n"
+                   "echo $$ > \"%s\"\nexec sleep 60\n" % s.path("mesher.pid"))
+    os.chmod(slow, 0o755)
+    env = dict(os.environ, COMPLY_GMSH=slow)
+    p = subprocess.Popen([s.comply, "tetmesh", cube, "-o", s.path("t.msh"), "--size", "0.5"],
+                         cwd=s.tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    for _ in range(200):
+        if os.path.exists(s.path("mesher.pid")) and open(s.path("mesher.pid")).read().strip():
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    check(p.returncode == 143, "tetmesh after SIGTERM: exit %d, %r" % (p.returncode, err))
+    check("interrupted (SIGTERM)" in err and "t.msh not written" in err, err)
+    check(not os.path.exists(s.path("t.msh")), "the incomplete OUT is left")
+    pid = int(open(s.path("mesher.pid")).read())
+    try:
+        os.kill(pid, 0)
+        gone = False
+    except ProcessLookupError:
+        gone = True
+    check(gone, "the mesher still runs after comply ended")
     if not have_gmsh(s, "test_mesher_fails (real gmsh)"):
         return
     # the real one on an icosphere with a vertex pushed through the far side: a closed, oriented
