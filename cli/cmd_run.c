@@ -326,8 +326,21 @@ int cmd_run(int argc, char** argv) {
     free_run(&r);
     return rc;
   }
-  int soft = a.restart ? 0 : cli_resting_estimates(m, NULL, "");
-  if (soft) {
+  /* a restarted run counts the warnings of the scene's start as the run it continues did (the
+   * final line and --strict the same as the uninterrupted run's; they were 0), without printing
+   * them again */
+  if (a.restart) {
+    cliOverlaps o;
+    if (cli_initial_overlaps(m, NULL, "", 0, &o) == 0) overlaps = o.pairs + o.contained;
+  }
+  int soft = cli_resting_estimates(m, NULL, "");
+  if (a.restart && (overlaps || soft))
+    fprintf(stderr,
+            "comply: warning: the scene's start had %d initial_overlap and %d "
+            "resting_penetration warning%s, counted again in this run (the run it continues "
+            "printed them; comply check lists them)\n",
+            overlaps, soft, overlaps + soft == 1 ? "" : "s");
+  if (soft && !a.restart) {
     fprintf(stderr,
             "comply: warning: resting_penetration: %d bod%s would sink deeper than %g %% "
             "of their thickness under their weight:\n",

@@ -223,10 +223,29 @@ def test_rejected_checkpoints(s):
         expect_exit(s.run("run", scene(s), "-o", out, *bad), 2, "comply run " + " ".join(bad))
 
 
+def test_restart_strict_counts_the_start(s):
+    # a scene that starts overlapping: --strict fails the run whole, and its restart as well
+    # (the restart counted no initial_overlap and exited 0)
+    text = ("scene: {timestep: 1.0e-3, duration: 0.2}\nbodies:\n"
+            "  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}\n"
+            "  - {name: ball, geometry: {sphere: {radius: 0.1, refine: 3}}, density: 1000, "
+            "position: [0, 0, 0.0995]}\n"
+            "interactions:\n  - {pair: [\"*\", \"*\"], law: area_compliant, ka: 5.0e10}\n")
+    path = s.write("shallow.yaml", text)
+    out = s.path("shallow")
+    r = s.run("run", path, "-o", out, "--steps", 100, "--checkpoint-every", 100, "--strict", "-q")
+    expect_exit(r, 1, "the first part, --strict")
+    r = s.run("run", path, "-o", out, "--restart", os.path.join(out, "checkpoint.bin"), "--strict",
+              "-q")
+    expect_exit(r, 1, "its restart, --strict")
+    check("1 initial_overlap" in r.stderr and "initial_overlap 1" in r.stderr, r.stderr)
+
+
 if __name__ == "__main__":
     s = Suite()
     s.test(test_sigint_restart)
     s.test(test_sigkill_restart_from_periodic_checkpoint)
     s.test(test_restart_extends_run_with_vtk)
     s.test(test_rejected_checkpoints)
+    s.test(test_restart_strict_counts_the_start)
     s.finish()
