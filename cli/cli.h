@@ -50,6 +50,10 @@ int cli_parse_number(const char* s, double* out); /* finite number */
  * if comply was sent SIGTERM; -1 with errno if waitpid failed. *status (may be NULL): waitpid's. */
 int cli_wait_child(pid_t pid, int* status);
 
+/* write text (len bytes) to path through path.tmp, fsync and rename (cli/write_atomic.c); 0, or
+ * -1 with errno set and path untouched */
+int cli_write_atomic(const char* path, const char* text, size_t len);
+
 /* Option scanning shared by the commands. For argument argv[*i]: if it is the option `name`
  * (long form, also "--name=value") or `short_name` (may be NULL), store its value (the next
  * argument or the part after '=') in *value, advance *i past it and return 1; a missing value

@@ -15,40 +15,30 @@
 
 #include "cli.h"
 
-/* OBJ: "v x y z" with round-trip precision, "f a b c" 1-based, written to PATH.tmp and renamed
- * over path only once complete (OUT may be IN: a failed write must not lose it); 0 on success,
- * else -1 with errno set */
+/* OBJ: "v x y z" with round-trip precision, "f a b c" 1-based, written whole or not at all
+ * (cli_write_atomic: OUT may be IN, and a failed write must not lose it); 0 on success, else -1
+ * with errno set */
 static int write_obj(const char* path, const cmMesh* m) {
-  size_t n = strlen(path);
-  char* tmp = malloc(n + 5);
-  if (!tmp) return -1;
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp", 5);
-  FILE* f = fopen(tmp, "w");
-  if (!f) {
-    int e = errno;
-    free(tmp);
-    errno = e;
-    return -1;
-  }
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f) return -1;
   fprintf(f, "# written by comply mesh-repair\n");
   for (int v = 0; v < m->nvert; v++)
     fprintf(f, "v %.17g %.17g %.17g\n", m->vert[3 * v], m->vert[3 * v + 1], m->vert[3 * v + 2]);
   for (int t = 0; t < m->nface; t++)
     fprintf(f, "f %d %d %d\n", m->face[3 * t] + 1, m->face[3 * t + 1] + 1, m->face[3 * t + 2] + 1);
-  int bad = ferror(f), e = errno;
-  if (fclose(f) != 0 && !bad) {
-    bad = 1;
-    e = errno;
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad || !text) {
+    free(text);
+    errno = ENOMEM;
+    return -1;
   }
-  if (!bad && rename(tmp, path) != 0) {
-    bad = 1;
-    e = errno;
-  }
-  if (bad) remove(tmp);
-  free(tmp);
+  int rc = cli_write_atomic(path, text, len);
+  int e = errno;
+  free(text);
   errno = e;
-  return bad ? -1 : 0;
+  return rc;
 }
 
 /* 1 if path ends in ".obj" (any case) */

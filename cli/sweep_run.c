@@ -64,28 +64,6 @@ static char* slurp(const char* path, size_t* len) {
   return b;
 }
 
-/* write text to path through path.tmp and rename; 0 or -1 (errno set) */
-static int write_atomic(const char* path, const char* text, size_t len) {
-  size_t n = strlen(path) + 8;
-  char* tmp = malloc(n);
-  if (!tmp) return -1;
-  snprintf(tmp, n, "%s.tmp", path);
-  FILE* f = fopen(tmp, "wb");
-  int bad = !f;
-  if (f) {
-    bad = fwrite(text, 1, len, f) != len;
-    bad |= fflush(f) != 0;
-    bad |= fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-  }
-  if (!bad) bad = rename(tmp, path) != 0;
-  int e = errno;
-  if (bad) remove(tmp);
-  free(tmp);
-  errno = e;
-  return bad ? -1 : 0;
-}
-
 static char* join(const char* dir, const char* name) {
   size_t n = strlen(dir) + strlen(name) + 2;
   char* p = malloc(n);
@@ -200,7 +178,7 @@ static int write_row(const Sweep* s, const char* dir, Row* r) {
   int rc = -1;
   if (path && text && r->p) {
     snprintf(text, hl + r->n + 3, "%s\n%s\n", s->header, r->p);
-    rc = write_atomic(path, text, hl + r->n + 2);
+    rc = cli_write_atomic(path, text, hl + r->n + 2);
     if (rc) fprintf(stderr, "comply: cannot write '%s': %s\n", path, strerror(errno));
   } else {
     fprintf(stderr, "comply: out of memory writing the result of %s\n", dir);
@@ -419,7 +397,7 @@ int sweep_run_variant(const Sweep* s, const char* outdir, long v, int strict, cm
     return rc;
   }
   char* sp = join(dir, "scene.yaml");
-  if (!sp || set_mode(dir, strict) || write_atomic(sp, text, len)) {
+  if (!sp || set_mode(dir, strict) || cli_write_atomic(sp, text, len)) {
     snprintf(msg, sizeof msg, "cannot write '%s': %s", sp ? sp : dir, strerror(errno));
     rc = invalid(s, outdir, v, msg);
     free(sp);
@@ -674,7 +652,7 @@ int sweep_gather(const Sweep* s, const char* outdir, long* failed) {
   int rc = -1;
   if (!path || !all.p)
     fprintf(stderr, "comply: out of memory writing sweep.csv\n");
-  else if ((rc = write_atomic(path, all.p, all.n)) != 0)
+  else if ((rc = cli_write_atomic(path, all.p, all.n)) != 0)
     fprintf(stderr, "comply: cannot write '%s': %s\n", path, strerror(errno));
   free(path);
   free(all.p);
