@@ -253,6 +253,8 @@ CM_API cmRuleDef cm_rule_def_default(void);
 #define CM_KA_MAX 1e20
 #define CM_STIFFNESS_MAX 1e20
 #define CM_CONTACT_TIME_MIN 1e-9
+/* the longest contact_time a rule accepts, s (K = m (pi/T)^2 holds nothing up beyond it) */
+#define CM_CONTACT_TIME_MAX 1e6
 /* the largest min_period a rule accepts, sub-steps */
 #define CM_MIN_PERIOD_MAX 1e6
 /* the largest step_damping (dimensionless: the restitution 0.5 / (0.5 + s) is 5e-7 there),

@@ -477,6 +477,14 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     "to 2^62, or 2^30 for an int; a first step from 0 to the step; a body -1 to "
                     "the bodies' count - 1)",
                     path, field, value);
+  /* the time is the step's, as cm_step computes it (a NaN or another time was read and written
+   * to the outputs until the next step) */
+  double t = get_f64(buf + HEADER_SIZE + 8);
+  if (!(t == m->opt.timestep * (double)step))
+    return cm_error(err, errsz, CM_ERR_PARSE,
+                    "checkpoint '%s' is corrupted: time %.17g s is not step %lld x timestep %.17g "
+                    "s",
+                    path, t, (long long)step, m->opt.timestep);
   const char* what = "";
   int b = nonfinite_body(m->nbody, buf, &field, &what);
   if (b >= 0)

@@ -624,6 +624,11 @@ int cm_check_rule(const cmRuleDef* r, cmCheck* c) {
                 "than a step, and below that the law's stiffness m (pi/T)^2 loses the force in "
                 "rounding; use a timestep and a T of at least a few steps",
                 CM_CONTACT_TIME_MIN, r->contact_time);
+  if (r->contact_time > CM_CONTACT_TIME_MAX)
+    return fail(c, "contact_time",
+                "contact_time T must be at most %g s (got %.10g): a contact that long holds "
+                "nothing up (its stiffness m (pi/T)^2 is nearly 0)",
+                CM_CONTACT_TIME_MAX, r->contact_time);
   if (num(c, "step_damping", "step_damping", r->step_damping, R_NONNEG, "")) return 1;
   if (at_most(c, "step_damping", r->step_damping, CM_STEP_DAMPING_MAX, "",
               "the restitution 0.5 / (0.5 + step_damping) is already 0 to 6 digits"))

@@ -233,7 +233,10 @@ static void test_rejects(void) {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[12] = {{64, (uint64_t)-1, "negative step -1"},
+  } edit[14] = {{64, (uint64_t)-1, "negative step -1"},
+               /* the time (after the step, at 72): a NaN, and the time of another step */
+               {72, 0x7ff8000000000000ull, "is not step 150 x timestep"},
+               {72, 0x3fc999999999999aull, "time 0.20000000000000001 s is not step 150"},
                {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
                /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
                 * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
@@ -251,7 +254,7 @@ static void test_rejects(void) {
                                                     "of range"},
                {be + 8 + 72, 0xbff0000000000000ull, "has a body index, key, stretch or offset out "
                                                     "of range"}};
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 14; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
       file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));

@@ -356,6 +356,7 @@ static void test_rule_ranges(void) {
   CASE("damping must be >= 0 N s/m", r.damping = -1);
   CASE("friction (mu) must be >= 0 (got -0.1)", r.friction = -0.1);
   CASE("friction must be at most 1e+06 (got 2000000)", r.friction = 2e6);
+  CASE("contact_time T must be at most 1e+06 s (got 1e+300)", r.contact_time = 1e300);
   CASE("step_damping must be at most 1e+06 (got 1e+300)", r.step_damping = 1e300);
   CASE("stiffness_damping must be at most 1e+06 s (got 2000000)", r.stiffness_damping = 2e6);
   CASE("play must be at most 1e+50 m (got 1e+51)", r.play = 1e51);
