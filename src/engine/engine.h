@@ -27,6 +27,10 @@ void cm_stage_tunnel(const cmModel* m, cmData* d, double h);
  * with the largest speed (INFINITY if non-finite) (guard.c) */
 int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed);
 
+/* 0 (with d->message) if a moving body or a deformable body's node is faster than
+ * opt.max_speed at the start of the step: the step is refused before it runs (guard.c) */
+int cm_guard_start(const cmModel* m, cmData* d);
+
 /* write the diagnosis of a failed step (rows of the failed step still in the arena) */
 void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, double h);
 

@@ -13,8 +13,9 @@
  *  - implicit rows with D/K < h/2 (step_damping < 0.5 without stiffness damping) oscillate from
  *    step to step (area-compliant-contact.txt);
  *  - without a contact: an outer force or moment too large for the body's mass or inertia;
- *  - a body already faster than max_speed when the step began (its initial velocity, at step
- *    0): the state given is the cause, and the message says so instead of blaming the step.
+ *  - a body, or a deformable body's node, already faster than max_speed when the step begins
+ *    (its initial velocity, or one the caller wrote): the state given is the cause, so the step
+ *    is refused before it runs (cm_guard_start) and the message says so.
  *
  * Energy growth. The implicit contact step is dissipative (the mid-step law damps, D/K >= 0),
  * so only explicit rows can pump energy into a scene, and they do so exactly when the step does
@@ -81,21 +82,51 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
   return bad;
 }
 
-/* the speed of body b's centre of mass (*v, m/s) and its angular speed times its radius (*w,
- * m/s) in the state saved at the start of the step: p->save holds the rows of CM_DATA_STATE
- * one body after the other */
-static void start_speed(const cmModel* m, const cmData* d, int b, double* v, double* w) {
-  size_t ncol = 0, cvel = 0, angvel = 0;
-#define COLUMN(type, name, rows, cols)                                                             \
-  if (!strcmp(#name, "body_cvel")) cvel = ncol;                                                    \
-  if (!strcmp(#name, "body_angvel")) angvel = ncol;                                                \
-  ncol += (cols);
-  CM_DATA_STATE(COLUMN)
-#undef COLUMN
-  const double* s = cm_priv(d)->save + ncol * (size_t)b;
-  /* (hypot: a velocity of 1e300 m/s is 1e300, not the inf of its square's root) */
-  *v = hypot(hypot(s[cvel], s[cvel + 1]), s[cvel + 2]);
-  *w = hypot(hypot(s[angvel], s[angvel + 1]), s[angvel + 2]) * body_radius(m, b);
+/* A moving body (or a deformable body's node) already faster than max_speed when a step begins:
+ * the given state is the cause, not the step, so the step is refused before it runs (after it,
+ * contacts or elements may have slowed the body down, or the state overflowed, and the
+ * diagnosis would blame the step). The speeds by hypot: 1e300 m/s is 1e300, not the inf of its
+ * square's root. */
+static double speed3(const double* v) { return hypot(hypot(v[0], v[1]), v[2]); }
+
+int cm_guard_start(const cmModel* m, cmData* d) {
+  double vmax = m->opt.max_speed;
+  char when[64] = "";
+  if (d->step > 0) snprintf(when, sizeof when, " at the start of step %ld", d->step + 1);
+  const char* first = d->step == 0 ? "initial " : "";
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_invmass[b] == 0) continue; /* fixed and prescribed: any speed */
+    if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+      for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
+        double vn = speed3(d->node_vel + 3 * (size_t)n);
+        if (vn > vmax) {
+          snprintf(d->message, sizeof d->message,
+                   "%svelocity of node %d of deformable body '%s'%s is %.6g m/s, above "
+                   "max_speed %.6g m/s: lower the body's (or the node's) velocity or raise "
+                   "scene.max_speed",
+                   first, n - m->body_nodeadr[b], m->body_name[b], when, vn, vmax);
+          return 0;
+        }
+      }
+      continue;
+    }
+    double v = speed3(d->body_cvel + 3 * b);
+    double r = body_radius(m, b), w = speed3(d->body_angvel + 3 * b) * r;
+    if (v > vmax && v >= w)
+      snprintf(d->message, sizeof d->message,
+               "%svelocity of body '%s'%s is %.6g m/s (its centre of mass), above max_speed "
+               "%.6g m/s: lower the body's velocity or raise scene.max_speed",
+               first, m->body_name[b], when, v, vmax);
+    else if (w > vmax)
+      snprintf(d->message, sizeof d->message,
+               "%sangular velocity of body '%s'%s times its radius %.6g m is %.6g m/s, above "
+               "max_speed %.6g m/s: lower the body's angular_velocity or raise scene.max_speed",
+               first, m->body_name[b], when, r, w, vmax);
+    else
+      continue;
+    return 0;
+  }
+  return 1;
 }
 
 /* "; pair A <-> B (rule 1, contact_time, explicit)" or "; joint 0 A <-> world (...)" */
@@ -131,10 +162,6 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
   const cmDataPriv* p = cm_priv(d);
   char* out = d->message;
   size_t sz = sizeof d->message;
-  /* too fast before the step began: the given state is the cause, not the step */
-  double v0, w0;
-  start_speed(m, d, body, &v0, &w0);
-  double vmax = m->opt.max_speed;
   if (m->body_invmass[body] == 0) { /* a prescribed body's pose overflowed (cm_guard_check) */
     snprintf(out, sz,
              "prescribed body '%s': its position or orientation became non-finite at step %ld "
@@ -142,23 +169,6 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
              "of a double): give it a velocity and a duration that keep it in the scene",
              m->body_name[body], d->step + 1, cm_v3_norm(d->body_cvel + 3 * body),
              cm_v3_norm(d->body_angvel + 3 * body));
-    return;
-  }
-  /* (the start's speed is the cause even where the step then overflowed to inf or nan) */
-  if (v0 > vmax || w0 > vmax) {
-    const char* first = d->step == 0 ? "initial " : "";
-    char when[64] = "";
-    if (d->step > 0) snprintf(when, sizeof when, " at the start of step %ld", d->step);
-    if (v0 >= w0)
-      snprintf(out, sz,
-               "%svelocity of body '%s'%s is %.6g m/s (its centre of mass), above max_speed "
-               "%.6g m/s: lower the body's velocity or raise scene.max_speed",
-               first, m->body_name[body], when, v0, vmax);
-    else
-      snprintf(out, sz,
-               "%sangular velocity of body '%s'%s times its radius %.6g m is %.6g m/s, above "
-               "max_speed %.6g m/s: lower the body's angular_velocity or raise scene.max_speed",
-               first, m->body_name[body], when, body_radius(m, body), w0, vmax);
     return;
   }
   int n = !isfinite(speed)

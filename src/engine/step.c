@@ -158,6 +158,7 @@ static int state_finite(const cmModel* m, cmData* d) {
 cmStatus cm_step(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   if (!state_finite(m, d)) return CM_ERR_ARG;
+  if (!cm_guard_start(m, d)) return CM_ERR_NUMERIC;
   double t_step = cm_clock();
   /* sub-step `sub` of nsub covers its share of the part [f0, 1] of the step; substeps: auto
    * starts with the whole step and splits the rest of it when a sub-step's rows need it */

@@ -86,6 +86,17 @@ static void test_max_speed(void) {
   CHECK(strstr(d->message, "initial velocity of body 'ball' is 1e+300 m/s") != NULL);
   cm_data_free(d);
   cm_model_free(m);
+  /* an angular speed times the radius above max_speed, written by the caller after a step */
+  m = ball_on_ground(CM_LAW_AREA_COMPLIANT, CM_INTEGRATION_DEFAULT, 1e5, 0, 0, 0, 0);
+  if (!m) return;
+  d = cm_data_new(m);
+  CHECK(cm_step(m, d) == CM_OK);
+  d->body_angvel[3] = 1e6; /* the ball's radius about 0.05 m: 5e4 m/s */
+  CHECK(cm_step(m, d) == CM_ERR_NUMERIC && d->step == 1 && d->body_angvel[3] == 1e6);
+  CHECK(strstr(d->message, "angular velocity of body 'ball' at the start of step 2 times its "
+                           "radius") != NULL);
+  cm_data_free(d);
+  cm_model_free(m);
 }
 
 /* a state the caller wrote non-finite (cmData is public) is refused before it reaches the
