@@ -1,4 +1,4 @@
-/* comply sweep SWEEP.yaml [-o DIR] [-j N] [--strict] [--quiet]   (docs/sweeps.md)
+/* comply sweep SWEEP.yaml [-o DIR] [-j N] [--strict] [-q]   (docs/sweeps.md)
  *
  * read the sweep file (every parameter path checked against the base scene) -> DIR -> the
  * variants, skipping those whose folder holds a complete result (restart) -> DIR/sweep.csv.
@@ -188,7 +188,7 @@ int cmd_sweep(int argc, char** argv) {
         return cli_usage_error("sweep", "--jobs: expected an integer from 1 to 4096 (got '%s')", v);
     } else if (strcmp(argv[i], "--strict") == 0) {
       strict = 1, i++;
-    } else if (strcmp(argv[i], "--quiet") == 0) {
+    } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
       quiet = 1, i++;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       cli_help(stdout, "sweep");

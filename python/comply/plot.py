@@ -46,6 +46,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 PROG = "comply plot"
+# messages start as every other command's: "comply: plot: ..."
+MSG = "comply: plot"
 BODIES_COLUMNS = ["step", "time", "body", "x", "y", "z", "qw", "qx", "qy", "qz",
                   "vx", "vy", "vz", "wx", "wy", "wz"]
 CONTACTS_COLUMNS = ["step", "time", "body_a", "body_b", "points", "fx", "fy", "fz", "area",
@@ -518,8 +520,17 @@ def draw_pressure_map(run, pngdir, m, written):
 # the command
 
 
+class _Parser(argparse.ArgumentParser):
+    """usage errors as the rest of comply prints them: "comply: plot: WHAT", the usage, exit 2"""
+
+    def error(self, message):
+        sys.stderr.write("%s: %s\n" % (MSG, message))
+        self.print_usage(sys.stderr)
+        sys.exit(2)
+
+
 def _parser():
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog=PROG, description="Plot contact force, penetration, pressure and energy over "
         "time, and a pressure map of a contact face, from the output directory of `comply run` "
         "(PNG files; docs/outputs.md, \"Plots\").")
@@ -541,7 +552,7 @@ def main(argv=None):
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        print("%s: interrupted" % PROG, file=sys.stderr)
+        print("%s: interrupted" % MSG, file=sys.stderr)
         return 130
 
 
@@ -553,15 +564,15 @@ def _main(argv):
     try:
         np, plt = _import_numpy_matplotlib()
     except MissingDependency as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print("%s: %s" % (MSG, e), file=sys.stderr)
         return 1
     try:
         written, notes = run_plots(args)
     except PlotError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print("%s: %s" % (MSG, e), file=sys.stderr)
         return 2
     for note in notes:
-        print("%s: note: %s" % (PROG, note), file=sys.stderr)
+        print("%s: note: %s" % (MSG, note), file=sys.stderr)
     for path in written:
         print(path)
     return 0

@@ -133,7 +133,9 @@ def test_grid_and_analytic_penetration(t):
 def test_serial_pool_and_mpi_identical(t):
     setup(t)
     expect_exit(t.run("sweep", "sweep.yaml", "-o", "j1", "-j", "1", "--quiet"), 0, "-j 1")
-    expect_exit(t.run("sweep", "sweep.yaml", "-o", "j3", "-j", "3", "--quiet"), 0, "-j 3")
+    r = t.run("sweep", "sweep.yaml", "-o", "j3", "-j", "3", "-q")  # -q as run's: --quiet
+    expect_exit(r, 0, "-j 3 -q")
+    check(r.stdout + r.stderr == "", "-q printed %r" % (r.stdout + r.stderr))
     with open(t.path("j1", "sweep.csv"), "rb") as f:
         ref = f.read()
     with open(t.path("j3", "sweep.csv"), "rb") as f:

@@ -254,6 +254,7 @@ def test_without_the_library(runs, tmp_path):
 def _error(r, status, *words):
     assert r.returncode == status, (r.returncode, r.stdout, r.stderr)
     assert "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("comply: "), r.stderr  # as every other command's messages
     for w in words:
         assert w in r.stderr, (w, r.stderr)
 
