@@ -196,8 +196,12 @@ CM_API cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
 
 /* Advance one step of m->opt.timestep. If the new state is not finite or a body exceeds
  * m->opt.max_speed, the step is undone and CM_ERR_NUMERIC returned; if the contact points exceed
- * m->opt.max_contacts, CM_ERR_LIMIT. Either way d keeps the last good state and d->message says
- * which body, which contact pair and the likely cause. */
+ * m->opt.max_contacts, CM_ERR_LIMIT; if a user law answers out of its range, CM_ERR_ARG. Either
+ * way d keeps the last good state, with no contacts (ncontact = npair = 0: those of the failed
+ * step are dropped, those of the state restored were not kept), and d->message says which body,
+ * which contact pair and the likely cause. A state that cannot be stepped (non-finite, a zero
+ * quaternion: CM_ERR_ARG; a moving body or node already faster than max_speed: CM_ERR_NUMERIC)
+ * is refused before the step, with d unchanged but for d->message. */
 CM_API cmStatus cm_step(const cmModel* m, cmData* d);
 
 /* Contact detection alone, at the current state (no dynamics): fills d->contact and d->pair

@@ -697,7 +697,8 @@ static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, c
                                  const double* RA, const double* areavec, int v, const cmHit* H,
                                  int* pair_of_cand, int* pp) {
   if (!grow_contacts(m, d, d->ncontact + 1)) {
-    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    /* out of memory (a warning); beyond max_contacts the step fails instead (limit_hit) */
+    if (!cm_priv(d)->limit_hit) d->warning[CM_WARN_CONTACT_LIMIT]++;
     return 0;
   }
   /* the pair summary, opened at its first contact (then the job's) */
@@ -768,7 +769,8 @@ static int append_contact(const cmModel* m, cmData* d, const int* cand, int k, i
                           int flags, const double p0[3], const double p1[3], const double n[3],
                           double dist, double area) {
   if (!grow_contacts(m, d, d->ncontact + 1)) {
-    d->warning[CM_WARN_CONTACT_LIMIT]++;
+    /* out of memory (a warning); beyond max_contacts the step fails instead (limit_hit) */
+    if (!cm_priv(d)->limit_hit) d->warning[CM_WARN_CONTACT_LIMIT]++;
     return 0;
   }
   int p = open_pair(d, cand, k, pair_of_cand);

@@ -57,9 +57,14 @@ static void restore_start(const cmModel* m, cmData* d) {
   cm_stage_kinematics(m, d, m->opt.timestep * (double)d->step);
 }
 
-/* undo the step: its start restored, the time spent counted */
+/* undo the step: its start restored, the time spent counted. The contact list and the pairs
+ * were the failed attempt's (the diagnosis has read them): none is kept, since those of the
+ * state restored are not stored (an output frame of that state would have shown the failed
+ * step's contacts, cut short at max_contacts or without forces, under the last good step) */
 static void roll_back(const cmModel* m, cmData* d, double t_step) {
   restore_start(m, d);
+  d->ncontact = 0;
+  d->npair = 0;
   d->timer[CM_TIMER_STEP] += cm_clock() - t_step;
 }
 

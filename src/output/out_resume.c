@@ -158,14 +158,23 @@ static cmStatus reopen(const char* path, const char* header, long cut, FILE** ou
 
 /* pvd entries of the kept frames; the .vtu files of the dropped ones removed */
 /* remove the temporary files a killed writer left in dir (a second SIGINT ends the process at
- * once, possibly between writing NAME.tmp and renaming it): every entry ending in ".tmp" */
-static void remove_leftovers(const char* dir) {
+ * once, possibly between writing NAME.tmp and renaming it): in the run's folder, the .tmp of
+ * the files comply writes there (summary.json, scene.pvd and the checkpoint of --checkpoint-
+ * every); in vtk/ (vtk = 1), every NAME.vtu.tmp. Other .tmp files are the user's and stay (every
+ * entry ending in .tmp was removed until 2026-12-07). */
+static void remove_leftovers(const char* dir, int vtk) {
+  static const char* const own[] = {"summary.json.tmp", "scene.pvd.tmp", "checkpoint.bin.tmp"};
   DIR* dp = opendir(dir);
   if (!dp) return;
   struct dirent* e;
   while ((e = readdir(dp)) != NULL) {
     size_t n = strlen(e->d_name);
-    if (n <= 4 || strcmp(e->d_name + n - 4, ".tmp") != 0) continue;
+    int ours = 0;
+    if (vtk)
+      ours = n > 8 && strcmp(e->d_name + n - 8, ".vtu.tmp") == 0;
+    else
+      for (size_t i = 0; i < sizeof own / sizeof *own; i++) ours |= strcmp(e->d_name, own[i]) == 0;
+    if (!ours) continue;
     char* path = cm_output_path(dir, e->d_name);
     if (path) remove(path);
     cm_free(path);
@@ -180,7 +189,7 @@ static cmStatus resume_vtk(cmOutput* o, const cmModel* m, const StepList* kept,
       return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   char* vdir = cm_output_path(o->dir, "vtk");
   if (!vdir) return cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
-  remove_leftovers(vdir);
+  remove_leftovers(vdir, 1);
   for (size_t i = 0; i < dropped->n; i++) {
     for (int b = 0; b < m->nbody; b++) {
       for (int vol = 0; vol < 2; vol++) {
@@ -211,7 +220,7 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   cmOutput* o = NULL;
   cmStatus st = cm_output_init(m, dir, &o, err, errsz);
   if (st != CM_OK) return st;
-  remove_leftovers(o->dir);
+  remove_leftovers(o->dir, 0);
   StepList kept = {NULL, 0, 0}, dropped = {NULL, 0, 0};
   long cut_b = 0, cut_c = 0;
   st = scan(o->bodies_path, CM_BODIES_HEADER, last_step, m->nbody, &cut_b, &kept, &dropped, err,
@@ -223,10 +232,10 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   long want = last_step - last_step % every, got = kept.n ? kept.step[kept.n - 1] : -1;
   if (st == CM_OK && cut_b > 0 && got != want && got != last_step)
     st = cm_error(err, errsz, CM_ERR_ARG,
-                  "'%s' holds frames up to step %ld, but the checkpoint continues from step %ld "
-                  "(its last frame: step %ld): not the outputs of this checkpoint's run; restart "
-                  "into that run's folder, or into an empty one",
-                  o->bodies_path, got, last_step, want);
+                  "'%s' holds frames up to step %ld, but the run to continue wrote its frames up "
+                  "to step %ld (its rows are kept up to step %ld): not the outputs of this "
+                  "checkpoint's run; restart into that run's folder, or into an empty one",
+                  o->bodies_path, got, want, last_step);
   if (st == CM_OK)
     st = scan(o->contacts_path, CM_CONTACTS_HEADER, last_step, 0, &cut_c, NULL, NULL, err,
               errsz);

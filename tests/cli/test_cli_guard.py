@@ -52,10 +52,20 @@ def test_contact_limit(s):
     text = UNSTABLE.replace("timestep: 1.0e-3", "timestep: 1.0e-3, max_contacts: 3").replace(
         "    integration: explicit\n", "").replace(
         "{sphere: {radius: 0.05, refine: 2}}", "{box: {size: [0.1, 0.1, 0.1], divisions: 4}}")
-    path = s.write("limit.yaml", text)
-    r = s.run("run", path, "-o", s.path("out2"), "--quiet")
+    path = s.write("limit.yaml", text.replace("substeps: 1}", "substeps: 1}\noutput: {every: 100}"))
+    out = s.path("out2")
+    r = s.run("run", path, "-o", out, "--quiet")
     expect_exit(r, 1, "contact limit")
     check("max_contacts = 3" in r.stderr, r.stderr)
+    # not the out-of-memory warning of the contact buffer (it was printed as well)
+    check("contact_limit" not in r.stderr and "out of memory" not in r.stderr, r.stderr)
+    # the frame of the last good state (between the regular frames) has no contact rows: the
+    # failed step's contacts, cut short at max_contacts and without forces, were written under
+    # it (the contacts of the state restored are not kept)
+    last = max(int(row["step"]) for row in read_bodies(os.path.join(out, "bodies.csv")))
+    check(last % 100 != 0, "the failure frame at step %d" % last)
+    rows = open(os.path.join(out, "contacts.csv")).read().splitlines()[1:]
+    check(all(int(x.split(",")[0]) != last for x in rows), "contact rows at step %d" % last)
 
 
 if __name__ == "__main__":
