@@ -78,6 +78,21 @@ int cmd_mesh_info(int argc, char** argv) {
 
   printf("file: %s\n", path);
   if (scale != 1.0) printf("scale: %.17g\n", scale);
+  /* the bounding box, in metres after the scale: the check of a file's units (a part of 0.1 m
+   * in millimetres shows as 100 m) */
+  if (mesh->nvert > 0) {
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = hi[k] = mesh->vert[k];
+    for (int v = 1; v < mesh->nvert; v++)
+      for (int k = 0; k < 3; k++) {
+        double x = mesh->vert[3 * (size_t)v + k];
+        lo[k] = x < lo[k] ? x : lo[k];
+        hi[k] = x > hi[k] ? x : hi[k];
+      }
+    printf("bounds: %.9g %.9g %.9g .. %.9g %.9g %.9g m\n", lo[0], lo[1], lo[2], hi[0], hi[1],
+           hi[2]);
+    printf("size: %.9g %.9g %.9g m\n", hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  }
   cmMeshReport rep;
   memset(&rep, 0, sizeof rep);
   cmStatus st = cm_mesh_check(mesh, path, &rep, err, sizeof err);

@@ -289,13 +289,19 @@ int cmd_run(int argc, char** argv) {
   /* overrides */
   double h = m->opt.timestep;
   if (a.has_steps) {
+    if ((double)a.steps > CM_STEPS_MAX) {
+      free_run(&r);
+      return cli_usage_error("run", "--steps %ld is more than the limit of %g steps", a.steps,
+                             CM_STEPS_MAX);
+    }
     m->opt.steps = a.steps;
     m->opt.duration = (double)a.steps * h;
   } else if (a.has_duration) {
     double n = floor(a.duration / h + 0.5);
-    if (!(n <= (double)(LONG_MAX / 2))) {
+    if (!(n <= CM_STEPS_MAX)) {
       free_run(&r);
-      return cli_usage_error("run", "--duration %g s is too many steps of %g s", a.duration, h);
+      return cli_usage_error("run", "--duration %g s is %.4g steps of %g s, more than the limit of %g",
+                             a.duration, n, h, CM_STEPS_MAX);
     }
     if (n == 0 && a.duration > 0) {
       free_run(&r);

@@ -67,9 +67,10 @@ static const Command COMMANDS[] = {
      "\n"
      "exit status: 0 the scene is valid; 2 it is not (the message names file, line and field).\n"},
     {"mesh-info", cmd_mesh_info, "comply mesh-info FILE [--scale S]",
-     "Load a mesh (.obj, .stl, .ply), validate it and print vertices, faces, edges, whether it\n"
-     "is closed, manifold and consistently oriented, its area (m^2), volume (m^3), centre of\n"
-     "volume (m) and inertia tensor per unit density (m^5, about the centre of volume).\n"
+     "Load a mesh (.obj, .stl, .ply, .vtp, .vtk), validate it and print its bounding box and\n"
+     "size (m: check the file's units), vertices, faces, edges, whether it is closed, manifold\n"
+     "and consistently oriented, its area (m^2), volume (m^3), centre of volume (m) and inertia\n"
+     "tensor per unit density (m^5, about the centre of volume).\n"
      "\n"
      "options:\n"
      "  --scale S   multiply the coordinates by S > 0 (default 1)\n"

@@ -303,7 +303,7 @@ CM_API int cm_scene_add_rule(cmScene* scene, const cmRuleDef* def, char* err, si
 CM_API int cm_scene_add_joint(cmScene* scene, const cmJointDef* def, char* err, size_t errsz);
 
 /* Check every value (ranges, finiteness, unique names, joint bodies exist, plane bodies are
- * fixed). Messages: "FILE:LINE:COL: body 'ball': mass must be > 0 kg (got -1)". */
+ * fixed). Messages: "FILE:LINE:COL: bodies[1] 'ball': mass must be >= 0 kg (got -1)". */
 CM_API cmStatus cm_scene_validate(const cmScene* scene, char* err, size_t errsz);
 
 /* Parse a YAML scene file (docs/scene-format.md). Unknown keys, wrong types, YAML tags and bad

@@ -1053,21 +1053,24 @@ static cmStatus compile_joints(const cmScene* s, cmModel* m, char* err, size_t e
       }
     }
     int r = m->joint_rule[j] = cm_rules_match(m, alias[0], alias[1]);
-    /* law none means "no interaction" and gives no joint parameters: refuse it, rather than
-     * link the bodies with parameters the user never gave (or drop the joint he wrote) */
-    if (r >= 0 && m->rule[r].law == CM_LAW_NONE) {
+    /* law none means "no interaction" and gives no joint parameters, nor does area_compliant or
+     * linear (their rows have no contact_time or elastic_repulsion: the joint took the defaults,
+     * T = 100 h and e_r 0.5, without a word): refuse it, rather than link the bodies with
+     * parameters the user never gave (or drop the joint he wrote) */
+    if (r >= 0 && m->rule[r].law != CM_LAW_CONTACT_TIME) {
       char where[256], rule_at[64] = "";
       loc_prefix(where, sizeof where, s, J->loc);
       if (m->rule[r].loc.line > 0)
         snprintf(rule_at, sizeof rule_at, " at line %d", m->rule[r].loc.line);
       return cm_error(err, errsz, CM_ERR_ARG,
-                      "%sjoints[%d] (%s <-> %s): its rule interactions[%d]%s has law none, which "
+                      "%sjoints[%d] (%s <-> %s): its rule interactions[%d]%s has law %s, which "
                       "gives a joint no parameters; a joint takes contact_time, "
                       "elastic_repulsion, play and mass from the rule of its two aliases: give "
                       "[%s, %s] a contact_time rule after that one (the two bodies then also "
                       "collide through it), or remove the joint",
                       where, j, J->body[0] ? J->body[0] : "world",
-                      J->body[1] ? J->body[1] : "world", r - 1, rule_at, alias[0], alias[1]);
+                      J->body[1] ? J->body[1] : "world", r - 1, rule_at,
+                      cm_law_name(m->rule[r].law), alias[0], alias[1]);
     }
   }
   return CM_OK;

@@ -408,6 +408,10 @@ static int check_geom(cmCheck* c, const cmGeomDef* g, cmMotion motion) {
       return fail(c, "geometry.plane.normal", "geometry.plane.normal must be non-zero");
     if (num(c, "geometry.plane.offset", "geometry.plane.offset", g->offset, R_FINITE, "m"))
       return 1;
+    if (!(fabs(g->offset) <= CM_COORD_MAX))
+      return fail(c, "geometry.plane.offset",
+                  "geometry.plane.offset must be at most %g m in magnitude (got %.10g)",
+                  CM_COORD_MAX, g->offset);
     if (motion != CM_MOTION_FIXED)
       return fail(c, "geometry.plane",
                   "a plane (half-space) body must have motion fixed (got motion %s)",
@@ -502,6 +506,9 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
   if (strcmp(b->name, "world") == 0)
     return fail(c, "name", "name 'world' is reserved for the fixed world frame");
   if (b->alias && nonempty(c, "alias", b->alias, "string")) return 1;
+  if (b->alias && strcmp(b->alias, "world") == 0)
+    return fail(c, "alias", "alias 'world' is reserved for the fixed world frame (the other side "
+                            "of a joint to the world)");
   if (enm(c, "motion", (int)b->motion, 5, "dynamic, fixed, prescribed, ignored, deformable"))
     return 1;
   if (check_geom(c, &b->geom, b->motion)) return 1;
@@ -562,6 +569,9 @@ int cm_check_options(const cmOptions* o, cmCheck* c) {
   if (num(c, "scene.duration", "scene.duration", o->duration, R_NONNEG, "s")) return 1;
   if (o->steps < 0)
     return fail(c, "scene.steps", "scene.steps must be an integer >= 0 (got %ld)", o->steps);
+  if ((double)o->steps > CM_STEPS_MAX)
+    return fail(c, "scene.steps", "scene.steps must be at most %g (got %ld)", CM_STEPS_MAX,
+                o->steps);
   if (o->steps == 0) { /* the steps of the duration: round(duration / timestep) */
     double n = floor(o->duration / o->timestep + 0.5);
     if (!(n <= CM_STEPS_MAX))

@@ -665,7 +665,7 @@ static int parse_geom(Parser* p, const yaml_node_t* n, cmGeomDef* g) {
     g->type = CM_GEOM_MESH;
     record(p, "geometry.mesh", sub);
     if (get_map(p, sub, "geometry.mesh", mesh_keys, 3, w)) return -1;
-    if (!w[0]) return missing(p, sub, "geometry.mesh", "file", "an OBJ, STL or PLY file");
+    if (!w[0]) return missing(p, sub, "geometry.mesh", "file", "an OBJ, STL, PLY, VTP or VTK file");
     if (get_str(p, w[0], "geometry.mesh.file", &g->file)) return -1;
     if (w[1] && get_num(p, w[1], "geometry.mesh.scale", "", &g->scale)) return -1;
     if (w[2] && get_bool(p, w[2], "geometry.mesh.repair", &g->repair)) return -1;

@@ -83,6 +83,9 @@ def test_bom_and_hex(s):
     r = s.run("mesh-info", p)
     expect_exit(r, 0, "comply mesh-info bom.obj")
     check("volume: 0.16666666666666666 m^3" in r.stdout, r.stdout)
+    check("bounds: 0 0 0 .. 1 1 1 m\nsize: 1 1 1 m\n" in r.stdout, r.stdout)
+    r = s.run("mesh-info", p, "--scale", "0.001")  # a file in millimetres
+    check("bounds: 0 0 0 .. 0.001 0.001 0.001 m\n" in r.stdout, r.stdout)
     p = s.write("bom.yaml", bom + "scene: {steps: 2}\nbodies:\n" + BALL)
     expect_exit(s.run("check", p), 0, "comply check bom.yaml")
     # hexadecimal: refused in meshes (OBJ read 0x1p0 as 1) and scenes, saying why

@@ -187,6 +187,8 @@ def test_bad_options(s):
            (["--steps", "5", "--duration", "1"], "--duration"), (["extra.yaml"], "extra.yaml"),
            (["--duration", "1e300"], "--duration"),
            (["--duration", "0.0004"], "shorter than half a step"),
+           (["--steps", "9000000000000000"], "more than the limit of 1e+15 steps"),
+           (["--duration", "1e14"], "more than the limit of 1e+15"),
            (["--duration", "0x10"], "--duration"), (["--duration", "1e-400"], "--duration")]
     for args, name in bad:
         r = s.run("run", scene, "-o", s.path("bad"), *args)

@@ -295,6 +295,13 @@ put("scene_play_huge.yaml", scene("law: contact_time", "law: contact_time\n    p
 put("scene_deformable_sphere_cells_list.yaml",
     scene("    position: [0, 0, 0.2]\n", "    position: [0, 0, 0.2]\n    motion: deformable\n"
           "    deformable: {cells: [3, 4, 5]}\n"))
+put("scene_steps_too_many.yaml", scene("  duration: 0.1\n", "  steps: 9000000000000000\n"))
+put("scene_plane_offset_huge.yaml", scene("{normal: [0, 0, 1]}", "{normal: [0, 0, 1], offset: 1e300}"))
+put("scene_alias_world.yaml", scene("    position: [0, 0, 0.2]\n",
+                                    "    position: [0, 0, 0.2]\n    alias: world\n"))
+put("scene_joint_area_compliant_rule.yaml",
+    scene("law: contact_time", "law: area_compliant")
+    + "joints:\n  - bodies: [ball, world]\n    anchor: [0, 0, 0.3]\n")
 
 
 # ---------------------------------------------------------------- VTK XML PolyData, legacy VTK
