@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -169,6 +170,23 @@ static int write_frame(Run* r) {
   }
   r->written = r->d->step;
   return 0;
+}
+
+/* 1 if DIR/bodies.csv has a line after its header (a frame, maybe cut short) */
+static int has_frames(const char* dir) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/bodies.csv", dir) >= (int)sizeof path) return 1;
+  struct stat sb;
+  if (stat(path, &sb) != 0) return 0;
+  if (!S_ISREG(sb.st_mode)) return 1; /* (not opened: cm_output_resume says what it is) */
+  FILE* f = fopen(path, "rb");
+  if (!f) return 1;
+  int c, lines = 0;
+  while ((c = fgetc(f)) != EOF && lines == 0)
+    if (c == '\n') lines++;
+  int more = lines > 0 && c != EOF;
+  fclose(f);
+  return more;
 }
 
 /* DIR/checkpoint.bin of the current state; -1 (message in r->ckpt_err) on failure */
@@ -371,8 +389,11 @@ int cmd_run(int argc, char** argv) {
    * at or before the checkpoint */
   if (a.restart) {
     long last = d->step % every == 0 || d->step == total ? d->step : d->step - 1;
+    int fresh = !has_frames(a.outdir);
     st = cm_output_resume(m, a.outdir, last, &r.out, err, sizeof err);
-    r.written = d->step; /* the checkpoint's frame is there already or is not a regular frame */
+    /* the checkpoint's frame is there already or is not a regular frame; into a folder without
+     * frames (a new one), the checkpoint's state is the first frame, as step 0 is a run's */
+    r.written = fresh ? -1 : d->step;
   } else {
     st = cm_output_open(m, a.outdir, &r.out, err, sizeof err);
   }

@@ -40,6 +40,35 @@ def _lib():
     return L.library()
 
 
+def _node_box(v, what, key, head):
+    """the box of deformable.fixed or .attach, as the scene file writes it ({min, max}, with
+    {body} first for attach) or as a tuple ((min, max), or (body, (min, max))); each corner
+    three finite numbers (a bare ValueError or a TypeError from unpacking named nothing)"""
+    pair = "((x, y, z), (x, y, z))"
+    form = "{%smin: [x, y, z], max: [x, y, z]} or %s" % (
+        "".join("%s: ..., " % h for h in head), "(body, %s)" % pair if head else pair)
+    try:
+        if isinstance(v, dict):
+            if set(v) != set(head) | {"min", "max"}:
+                raise ValueError
+            vals = [v[h] for h in head] + [v["min"], v["max"]]
+        else:
+            vals = list(v)
+            if head:
+                vals = [vals[0]] + list(vals[1]) if len(vals) == 2 else None
+            if vals is None or len(vals) != len(head) + 2:
+                raise ValueError
+        corners = []
+        for c in vals[len(head):]:
+            c = [float(x) for x in c]
+            if len(c) != 3 or not all(np.isfinite(c)):
+                raise ValueError
+            corners.append(c)
+    except (TypeError, ValueError):
+        raise ArgumentError("%s: %s must be %s (got %r)" % (what, key, form, v)) from None
+    return tuple(vals[:len(head)]) + tuple(corners)
+
+
 def _set_deformable(f, spec, what):
     """cmDeformableDef fields from a dict (the keys of the scene file's deformable section)"""
     for k, v in dict(spec).items():
@@ -56,15 +85,17 @@ def _set_deformable(f, spec, what):
             c = [int(x) for x in c]
             f.cells[:] = c
         elif k == "fixed":
-            lo, hi = v
-            f.fixed_min[:] = [float(x) for x in lo]
-            f.fixed_max[:] = [float(x) for x in hi]
+            lo, hi = _node_box(v, what, "fixed", ())
+            f.fixed_min[:] = lo
+            f.fixed_max[:] = hi
             f.has_fixed = 1
         elif k == "attach":
-            body, (lo, hi) = v
+            body, lo, hi = _node_box(v, what, "attach", ("body",))
+            if not isinstance(body, str):
+                raise ArgumentError("%s: attach: body must be a body name (got %r)" % (what, body))
             f.attach = _cstr(body)
-            f.attach_min[:] = [float(x) for x in lo]
-            f.attach_max[:] = [float(x) for x in hi]
+            f.attach_min[:] = lo
+            f.attach_max[:] = hi
         elif k in ("young", "poisson"):
             setattr(f, k, float(v))
         elif k == "rayleigh":
@@ -310,7 +341,9 @@ class Scene:
         angular_velocity, motion ("dynamic", "fixed", "prescribed", "ignored", "deformable"),
         force, moment; for motion "deformable", deformable = a dict of material
         ("neo_hookean", "corotated", "linear"), young (Pa), poisson, cells (int or 3 ints),
-        fixed ((min xyz, max xyz), m), integrator ("backward_euler", "midpoint")
+        fixed ((min xyz, max xyz), m, or {"min": .., "max": ..}), attach ((body name,
+        (min xyz, max xyz)), or {"body": .., "min": .., "max": ..}), integrator
+        ("backward_euler", "midpoint"), rayleigh ({"mass": alpha 1/s, "stiffness": beta s})
         (docs/deformable.md). Units SI (include/comply/scene.h)."""
         d = self._lib.cm_body_def_default()
         d.name = _cstr(name)
@@ -369,7 +402,9 @@ class Scene:
         last matching rule wins. Fields: law ("contact_time", "area_compliant", "linear",
         "none"), ka, step_damping, stiffness_damping, elastic_repulsion, play, contact_time,
         mass ("min", "effective"), stiffness, damping, friction, stick_velocity, min_period,
-        method, direction, integration. Returns its index."""
+        method, direction, integration ("default", "implicit", "explicit"). Returns its index
+        in the scene, 0 for the first; in the compiled Model it is that index + 1 (the Model's
+        rule 0 is the built-in default)."""
         d = self._lib.cm_rule_def_default()
         d.pair[0], d.pair[1] = _cstr(a), _cstr(b)
         for k, v in kw.items():
@@ -395,6 +430,8 @@ class Scene:
         return i
 
     def validate(self):
+        """Check the whole scene (cm_scene_validate: ranges, unique names, joint bodies, planes
+        fixed); raise the first error as compile() would. Returns None."""
         err = ctypes.create_string_buffer(_ERRSZ)
         _check(self._lib.cm_scene_validate(self._p, err, _ERRSZ), err)
 
@@ -536,7 +573,9 @@ class Model:
         return i
 
     def pair_rule(self, a, b):
-        """The rule index between two bodies, -1 if they never interact."""
+        """The Model's rule index between two bodies (rule 0 is the built-in default, the
+        scene's rule i is i + 1), -1 if they never interact (law none, an ignored body, two
+        non-dynamic bodies, the same body)."""
         return self._lib.cm_model_pair_rule(self._p, self.body(a), self.body(b))
 
     def pair_detection(self, a, b):
@@ -555,7 +594,8 @@ class Model:
                 "contour": bool(pd.contour)}
 
     def rule(self, i):
-        """The resolved parameters of rule i as a dict (contact_time filled in)."""
+        """The resolved parameters of the Model's rule i as a dict (contact_time filled in);
+        i from 0 (the built-in default) to nrule - 1."""
         if not 0 <= i < self._s.nrule:
             raise IndexError(i)
         r = self._s.rule[i]
@@ -611,8 +651,9 @@ class Data:
     State views (writable, (nbody, 3) or (nbody, 4)): body_cpos (centre of mass, m),
     body_xquat (w x y z), body_cvel (m/s), body_angvel (rad/s, world). Derived views
     (read-only, recomputed by every step from the state): body_xpos (frame origin), body_xvel,
-    body_aabb. Scalars of cmData (time, solver_iter, energy, ...) are attributes; `nstep` is
-    cmData.step (steps taken)."""
+    body_aabb. Nodes of the deformable bodies (writable, (nnode, 3)): node_pos (m, world),
+    node_vel (m/s). Scalars of cmData (time, solver_iter, energy, ...) are attributes; `nstep` is
+    cmData.step (steps taken); `model` is the Model."""
 
     def __init__(self, model):
         self.model = model
@@ -738,9 +779,11 @@ class Data:
     @property
     def contacts(self):
         """The contact points of the last step (or collide()) as a read-only structured numpy
-        view of cmContact: fields body (2), pair, vert, flags, p0, p1, n (3 each), dist, area,
-        force, ftan (3). Valid until the next step(), collide(), reset() or copy into this Data
-        (the C buffer may move when it grows); .copy() it to keep it."""
+        view of cmContact: fields body (2: A penetrating, B penetrated), pair, vert (A's
+        vertex, -1 if none), face (B's face that p1 lies on, -1 if none: B a plane, edge and
+        contour contacts), flags, p0, p1, n (3 each), dist, area, force, ftan (3). Valid until
+        the next step(), collide(), reset() or copy into this Data (the C buffer may move when
+        it grows); .copy() it to keep it."""
         return _view(self._owner, _address(self._s.contact), L.cmContact, (self._s.ncontact,),
                      False)
 

@@ -220,7 +220,6 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   cmOutput* o = NULL;
   cmStatus st = cm_output_init(m, dir, &o, err, errsz);
   if (st != CM_OK) return st;
-  remove_leftovers(o->dir, 0);
   StepList kept = {NULL, 0, 0}, dropped = {NULL, 0, 0};
   long cut_b = 0, cut_c = 0;
   st = scan(o->bodies_path, CM_BODIES_HEADER, last_step, m->nbody, &cut_b, &kept, &dropped, err,
@@ -239,6 +238,9 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   if (st == CM_OK)
     st = scan(o->contacts_path, CM_CONTACTS_HEADER, last_step, 0, &cut_c, NULL, NULL, err,
               errsz);
+  /* the leftovers removed once the folder is known to be the run's (a refused restart leaves
+   * the folder as it was) */
+  if (st == CM_OK) remove_leftovers(o->dir, 0);
   if (st == CM_OK) st = reopen(o->bodies_path, CM_BODIES_HEADER, cut_b, &o->bodies, err, errsz);
   if (st == CM_OK)
     st = reopen(o->contacts_path, CM_CONTACTS_HEADER, cut_c, &o->contacts, err, errsz);

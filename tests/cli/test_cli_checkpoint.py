@@ -217,12 +217,16 @@ def test_rejected_checkpoints(s):
     # rows kept, the restarted run's appended after them)
     short = s.path("rej_short")
     expect_exit(s.run("run", scene(s), "-o", short, "--steps", 30, "-q"), 0, "short run")
+    # a leftover of comply's own, left as it was by a refused restart (it was removed first)
+    with open(os.path.join(short, "summary.json.tmp"), "w") as f:
+        f.write("{")
     r = s.run("run", scene(s), "-o", short, "--steps", 200, "--restart", ckpt, "-q")
     expect_exit(r, 2, "restart into a shorter run's folder")
     check("holds frames up to step 30, but the run to continue wrote its frames up to step 100 "
           "(its rows are kept up to step 100)" in r.stderr,
           "message %r" % r.stderr)
     check(read_bodies(os.path.join(short, "bodies.csv"))[-1]["step"] == 30, "bodies.csv changed")
+    check(os.path.exists(os.path.join(short, "summary.json.tmp")), "the refused restart removed files")
     alien = s.path("rej_alien")
     expect_exit(s.run("run", other, "-o", alien, "-q"), 0, "another scene's run")
     r = s.run("run", scene(s), "-o", alien, "--steps", 200, "--restart", ckpt, "-q")
@@ -251,6 +255,28 @@ def test_restart_strict_counts_the_start(s):
     check("1 initial_overlap" in r.stderr and "initial_overlap 1" in r.stderr, r.stderr)
 
 
+def test_restart_into_an_empty_folder(s):
+    # a checkpoint between frames (every 10, the checkpoint at step 25) continued into a new
+    # folder: its bodies.csv starts with the checkpoint's state, as a run's starts with step 0
+    # (it started at the next frame, step 30), then the frames of the uninterrupted run
+    first = s.path("part25")
+    expect_exit(s.run("run", scene(s, every=10), "-o", first, "--steps", 25, "--checkpoint-every", 25,
+                      "-q"), 0, "the first part")
+    new = s.path("fresh")
+    r = s.run("run", scene(s, every=10), "-o", new, "--steps", 60, "--restart",
+              os.path.join(first, "checkpoint.bin"), "-q")
+    expect_exit(r, 0, "restart into a new folder")
+    rows = open(os.path.join(new, "bodies.csv")).read().splitlines()
+    part = open(os.path.join(first, "bodies.csv")).read().splitlines()
+    at25 = [x for x in part if x.startswith("25,")]
+    check(len(at25) > 0 and [x for x in rows[1:] if x.startswith("25,")] == at25,
+          "the checkpoint's frame: %r" % rows[:3])
+    ref = open(os.path.join(reference(s, 60, 10), "bodies.csv")).read().splitlines()
+    later = lambda lines: [x for x in lines[1:] if int(x.split(",")[0]) > 25]
+    check(later(rows) == later(ref) and len(later(ref)) > 0, "frames after the checkpoint differ")
+    check(rows[0] == ref[0] and rows[1].startswith("25,"), "first rows %r" % rows[:2])
+
+
 if __name__ == "__main__":
     s = Suite()
     s.test(test_sigint_restart)
@@ -258,4 +284,5 @@ if __name__ == "__main__":
     s.test(test_restart_extends_run_with_vtk)
     s.test(test_rejected_checkpoints)
     s.test(test_restart_strict_counts_the_start)
+    s.test(test_restart_into_an_empty_folder)
     s.finish()

@@ -101,3 +101,21 @@ def test_deformable_body():
     with pytest.raises(comply.ArgumentError, match="unknown key"):
         s.add_body("x", geom="box", size=(0.1, 0.1, 0.1), motion="deformable",
                    deformable={"youngs": 1})
+    # fixed and attach also as the scene file writes them, the same model; a malformed box is
+    # an ArgumentError naming the key (a bare ValueError or TypeError from unpacking before)
+    s2 = comply.Scene("jelly", timestep=h)
+    s2.add_body("plate", geom="box", size=(0.2, 0.2, 0.01), motion="fixed", position=(0, 0, 1.1))
+    s2.add_body("hanging", geom="box", size=(0.05, 0.05, 0.1), motion="deformable",
+                position=(0.5, 0, 1.05),
+                deformable={"cells": 1, "attach": {"body": "plate", "min": [-1, -1, 1.0999],
+                                                   "max": [1, 1, 2]},
+                            "fixed": {"min": [-1, -1, -1], "max": [1, 1, 1.0001]}})
+    s2.add_rule("*", "*", law="none")
+    m2 = s2.compile()
+    assert np.count_nonzero(m2.node_attach == 0) == 4
+    for bad in ({"fixed": "m"}, {"fixed": {"min": [0, 0, 0]}}, {"fixed": ((0, 0), (1, 1, 1))},
+                {"fixed": ((0, 0, 0), (1, 1, float("nan")))},
+                {"attach": ((0, 0, 0), (1, 1, 1))}, {"attach": (3, ((0, 0, 0), (1, 1, 1)))}):
+        key = next(iter(bad))
+        with pytest.raises(comply.ArgumentError, match="deformable: %s:? (body )?must be" % key):
+            s2.add_body("y", geom="box", size=(0.1, 0.1, 0.1), motion="deformable", deformable=bad)
