@@ -730,9 +730,11 @@ static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
       double c[3];
       if (get_vec(p, v[3], "deformable.cells", 3, "cells", c)) return -1;
       for (int i = 0; i < 3; i++) {
-        if (!(c[i] >= 1 && c[i] <= CM_FEM_MAX_CELLS && c[i] == floor(c[i])))
-          return ERR(p, v[3], CM_ERR_PARSE, "%s: expected integers in 1..%d, got %.10g",
-                     fpath(p, "deformable.cells", fb, sizeof fb), CM_FEM_MAX_CELLS, c[i]);
+        /* a type error here; the range (1..CM_FEM_MAX_CELLS) is the validation's, CM_ERR_ARG,
+         * as for one number (a list out of range was CM_ERR_PARSE, one number CM_ERR_ARG) */
+        if (!(c[i] == floor(c[i]) && fabs(c[i]) <= INT_MAX))
+          return ERR(p, v[3], CM_ERR_PARSE, "%s: expected integers, got %.10g",
+                     fpath(p, "deformable.cells", fb, sizeof fb), c[i]);
         f->cells[i] = (int)c[i];
       }
     } else {

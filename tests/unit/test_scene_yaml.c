@@ -801,7 +801,14 @@ static void test_deformable(void) {
   snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {poisson: 0.5}\n", head);
   EXPECT_ERR(buf, CM_ERR_ARG, 5, "deformable.poisson", "0..0.49");
   snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 0, 2]}\n", head);
-  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.cells", "1..200");
+  /* out of range: CM_ERR_ARG as for one number (it was CM_ERR_PARSE in a list); a fraction is
+   * a type error */
+  EXPECT_ERR(buf, CM_ERR_ARG, 5, "deformable.cells", "1..200");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 2.5, 2]}\n", head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.cells", "expected integers");
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 1e300, 2]}\n",
+           head);
+  EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.cells", "expected integers");
   snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {fixed: {min: [0, 0, 0]}}\n",
            head);
   EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.fixed", "max");
