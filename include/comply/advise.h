@@ -135,8 +135,8 @@ CM_API cmStatus cm_advise_contact_time_duration(double elastic_repulsion, double
                                                 char* err, size_t errsz);
 
 /* the inverse of cm_advise_contact_time_restitution: the e_r in (0, 1] that gives restitution e
- * in (0, 1] (bisection in zeta to the last bit). CM_ERR_ARG below e = 5e-6, whose e_r is below
- * the smallest double. */
+ * in (0, 1] (bisection in zeta to the last bit). CM_ERR_ARG below e of about 4.5e-6, whose e_r
+ * is below the smallest double (from 5e-6 up it is a normal double). */
 CM_API cmStatus cm_advise_contact_time_er(double restitution, double* elastic_repulsion, char* err,
                                    size_t errsz);
 

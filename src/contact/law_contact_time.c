@@ -4,7 +4,9 @@
  *   F = m_rep ( (pi/T)^2 x - 2 ln(e_r)/T dx/dt ),   x = max(penetration - play, 0)
  *
  * (pushing the bodies apart). For the undamped spring, m_rep x'' = -m_rep (pi/T)^2 x is half an
- * oscillation of duration T: the contact lasts T whatever the masses. The dashpot with
+ * oscillation of duration T: the contact lasts T for a body of mass m_rep against a wall (or with
+ * `mass: effective`); two free bodies, whose reduced mass is below m_rep, part sooner
+ * (docs/contact-laws.md, the representative mass). The dashpot with
  * D = -2 m_rep ln(e_r) / T gives the damping ratio zeta = -ln(e_r) / pi (for m = m_rep), and a
  * linear spring-dashpot that may pull restitutes e = exp(-zeta pi / sqrt(1 - zeta^2))
  * = e_r^(1 / sqrt(1 - (ln e_r / pi)^2)); see docs/contact-laws.md. */

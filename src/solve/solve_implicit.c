@@ -13,8 +13,9 @@
  * (anchor_setup below): gamma = -L x / max(|x|, L / kt2) with x = w - cw, the same form as the
  * regularised law that follows with the spring's offset cw and width L / kt2; it does not creep
  * and needs 2x fewer Newton iterations on piles than the stick velocity 1e-5 m/s (the stick
- * zone is as wide as the contact's compliance makes it). The other rows (contour, pair rows)
- * keep the regularised law:
+ * zone is as wide as the contact's compliance makes it), and so has the pair row of the
+ * contact_time law (one spring per body pair, row_key). The contour regions, which have no
+ * identity from step to step, keep the regularised law:
  *
  * Friction (Coulomb, regularised). A row with friction coefficient mu has two tangent
  * directions t1, t2; its slip rate w = (t1, t2) . (v_A(p) - v_B(p)) at the end of the step meets

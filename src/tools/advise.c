@@ -385,7 +385,7 @@ cmStatus cm_advise_contact_time_er(double restitution, double* elastic_repulsion
   if (!(er > 0))
     return cm_error(err, errsz, CM_ERR_ARG,
                     "restitution: %g needs an elastic_repulsion below the smallest double "
-                    "(damping ratio %g): give a restitution of at least 1e-5",
+                    "(damping ratio %g): give a restitution of at least 5e-6",
                     restitution, 0.5 * (lo + hi));
   *elastic_repulsion = er;
   return CM_OK;
