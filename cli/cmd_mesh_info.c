@@ -82,7 +82,8 @@ int cmd_mesh_info(int argc, char** argv) {
    * in millimetres shows as 100 m) */
   if (mesh->nvert > 0) {
     double lo[3], hi[3];
-    for (int k = 0; k < 3; k++) lo[k] = hi[k] = mesh->vert[k];
+    for (int k = 0; k < 3; k++)
+      lo[k] = hi[k] = mesh->vert[k];
     for (int v = 1; v < mesh->nvert; v++)
       for (int k = 0; k < 3; k++) {
         double x = mesh->vert[3 * (size_t)v + k];

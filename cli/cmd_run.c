@@ -318,7 +318,8 @@ int cmd_run(int argc, char** argv) {
     double n = floor(a.duration / h + 0.5);
     if (!(n <= CM_STEPS_MAX)) {
       free_run(&r);
-      return cli_usage_error("run", "--duration %g s is %.4g steps of %g s, more than the limit of %g",
+      return cli_usage_error("run",
+                             "--duration %g s is %.4g steps of %g s, more than the limit of %g",
                              a.duration, n, h, CM_STEPS_MAX);
     }
     if (n == 0 && a.duration > 0) {

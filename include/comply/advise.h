@@ -86,7 +86,10 @@ CM_API cmStatus cm_advise_ka_material(const cmAdviseMaterial* in, cmAdviseKa* ou
 /* one sentence explaining a single CM_ADVISE_NOTE_* bit (static storage; "" if unknown) */
 CM_API const char* cm_advise_note_text(unsigned note);
 
-/* Poisson factors E_eff / E, nu in [0, 0.5) (no validation: NaN outside) */
+/* Poisson factors E_eff / E, for nu in [0, 0.5). nu is not validated: outside that range they
+ * return the formula's value, finite but meaningless (confined: 1.0185 at nu = -0.1, negative
+ * for nu in (0.5, 1); half_space: -0.333 at nu = 2) or inf (confined at nu = 0.5 and -1,
+ * half_space at nu = 1 and -1); NaN only for a NaN nu. */
 CM_API double cm_advise_confined_factor(double nu);   /* (1-nu) / ((1+nu)(1-2nu)) */
 CM_API double cm_advise_half_space_factor(double nu); /* 1 / (1-nu^2) */
 

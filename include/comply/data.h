@@ -20,7 +20,11 @@ extern "C" {
 typedef enum cmWarning {
   CM_WARN_BAD_AREA = 0,  /* contact with zero area: no force */
   CM_WARN_SOLVER,        /* the implicit solve did not reach its tolerance */
-  CM_WARN_CONTACT_LIMIT, /* contact buffer limit reached */
+  CM_WARN_CONTACT_LIMIT, /* out of memory (or of broadphase grid room): candidate pairs,
+                            contacts, pairs or rows were dropped, or min_period's softening, the
+                            edge contacts' birth offsets or the stability scan's upper bound
+                            skipped; more than max_contacts points is not counted here: cm_step
+                            fails with CM_ERR_LIMIT instead */
   CM_WARN_GYRO,          /* gyroscopic Newton iteration did not converge */
   CM_WARN_ENERGY,        /* the total mechanical energy grew: the numerics created energy */
   CM_WARN_SUBSTEPS,      /* substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX sub-steps */
@@ -190,22 +194,37 @@ CM_API void cm_data_reset(const cmModel* m, cmData* d);
 /* copy into dst (both data of model m) everything a user can read from src: state, derived body
  * values, contacts and pairs, counters, warnings, timers, message, solver statistics (the lists
  * of comply/fields.h), and the friction springs' stretches (private state: docs/contact-laws.md,
- * "Friction"); not the private scratch. CM_ERR_NOMEM, with dst unchanged, if the buffers cannot
- * grow. */
+ * "Friction"); not the private scratch. CM_ERR_NOMEM if the buffers cannot grow: dst's contents
+ * are then unchanged, but some of its buffers may have grown already (maxcontact, maxpair and
+ * the contact and pair pointers may differ from before the call). */
 CM_API cmStatus cm_data_copy(const cmModel* m, cmData* dst, const cmData* src);
 
 /* Advance one step of m->opt.timestep. If the new state is not finite or a body exceeds
- * m->opt.max_speed, the step is undone and CM_ERR_NUMERIC returned; if the contact points exceed
- * m->opt.max_contacts, CM_ERR_LIMIT; if a user law answers out of its range, CM_ERR_ARG. Either
- * way d keeps the last good state, with no contacts (ncontact = npair = 0: those of the failed
- * step are dropped, those of the state restored were not kept), and d->message says which body,
- * which contact pair and the likely cause. A state that cannot be stepped (non-finite, a zero
- * quaternion: CM_ERR_ARG; a moving body or node already faster than max_speed: CM_ERR_NUMERIC)
- * is refused before the step, with d unchanged but for d->message. */
+ * m->opt.max_speed, or an explicit row (a contact pair's or a joint's) is found unstable at its
+ * sub-step before it is integrated, the step is undone and CM_ERR_NUMERIC returned; if the
+ * contact points exceed m->opt.max_contacts, CM_ERR_LIMIT; if a user law answers out of its
+ * range, CM_ERR_ARG. Either way d keeps the last good state, with no contacts (ncontact = npair
+ * = 0: those of the failed step are dropped, those of the state restored were not kept), and
+ * d->message says what failed: for CM_ERR_NUMERIC the body, the contact pair or joint and the
+ * likely cause ("... explicit row unstable at h = ... s: w h = ... >= ..." for an unstable row);
+ * for CM_ERR_LIMIT max_contacts and the number of body pairs in contact so far (no body); for
+ * CM_ERR_ARG the rule, the law's values and the two bodies. The failed attempt's timers,
+ * warnings and solver counts stay counted. A failed first step (d->step 0) has also set the
+ * energy and depth monitors' baselines (energy, energy_low, energy_scale, energy_growth,
+ * energy_first_step, energy_body, energy_monitor, depth_* and tunnel_*); the next attempt sets
+ * them again. A state that cannot be stepped (non-finite, a zero quaternion: CM_ERR_ARG; a moving
+ * body or node already faster than max_speed: CM_ERR_NUMERIC) is refused before the step, with
+ * d unchanged but for d->message; so is a step without memory for the friction anchors it must
+ * save (CM_ERR_NOMEM, "out of memory for N friction anchors"). The step's other buffers do not
+ * fail it: what cannot get memory is dropped and counted (CM_WARN_CONTACT_LIMIT,
+ * CM_WARN_SOLVER). */
 CM_API cmStatus cm_step(const cmModel* m, cmData* d);
 
 /* Contact detection alone, at the current state (no dynamics): fills d->contact and d->pair
- * (forces zero). For users who want contact queries without simulation. */
+ * (forces zero). For users who want contact queries without simulation. A state cm_step would
+ * refuse as non-finite (or a zero quaternion) is CM_ERR_ARG, with d unchanged but for
+ * d->message; more than m->opt.max_contacts contact points is CM_ERR_LIMIT, with no contacts
+ * (ncontact = npair = 0) and the count in d->message. */
 CM_API cmStatus cm_collide(const cmModel* m, cmData* d);
 
 /* 1 if the world point p is strictly inside body `body` at its pose in d (a mesh: inside its
@@ -222,10 +241,16 @@ CM_API cmStatus cm_data_vertex_pressure(const cmModel* m, const cmData* d, int b
                                         double* pressure, double* penetration, char* err,
                                         size_t errsz);
 
-/* Determinism hash of the state: FNV-1a 64 over d->step and, per body, body_cpos, body_xquat,
- * body_cvel and body_angvel (13 doubles as IEEE-754 bit patterns, each 8 bytes little-endian).
- * That is the whole state the next step depends on, so equal hashes continue identically; it
- * does not depend on the machine's byte order. See docs/outputs.md. */
+/* Determinism hash of the state: FNV-1a 64 over, in this order, d->step (a signed 64-bit
+ * integer); per body its row of CM_DATA_STATE (comply/fields.h): body_cpos, body_xquat,
+ * body_cvel, body_angvel and body_dv, 19 doubles; per node of the deformable bodies node_pos and
+ * node_vel (6 doubles; nothing without deformable bodies); then, if any contact keeps something
+ * from step to step (the private friction anchors: a friction spring's stretch, an edge
+ * contact's birth offset), their count and per anchor its two bodies and four key integers
+ * (signed 64-bit), its stretch (3 doubles) and its birth offset (a double). Every number is
+ * hashed as 8 bytes, least significant first, the doubles as IEEE-754 bit patterns (-0.0 and 0.0
+ * differ). That is the whole state the next step depends on, so equal hashes continue
+ * identically; it does not depend on the machine's byte order. See docs/outputs.md. */
 CM_API uint64_t cm_data_hash(const cmModel* m, const cmData* d);
 
 /* energies: kinetic (translational + rotational) and gravitational potential relative to the

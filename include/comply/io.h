@@ -18,16 +18,19 @@ typedef struct cmOutput cmOutput;
 
 /* Create `dir` (and parents) if needed and open bodies.csv and contacts.csv with their headers.
  * With m->opt.vtk also create dir/vtk; every frame then writes the VTK series as well.
- * Errors name the path. */
+ * Errors name the path; a NULL or empty dir is CM_ERR_ARG. */
 CM_API cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
                                size_t errsz);
 /* Continue the outputs of an earlier run in `dir` (for a restart from a checkpoint): every row
  * of bodies.csv and contacts.csv with a step > last_step (and an incomplete last line) is cut
  * off and the files are reopened for appending; with m->opt.vtk, scene.pvd is rebuilt from the
  * frames kept (the steps left in bodies.csv) and the .vtu files of the frames cut off are
- * removed. A missing bodies.csv or contacts.csv is created with its header. Errors (a file
- * that is not a comply CSV or whose steps go back, I/O) name the path and line; a last_step
- * below 0 is CM_ERR_ARG. */
+ * removed. A missing bodies.csv or contacts.csv is created with its header. Errors name the
+ * path (and the line at fault): a file that is not a comply CSV (another first line, a row not
+ * starting with a step) or whose steps go back is CM_ERR_PARSE; a bodies.csv that is not this
+ * run's outputs is CM_ERR_ARG (a step with other than one row per body of m: another scene's
+ * run; frames kept that do not end at the run's last frame at or before last_step: a shorter
+ * run's folder); I/O is CM_ERR_IO. A NULL or empty dir, or a last_step below 0, is CM_ERR_ARG. */
 CM_API cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmOutput** out,
                                  char* err, size_t errsz);
 /* append the current state (one row per body) and contacts (one row per body pair in contact);
@@ -37,7 +40,8 @@ CM_API cmStatus cm_output_frame(cmOutput* out, const cmModel* m, const cmData* d
 /* Write one body's VTK XML UnstructuredGrid file at the current state to `path` (replaced
  * atomically through path.tmp): its mesh vertices in world coordinates, its triangles, and the
  * point data `pressure` (Pa) and `penetration` (m) of cm_data_vertex_pressure, as base64
- * binary (header_type UInt64, little-endian). A body without a mesh (a plane) is CM_ERR_ARG. */
+ * binary (header_type UInt64, little-endian). A body index outside [0, m->nbody) or a body
+ * without a mesh (a plane) is CM_ERR_ARG. */
 CM_API cmStatus cm_vtk_write_body(const cmModel* m, const cmData* d, int body, const char* path,
                                   char* err, size_t errsz);
 
@@ -48,7 +52,8 @@ typedef struct cmRunInfo {
   int failed;          /* 1 if the simulation failed (non-finite state) */
   const char* message; /* failure diagnosis or NULL */
 } cmRunInfo;
-/* write summary.json atomically (temporary file + rename). Safe to call more than once. */
+/* write summary.json atomically (temporary file + rename). Safe to call more than once. info may
+ * be NULL: wall_time 0, interrupted and failed false, message null. */
 CM_API cmStatus cm_output_summary(cmOutput* out, const cmModel* m, const cmData* d,
                                   const cmRunInfo* info);
 /* close the files (does not write the summary) */
@@ -60,10 +65,14 @@ CM_API void cm_output_close(cmOutput* out);
 #define CM_CHECKPOINT_VERSION 10
 
 /* Write the state of d to `path` atomically: path.tmp is written, flushed, fsync'ed and renamed
- * over path, so path always holds a complete checkpoint. The file: a versioned header (magic
- * "CMCKPT", format version, library version, a fingerprint of the model), the state (step, time,
- * body_cpos, body_xquat, body_cvel, body_angvel, warning counts, solver statistics, timers) and
- * an FNV-1a 64 checksum of everything before it (layout in docs/outputs.md). */
+ * over path, so path always holds a complete checkpoint. The file (format CM_CHECKPOINT_VERSION;
+ * its byte layout in docs/outputs.md, "Checkpoints"): a versioned header (magic "CMCKPT", format
+ * version, nbody, library version, a fingerprint of the model, the timestep, the file size), the
+ * lists of comply/fields.h (the CM_DATA_SCALARS and CM_DATA_TOTALS, then per body its
+ * CM_DATA_STATE including body_dv, then per node of the deformable bodies its CM_DATA_NODES),
+ * the friction anchors (what contacts keep from step to step: friction springs' stretches, edge
+ * contacts' birth offsets) and an FNV-1a 64 checksum of everything before it. Errors name the
+ * path: CM_ERR_NOMEM, CM_ERR_IO. */
 CM_API cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path, char* err,
                                     size_t errsz);
 /* Read a checkpoint of model m into d (which must belong to m) and re-derive the frame-origin
@@ -75,8 +84,11 @@ CM_API cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const cha
 CM_API cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err,
                                    size_t errsz);
 /* the fingerprint of a model stored in its checkpoints: FNV-1a 64 over nbody, ngeom, nvert,
- * nface, the timestep, substeps, integrator, gravity and per body its motion, mass, centre of
- * mass and its geometry's type and vertex and face counts */
+ * nface, nnode and ntet (only with deformable bodies), the timestep, substeps, integrator,
+ * gravity (3), solver_tolerance (only when not auto) and per body its motion, mass, centre of
+ * mass (3) and its geometry's type and vertex and face counts (integers as u64, doubles as their
+ * bit patterns). It does not cover the interactions (laws, ka, friction, ...), the joints,
+ * max_speed, max_contacts, the output options or the mesh vertices' positions. */
 CM_API uint64_t cm_model_fingerprint(const cmModel* m);
 
 #ifdef __cplusplus

@@ -16,7 +16,10 @@ extern "C" {
 #endif
 
 typedef struct cmResponse {
-  double force;        /* f(dist), N; <= 0 */
+  double force;        /* f(dist), N: <= 0 for dist <= 0 (penetration); area_compliant and
+                          linear do not clamp it, so it is > 0 for a separated point (dist > 0;
+                          contact_time gives 0 there). cm_step pushes only: its contacts
+                          penetrate, and the solver never pulls (its force along n >= 0) */
   double compliance;   /* m/N; 0 = rigid (not used by the built-in laws) */
   double damping;      /* N s/m */
   double step_damping; /* dimensionless */
@@ -46,7 +49,8 @@ struct cmData;
  * w = sqrt(K / m_eff) and zeta = D / (2 sqrt(K m_eff)) the explicit sub-step h is stable iff
  * lambda = ((w h)^2 + 4 zeta w h) / 4 < 1, i.e. w h < 2 (sqrt(1 + zeta^2) - zeta). */
 typedef struct cmStability {
-  int explicit_rows; /* explicit rows evaluated; 0: nothing to check (every other field 0) */
+  int explicit_rows; /* explicit rows evaluated; 0: nothing to check (then h is set, pair,
+                        joint, body[] and rule are -1, substeps 1 and every other field 0) */
   double h;          /* the sub-step they were evaluated at, s */
   /* the least stable group of rows */
   int pair;                /* its contact pair (index into cmData.pair), or -1 */

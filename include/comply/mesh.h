@@ -175,7 +175,9 @@ typedef struct cmMeshRepairReport {
  * inside another shell; drop unused vertices (the others keep their order). Non-planar holes
  * (counted in rep, named by cm_mesh_repair_text), non-manifold edges and vertices, nested
  * shells and self-intersections are not repaired.
- * Derived arrays are freed (call cm_mesh_prepare again). Fills `rep` (may be NULL) with what
+ * When the repair changes the mesh (rep->changes > 0) its derived arrays are freed (call
+ * cm_mesh_prepare again); a mesh left unchanged (one that already passes, or one no repair
+ * applies to) keeps them. Fills `rep` (may be NULL) with what
  * changed (cm_mesh_repair_text writes it) and returns cm_mesh_check's status and message (naming
  * `name`) on the repaired mesh: CM_OK when it now passes, CM_ERR_MESH with what remains.
  * Non-finite coordinates or indices out of range: the mesh is not changed and the check's error
@@ -198,7 +200,9 @@ CM_API cmStatus cm_mesh_repair_map(cmMesh* mesh, double weld_tol, const char* na
  * rep->changes. */
 CM_API int cm_mesh_repair_text(const cmMeshRepairReport* rep, char* buf, size_t bufsz);
 
-/* Compute face normals, face areas and per-vertex area vectors (allocating them). */
+/* Compute face normals, face areas and per-vertex area vectors (allocating them if absent,
+ * recomputing them in place if present). CM_ERR_ARG, with nothing changed, if a face's vertex
+ * index is outside [0, nvert); CM_ERR_NOMEM. */
 CM_API cmStatus cm_mesh_prepare(cmMesh* mesh);
 
 /* mass properties of the solid of unit density bounded by the mesh (divergence theorem) */
@@ -208,6 +212,9 @@ typedef struct cmMassProperties {
   double inertia[9]; /* inertia tensor about com, mesh axes, per unit density (m^5), row-major */
   double area;       /* surface area, m^2 */
 } cmMassProperties;
+/* the mass properties of `mesh` into *out. CM_ERR_ARG, with *out zeroed, if a face's vertex
+ * index is outside [0, nvert); CM_ERR_MESH if the enclosed volume is not finite and > 0 (volume
+ * and area are filled, com and inertia are not meaningful). */
 CM_API cmStatus cm_mesh_mass_properties(const cmMesh* mesh, cmMassProperties* out);
 
 /* Icosphere of `radius` (m, > 0): an icosahedron subdivided `refine` times (0..8), vertices

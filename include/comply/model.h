@@ -199,7 +199,9 @@ typedef struct cmPairDetection {
   int edges;          /* 1: edge-edge contacts between crossing edges */
   int contour;        /* 1: contour-region contacts (no vertex queries) */
 } cmPairDetection;
-/* 1 and *out filled if bodies a and b collide (cm_model_pair_rule >= 0), else 0 */
+/* 1 and *out filled if bodies a and b collide (cm_model_pair_rule >= 0), else 0. *out is
+ * written either way: every field 0 and vertex_body[] -1 when 0 is returned (the same body twice,
+ * an index out of range, bodies that never interact) */
 CM_API int cm_model_pair_detection(const cmModel* m, int body_a, int body_b, cmPairDetection* out);
 /* readable names of enum values (static storage) */
 CM_API const char* cm_law_name(cmLawType law);

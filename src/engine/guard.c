@@ -87,7 +87,9 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
  * contacts or elements may have slowed the body down, or the state overflowed, and the
  * diagnosis would blame the step). The speeds by hypot: 1e300 m/s is 1e300, not the inf of its
  * square's root. */
-static double speed3(const double* v) { return hypot(hypot(v[0], v[1]), v[2]); }
+static double speed3(const double* v) {
+  return hypot(hypot(v[0], v[1]), v[2]);
+}
 
 int cm_guard_start(const cmModel* m, cmData* d) {
   double vmax = m->opt.max_speed;

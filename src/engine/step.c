@@ -160,6 +160,15 @@ static int state_finite(const cmModel* m, cmData* d) {
   return 1;
 }
 
+/* the message of a contact list beyond max_contacts, found in a `what` (step or cm_collide) */
+static void limit_message(const cmModel* m, cmData* d, const char* what) {
+  snprintf(d->message, sizeof d->message,
+           "more than max_contacts = %ld contact points in one %s (%d body pairs in contact so "
+           "far): deep overlaps or too fine meshes; raise scene.max_contacts if the machine has "
+           "the memory",
+           m->opt.max_contacts, what, d->npair);
+}
+
 cmStatus cm_step(const cmModel* m, cmData* d) {
   cmDataPriv* p = cm_priv(d);
   if (!state_finite(m, d)) return CM_ERR_ARG;
@@ -200,11 +209,7 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
     TIMED(d, CM_TIMER_BROADPHASE, cm_stage_broadphase(m, d));
     TIMED(d, CM_TIMER_NARROWPHASE, cm_stage_narrowphase(m, d));
     if (p->limit_hit) {
-      snprintf(d->message, sizeof d->message,
-               "more than max_contacts = %ld contact points in one step (%d body pairs in "
-               "contact so far): deep overlaps or too fine meshes; raise scene.max_contacts "
-               "if the machine has the memory",
-               m->opt.max_contacts, d->npair);
+      limit_message(m, d, "step");
       roll_back(m, d, t_step);
       return CM_ERR_LIMIT;
     }
@@ -279,9 +284,22 @@ cmStatus cm_step(const cmModel* m, cmData* d) {
 }
 
 cmStatus cm_collide(const cmModel* m, cmData* d) {
+  /* a state cm_step would refuse (it went through as a silent CM_OK), and the contact limit
+   * (the list was cut at max_contacts, CM_OK) */
+  if (!state_finite(m, d)) return CM_ERR_ARG;
+  cmDataPriv* p = cm_priv(d);
+  p->limit_hit = 0;
+  d->message[0] = 0;
   cm_data_scratch_reset(d);
   cm_stage_kinematics(m, d, d->time);
   cm_stage_broadphase(m, d);
   cm_stage_narrowphase(m, d);
+  if (p->limit_hit) {
+    limit_message(m, d, "cm_collide");
+    d->ncontact = 0; /* not a list cut short */
+    d->npair = 0;
+    p->limit_hit = 0;
+    return CM_ERR_LIMIT;
+  }
   return CM_OK;
 }

@@ -125,6 +125,9 @@ void cm_data_reset(const cmModel* m, cmData* d) {
 #undef ZERO_SCALAR
 #undef ZERO_FIXED
 #undef EMPTY_BUFFER
+  /* the monitors' bodies: none (-1, as their first step sets them; they were body 0 until then,
+   * and a run of no step wrote body 0 as the deepest pair's) */
+  d->energy_body = d->depth_body_a = d->depth_body_b = d->tunnel_body_a = d->tunnel_body_b = -1;
   /* com state from the frame-origin state of the scene */
   for (int b = 0; b < m->nbody; b++) {
     const double* q = m->body_quat0 + 4 * b;

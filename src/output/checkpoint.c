@@ -532,6 +532,13 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
 
 static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf) {
   const unsigned char* p = buf + HEADER_SIZE;
+  /* the anchors' room first, so that d is unchanged when it cannot be had (the state was
+   * written before, and CM_ERR_NOMEM left d half read) */
+  cmDataPriv* pv = cm_priv(d);
+  size_t at = 8 * ((size_t)NSCALAR + NTOTAL + (size_t)CM_NSTATE * (size_t)m->nbody +
+                   (size_t)CM_NNODE_STATE * (size_t)m->nnode);
+  int na = (int)get_u64(p + at);
+  if (!cm_anchor_room(&pv->anchor, &pv->maxanchor, na)) return CM_ERR_NOMEM;
 #define GET_SCALAR(type, name)                                                                     \
   d->name = get_##type(p);                                                                         \
   p += 8;
@@ -552,10 +559,8 @@ static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf) {
     CM_DATA_NODES(GET_STATE)
 #undef GET_STATE
   }
-  cmDataPriv* pv = cm_priv(d);
-  int na = (int)get_u64(p);
+  CM_ASSERT(p == buf + HEADER_SIZE + at);
   p += 8;
-  if (!cm_anchor_room(&pv->anchor, &pv->maxanchor, na)) return CM_ERR_NOMEM;
   for (int i = 0; i < na; i++) {
     cmAnchor* a = &pv->anchor[i];
     for (int k = 0; k < 2; k++, p += 8)

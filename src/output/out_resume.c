@@ -173,7 +173,8 @@ static void remove_leftovers(const char* dir, int vtk) {
     if (vtk)
       ours = n > 8 && strcmp(e->d_name + n - 8, ".vtu.tmp") == 0;
     else
-      for (size_t i = 0; i < sizeof own / sizeof *own; i++) ours |= strcmp(e->d_name, own[i]) == 0;
+      for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        ours |= strcmp(e->d_name, own[i]) == 0;
     if (!ours) continue;
     char* path = cm_output_path(dir, e->d_name);
     if (path) remove(path);

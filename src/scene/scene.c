@@ -507,8 +507,9 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
     return fail(c, "name", "name 'world' is reserved for the fixed world frame");
   if (b->alias && nonempty(c, "alias", b->alias, "string")) return 1;
   if (b->alias && strcmp(b->alias, "world") == 0)
-    return fail(c, "alias", "alias 'world' is reserved for the fixed world frame (the other side "
-                            "of a joint to the world)");
+    return fail(c, "alias",
+                "alias 'world' is reserved for the fixed world frame (the other side "
+                "of a joint to the world)");
   if (enm(c, "motion", (int)b->motion, 5, "dynamic, fixed, prescribed, ignored, deformable"))
     return 1;
   if (check_geom(c, &b->geom, b->motion)) return 1;

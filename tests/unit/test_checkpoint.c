@@ -2,6 +2,7 @@
  * restores the state bit for bit, a run continued from a checkpoint is identical to the run that
  * never stopped, and every damaged or foreign file is rejected with a message naming it. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -84,6 +85,27 @@ static void test_hash(void) {
   cm_model_free(m);
 }
 
+/* an allocator that fails once nalloc_left allocations have been made */
+static int nalloc_left;
+static void* failing_malloc(size_t n, void* ctx) {
+  (void)ctx;
+  return nalloc_left-- > 0 ? malloc(n) : NULL;
+}
+static void* failing_realloc(void* p, size_t n, void* ctx) {
+  (void)ctx;
+  return nalloc_left-- > 0 ? realloc(p, n) : NULL;
+}
+static void plain_free(void* p, void* ctx) {
+  (void)ctx;
+  free(p);
+}
+static const cmAllocator FAILING = {failing_malloc, failing_realloc, plain_free, NULL};
+
+/* the friction springs a data holds (private: model/data_internal.h) */
+static int cm_priv_nanchor_of(cmData* d) {
+  return cm_priv(d)->nanchor;
+}
+
 static void test_round_trip_and_continue(void) {
   cmModel* m = scene(1, 1e-3);
   if (!m) return;
@@ -97,6 +119,17 @@ static void test_round_trip_and_continue(void) {
   CHECK(access(tmp, F_OK) != 0); /* renamed away */
 
   cmData* d = cm_data_new(m);
+  /* out of memory for the friction springs: CM_ERR_NOMEM with d as it was (the state was read
+   * into d first, and d was left half read) */
+  CHECK(cm_priv_nanchor_of(ref) > 0);
+  uint64_t before = cm_data_hash(m, d);
+  long step0 = d->step;
+  nalloc_left = 1; /* the file's buffer, not the springs' table */
+  cm_set_allocator(&FAILING);
+  cmStatus st = cm_checkpoint_read(m, d, PATH, err, sizeof err);
+  cm_set_allocator(NULL);
+  CHECK(st == CM_ERR_NOMEM && strstr(err, "friction springs") != NULL);
+  CHECK(cm_data_hash(m, d) == before && d->step == step0);
   CHECK(cm_checkpoint_read(m, d, PATH, err, sizeof err) == CM_OK);
   CHECK(cm_data_hash(m, d) == cm_data_hash(m, ref));
   CHECK(d->step == 150 && d->time == ref->time);

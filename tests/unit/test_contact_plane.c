@@ -1,4 +1,5 @@
 /* Half-space contacts (SPEC 4, 5): vertices below the plane, their normals, depths and areas. */
+#include <math.h>
 #include <string.h>
 
 #include "comply/comply.h"
@@ -134,8 +135,33 @@ static void test_no_contact(void) {
   cm_model_free(m);
 }
 
+/* cm_collide refuses what cm_step refuses: more than max_contacts points is CM_ERR_LIMIT with
+ * no contacts (the list was cut at the limit, CM_OK), a non-finite state CM_ERR_ARG (it was
+ * CM_OK) */
+static void test_collide_refusals(void) {
+  const double up[3] = {0, 0, 1};
+  cmBodyDef b = scene_box("box", 0.3, 0.2, 0.1, 4);
+  b.position[2] = 0.05 - 1e-3; /* 25 bottom vertices touch */
+  cmModel* m = plane_scene(up, &b);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  CHECK(cm_collide(m, d) == CM_OK && d->ncontact == 25 && d->message[0] == 0);
+  m->opt.max_contacts = 3;
+  CHECK(cm_collide(m, d) == CM_ERR_LIMIT);
+  CHECK(d->ncontact == 0 && d->npair == 0);
+  CHECK(strstr(d->message, "more than max_contacts = 3 contact points in one cm_collide") != NULL);
+  m->opt.max_contacts = 25;
+  CHECK(cm_collide(m, d) == CM_OK && d->ncontact == 25 && d->message[0] == 0);
+  d->body_cpos[3 + 2] = NAN;
+  CHECK(cm_collide(m, d) == CM_ERR_ARG && d->ncontact == 25);
+  CHECK(strstr(d->message, "'box'") && strstr(d->message, "position (body_cpos)[2]"));
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_box_sunk);
+  RUN(test_collide_refusals);
   RUN(test_invariance);
   RUN(test_sphere_cap_area);
   RUN(test_no_contact);

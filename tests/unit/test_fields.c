@@ -343,6 +343,9 @@ static void test_copy(void) {
   if (!m) return;
   cmData* d = cm_data_new(m);
   cmData* e = cm_data_new(m);
+  /* the monitors' bodies of a new data: none (-1, as data.h says; they were body 0) */
+  CHECK(e->energy_body == -1 && e->depth_body_a == -1 && e->depth_body_b == -1 &&
+        e->tunnel_body_a == -1 && e->tunnel_body_b == -1);
   steps(m, d, 150);
   CHECK(d->ncontact > 0 && d->npair >= 2);
   d->warning[CM_WARN_GYRO] += 3;

@@ -804,7 +804,8 @@ static void test_deformable(void) {
   /* out of range: CM_ERR_ARG as for one number (it was CM_ERR_PARSE in a list); a fraction is
    * a type error */
   EXPECT_ERR(buf, CM_ERR_ARG, 5, "deformable.cells", "1..200");
-  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 2.5, 2]}\n", head);
+  snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 2.5, 2]}\n",
+           head);
   EXPECT_ERR(buf, CM_ERR_PARSE, 5, "deformable.cells", "expected integers");
   snprintf(buf, sizeof buf, "%s    motion: deformable\n    deformable: {cells: [2, 1e300, 2]}\n",
            head);
