@@ -85,50 +85,62 @@ int cm_guard_check(const cmModel* m, const cmData* d, int* worst, double* speed)
 /* A moving body (or a deformable body's node) already faster than max_speed when a step begins:
  * the given state is the cause, not the step, so the step is refused before it runs (after it,
  * contacts or elements may have slowed the body down, or the state overflowed, and the
- * diagnosis would blame the step). The speeds by hypot: 1e300 m/s is 1e300, not the inf of its
- * square's root. */
+ * diagnosis would blame the step). It runs before every step, so the speeds are compared by
+ * their squares (no root) and only a speed beyond max_speed is measured, by hypot: 1e300 m/s
+ * is 1e300, not the inf of its square's root. */
 static double speed3(const double* v) {
   return hypot(hypot(v[0], v[1]), v[2]);
 }
 
+/* |v| s <= vmax surely (vmax2 = vmax^2), without a root; an overflowed square is not sure */
+static int slow_enough(const double* v, double s, double vmax2) {
+  double q = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) * (s * s);
+  return q <= vmax2 && q < INFINITY;
+}
+
 int cm_guard_start(const cmModel* m, cmData* d) {
-  double vmax = m->opt.max_speed;
-  char when[64] = "";
-  if (d->step > 0) snprintf(when, sizeof when, " at the start of step %ld", d->step + 1);
-  const char* first = d->step == 0 ? "initial " : "";
-  for (int b = 0; b < m->nbody; b++) {
+  double vmax = m->opt.max_speed, vmax2 = vmax * vmax;
+  int body = -1, node = -1;
+  double v = 0, w = 0, r = 0;
+  for (int b = 0; b < m->nbody && body < 0; b++) {
     if (m->body_invmass[b] == 0) continue; /* fixed and prescribed: any speed */
     if (m->body_motion[b] == CM_MOTION_DEFORMABLE) {
       for (int n = m->body_nodeadr[b]; n < m->body_nodeadr[b] + m->body_nnode[b]; n++) {
-        double vn = speed3(d->node_vel + 3 * (size_t)n);
-        if (vn > vmax) {
-          snprintf(d->message, sizeof d->message,
-                   "%svelocity of node %d of deformable body '%s'%s is %.6g m/s, above "
-                   "max_speed %.6g m/s: lower the body's (or the node's) velocity or raise "
-                   "scene.max_speed",
-                   first, n - m->body_nodeadr[b], m->body_name[b], when, vn, vmax);
-          return 0;
-        }
+        const double* vn = d->node_vel + 3 * (size_t)n;
+        if (slow_enough(vn, 1, vmax2) || !((v = speed3(vn)) > vmax)) continue;
+        body = b;
+        node = n - m->body_nodeadr[b];
+        break;
       }
       continue;
     }
-    double v = speed3(d->body_cvel + 3 * b);
-    double r = body_radius(m, b), w = speed3(d->body_angvel + 3 * b) * r;
-    if (v > vmax && v >= w)
-      snprintf(d->message, sizeof d->message,
-               "%svelocity of body '%s'%s is %.6g m/s (its centre of mass), above max_speed "
-               "%.6g m/s: lower the body's velocity or raise scene.max_speed",
-               first, m->body_name[b], when, v, vmax);
-    else if (w > vmax)
-      snprintf(d->message, sizeof d->message,
-               "%sangular velocity of body '%s'%s times its radius %.6g m is %.6g m/s, above "
-               "max_speed %.6g m/s: lower the body's angular_velocity or raise scene.max_speed",
-               first, m->body_name[b], when, r, w, vmax);
-    else
-      continue;
-    return 0;
+    const double *cv = d->body_cvel + 3 * b, *av = d->body_angvel + 3 * b;
+    r = body_radius(m, b);
+    if (slow_enough(cv, 1, vmax2) && slow_enough(av, r, vmax2)) continue;
+    v = speed3(cv);
+    w = speed3(av) * r;
+    if (v > vmax || w > vmax) body = b;
   }
-  return 1;
+  if (body < 0) return 1;
+  char when[64] = "";
+  if (d->step > 0) snprintf(when, sizeof when, " at the start of step %ld", d->step + 1);
+  const char* first = d->step == 0 ? "initial " : "";
+  if (node >= 0)
+    snprintf(d->message, sizeof d->message,
+             "%svelocity of node %d of deformable body '%s'%s is %.6g m/s, above max_speed "
+             "%.6g m/s: lower the body's (or the node's) velocity or raise scene.max_speed",
+             first, node, m->body_name[body], when, v, vmax);
+  else if (v > vmax && v >= w)
+    snprintf(d->message, sizeof d->message,
+             "%svelocity of body '%s'%s is %.6g m/s (its centre of mass), above max_speed %.6g "
+             "m/s: lower the body's velocity or raise scene.max_speed",
+             first, m->body_name[body], when, v, vmax);
+  else
+    snprintf(d->message, sizeof d->message,
+             "%sangular velocity of body '%s'%s times its radius %.6g m is %.6g m/s, above "
+             "max_speed %.6g m/s: lower the body's angular_velocity or raise scene.max_speed",
+             first, m->body_name[body], when, r, w, vmax);
+  return 0;
 }
 
 /* "; pair A <-> B (rule 1, contact_time, explicit)" or "; joint 0 A <-> world (...)" */
