@@ -28,6 +28,11 @@ static int parse_opts(const char* sub, int argc, char** argv, Opt* opts, int nop
       cli_help(stdout, "advise");
       return 1;
     }
+    if (strcmp(a, "--") == 0) { /* the end of the options: advise takes no other argument */
+      if (i + 1 == argc) return 0;
+      cli_usage_error("advise", "advise %s: unexpected argument '%s'", sub, argv[i + 1]);
+      return -1;
+    }
     int matched = 0;
     for (int k = 0; k < nopt && !matched; k++) {
       const char* v = NULL;

@@ -236,11 +236,11 @@ static void print_joints(const cmScene* s, const cmModel* m) {
 
 /* contacts at t = 0: the body pairs that already overlap, with their points, depth and the
  * speed the stored elastic energy would give them */
-static void print_overlaps(const cmModel* m) {
+static int print_overlaps(const cmModel* m) {
   cliOverlaps o;
   if (cli_initial_overlaps(m, NULL, "", 0, &o) != 0) {
     printf("initial overlaps: not checked (out of memory)\n");
-    return;
+    return 0;
   }
   printf("initial overlaps: %d", o.pairs + o.contained);
   if (o.contained)
@@ -255,6 +255,8 @@ static void print_overlaps(const cmModel* m) {
                : "");
   printf("\n");
   cli_initial_overlaps(m, stdout, "  ", 1 << 30, &o);
+  /* 1 if `comply run` refuses the scene for them (cmd_run.c's rule) */
+  return !m->opt.allow_initial_overlap && (o.contained || o.fastest > CLI_OVERLAP_SPEED);
 }
 
 /* the explicit contacts and joints at t = 0 (cm_data_stability, comply/law.h): the least stable
@@ -350,7 +352,7 @@ int cmd_check(int argc, char** argv) {
   printf("notes: %d\n", m->nnote);
   for (int i = 0; i < m->nnote; i++)
     printf("  %s\n", m->note[i]);
-  print_overlaps(m);
+  int refused = print_overlaps(m);
   print_stability(m);
   int deep = cli_resting_estimates(m, NULL, "");
   printf("resting penetration: %d too deep%s\n", deep,
@@ -362,8 +364,14 @@ int cmd_check(int argc, char** argv) {
     cli_contact_period_print(m, &per, stdout, "contact period: ");
   else
     printf("contact period: no resting implicit contact to estimate\n");
-  printf("ok\n");
   cm_model_free(m);
   cm_scene_free(s);
+  /* a scene `comply run` would refuse is not "ok" (it was, exit 0) */
+  if (refused)
+    return cli_error(CLI_USAGE,
+                     "%s: `comply run` refuses the scene for its initial overlaps (above); move "
+                     "the bodies apart or set scene.allow_initial_overlap: true",
+                     path);
+  printf("ok\n");
   return CLI_OK;
 }

@@ -174,11 +174,17 @@ int cmd_sweep(int argc, char** argv) {
   const char* file = NULL;
   const char* outdir = "out";
   long jobs = 0;
-  int strict = 0, quiet = 0;
+  int strict = 0, quiet = 0, options = 1; /* options: until "--" */
   for (int i = 1; i < argc;) {
     const char* v = NULL;
     int r;
-    if ((r = cli_option("sweep", argc, argv, &i, "--output", "-o", &v)) != 0) {
+    if (options && strcmp(argv[i], "--") == 0) {
+      options = 0, i++;
+    } else if (!options) {
+      if (file)
+        return cli_usage_error("sweep", "one sweep file only (got '%s' and '%s')", file, argv[i]);
+      file = argv[i++];
+    } else if ((r = cli_option("sweep", argc, argv, &i, "--output", "-o", &v)) != 0) {
       if (r < 0) return CLI_USAGE;
       if (!*v) return cli_usage_error("sweep", "-o needs a directory");
       outdir = v;

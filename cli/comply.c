@@ -47,25 +47,32 @@ static const Command COMMANDS[] = {
      "\n"
      "exit status:\n"
      "  0    done\n"
-     "  1    the simulation failed (non-finite state); the last good state is written and\n"
-     "       summary.json has \"failed\": true and the message. With --strict, also a run\n"
-     "       that had warnings\n"
+     "  1    the simulation failed: a non-finite state or a body faster than max_speed, more\n"
+     "       than max_contacts contact points, or the output files or checkpoint could not be\n"
+     "       written; the last good state is written and summary.json has \"failed\": true\n"
+     "       and the message. With --strict, also a run that had warnings\n"
      "  2    bad scene, option or output directory, or initial overlaps whose elastic energy\n"
-     "       would set a pair apart faster than 1 m/s (nothing simulated)\n"
+     "       would set a pair apart faster than 1 m/s, or nested or coincident bodies\n"
+     "       (nothing simulated)\n"
+     "  130  interrupted by SIGINT (143: SIGTERM): the step in progress is finished and written,\n"
+     "       summary.json has \"interrupted\": true, DIR/checkpoint.bin holds the state. A\n"
+     "       second signal ends the process at once.\n"
      "\n"
      "Warnings (a solve that did not converge, energy created by the numerics, initial\n"
      "overlaps, ...) are printed on stderr when they first occur, with what they mean and what\n"
-     "to do, and counted in the final line and in summary.json (docs/outputs.md).\n"
-     "  130  interrupted by SIGINT (143: SIGTERM): the step in progress is finished and written,\n"
-     "       summary.json has \"interrupted\": true, DIR/checkpoint.bin holds the state. A\n"
-     "       second signal ends the process at once.\n"},
+     "to do, and counted in the final line and in summary.json (docs/outputs.md).\n"},
     {"check", cmd_check, "comply check SCENE",
      "Parse and compile SCENE without simulating. Prints the options, every body (name, alias,\n"
      "motion, geometry, vertices and faces, mass, volume), the interaction rule chosen for each\n"
      "body pair (per alias pair when there are more than 50 bodies), the joints and the\n"
-     "compiler's notes (e.g. unstable damping), then \"ok\".\n"
+     "compiler's notes (e.g. unstable damping), the initial overlaps and the stability and\n"
+     "contact-period checks, then \"ok\".\n"
      "\n"
-     "exit status: 0 the scene is valid; 2 it is not (the message names file, line and field).\n"},
+     "options:\n"
+     "  -h, --help  this help\n"
+     "\n"
+     "exit status: 0 the scene is valid and `comply run` would start it; 2 it is not (the\n"
+     "message names file, line and field), or `comply run` would refuse its initial overlaps.\n"},
     {"mesh-info", cmd_mesh_info, "comply mesh-info FILE [--scale S]",
      "Load a mesh (.obj, .stl, .ply, .vtp, .vtk), validate it and print its bounding box and\n"
      "size (m: check the file's units), vertices, faces, edges, whether it is closed, manifold\n"
@@ -74,21 +81,25 @@ static const Command COMMANDS[] = {
      "\n"
      "options:\n"
      "  --scale S   multiply the coordinates by S > 0 (default 1)\n"
+     "  -h, --help  this help\n"
      "\n"
      "exit status: 0 the mesh is valid; 2 it cannot be read or is not a valid closed solid.\n"},
     {"mesh-repair", cmd_mesh_repair, "comply mesh-repair IN OUT [--scale S] [--weld TOL]",
-     "Load a mesh (.obj, .stl, .ply), apply the safe repairs and write the result to OUT as OBJ\n"
-     "(OUT must end in .obj; it may be IN: it is replaced only once written whole):\n"
-     "weld vertices within a tolerance, drop faces of zero area and duplicate faces, close holes\n"
-     "of 3 edges, flip faces against the majority of their shell and reverse shells of negative\n"
-     "volume, drop unused vertices. Prints what changed, then whether the mesh now passes every\n"
-     "check. Longer holes, non-manifold edges and vertices, nested shells and\n"
+     "Load a mesh (.obj, .stl, .ply, .vtp, .vtk), apply the safe repairs and write the result\n"
+     "to OUT as OBJ (OUT must end in .obj; it may be IN: it is replaced only once written\n"
+     "whole): weld vertices within a tolerance, drop faces of zero area and duplicate faces,\n"
+     "close holes of 3 edges and planar holes, flip faces against the majority of their shell\n"
+     "and reverse shells of negative volume, drop unused vertices. Prints what changed, then\n"
+     "whether the mesh now passes every check. A mesh that passes every check already is\n"
+     "written unchanged (\"nothing to repair\": its unused vertices stay, and --weld is not\n"
+     "applied). Other holes, non-manifold edges and vertices, nested shells and\n"
      "self-intersections are not repaired (docs/scene-format.md, \"Mesh checks\").\n"
      "\n"
      "options:\n"
      "  --scale S   multiply the coordinates by S > 0 (default 1)\n"
      "  --weld TOL  weld vertices within TOL m (default: the smallest tolerance that closes the\n"
      "              mesh, at most 1e-4 of its bounding-box diagonal, else exact duplicates)\n"
+     "  -h, --help  this help\n"
      "\n"
      "exit status: 0 the repaired mesh passes every check; 2 it cannot be read or written, or\n"
      "it still fails a check (OUT is written all the same; the message names what remains).\n"},
@@ -107,6 +118,7 @@ static const Command COMMANDS[] = {
      "  --size S           the largest tet edge, m (> 0), after --scale\n"
      "  --scale K          multiply the surface's coordinates by K > 0 (default 1)\n"
      "  --remesh-surface   let gmsh re-triangulate the surface at size S\n"
+     "  -h, --help         this help\n"
      "\n"
      "exit status: 0 done; 1 gmsh is missing or failed (its error lines are printed) or wrote\n"
      "a mesh that does not load or check; 2 bad options, or a surface that cannot be read or\n"
@@ -139,6 +151,8 @@ static const Command COMMANDS[] = {
      "  duration of a given R, for the law as integrated (it never pulls: the contact ends\n"
      "  when the force reaches 0), against a wall or with mass: effective.\n"
      "\n"
+     "  -h, --help  this help\n"
+     "\n"
      "exit status: 0 done; 2 a missing, unknown or out-of-range option (the message names it).\n"},
     {"plot", cmd_plot, "comply plot OUT [-o PNG_DIR] [--step N] [--body NAME] [--pair A,B]",
      "Draw PNG plots from the output files in OUT (a `comply run` output directory) into\n"
@@ -155,11 +169,12 @@ static const Command COMMANDS[] = {
      "               largest pressure)\n"
      "  --body NAME  body of the pressure map; also limits the other plots to its pairs\n"
      "  --pair A,B   limit the plots to the pair of bodies A and B\n"
+     "  -h, --help   this help\n"
      "\n"
      "exit status: 0 done; 1 python3, numpy or matplotlib missing; 2 OUT lacks a file or\n"
      "column the plots need, an unknown body or pair, or a step that is not a frame (the\n"
-     "message names the file and what is missing); 130 interrupted by SIGINT.\n"},
-    {"sweep", cmd_sweep, "comply sweep SWEEP [-o DIR] [-j N] [--strict] [--quiet]",
+     "message names the file and what is missing); 130 (143) interrupted by SIGINT (SIGTERM).\n"},
+    {"sweep", cmd_sweep, "comply sweep SWEEP [-o DIR] [-j N] [--strict] [-q]",
      "Run the variants of a base scene that a sweep file describes (docs/sweeps.md): parameters\n"
      "given by paths into the scene (interactions[0].ka, bodies[ball].position[2]) with a list\n"
      "of values or a range (linear or log), combined as a grid or zipped; the quantities to\n"
@@ -200,7 +215,8 @@ static void overview(FILE* f) {
     fprintf(f, "  %s\n", COMMANDS[i].usage);
   fprintf(f, "  comply --version\n\n"
              "Run 'comply help COMMAND' for the options of a command.\n"
-             "exit status: 0 success, 1 simulation failed, 2 bad input or usage,\n"
+             "exit status: 0 success, 1 the command failed (a simulation, or a program it\n"
+             "             needs: see 'comply help COMMAND'), 2 bad input or usage,\n"
              "             130 interrupted by SIGINT, 143 by SIGTERM.\n");
 }
 
@@ -226,12 +242,18 @@ int cli_error(int status, const char* fmt, ...) {
 }
 
 int cli_usage_error(const char* cmd, const char* fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fputs("comply: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* "comply: CMD: what", as plot's, advise's and sweep's other messages (a message that names
+   * its command already, "advise ka: ...", is left as it is) */
+  size_t n = cmd ? strlen(cmd) : 0;
+  if (cmd && !(strncmp(msg, cmd, n) == 0 && (msg[n] == ':' || msg[n] == ' ')))
+    fprintf(stderr, "comply: %s: %s\n", cmd, msg);
+  else
+    fprintf(stderr, "comply: %s\n", msg);
   const Command* c = find_command(cmd);
   if (c)
     fprintf(stderr, "usage: %s\n", c->usage);
@@ -317,8 +339,16 @@ double cli_now(void) {
 }
 
 static int cmd_help(int argc, char** argv) {
+  /* `help -h` as every command's -h; `help -- run` as `help run`; `help --version` names the
+   * command the overview lists */
+  if (argc >= 2 && strcmp(argv[1], "--") == 0) argc--, argv++;
   if (argc > 2) return cli_usage_error("help", "too many arguments");
-  if (argc < 2) return cli_help(stdout, NULL), CLI_OK;
+  if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+    return cli_help(stdout, NULL), CLI_OK;
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("comply --version: print the version of comply (its library's, cm_version) and exit\n");
+    return CLI_OK;
+  }
   if (cli_help(stdout, argv[1]) != 0)
     return cli_usage_error("help", "unknown command '%s'", argv[1]);
   return CLI_OK;
@@ -348,20 +378,16 @@ static void passive_openmp_wait(char** argv) {
 
 int main(int argc, char** argv) {
   passive_openmp_wait(argv);
-  if (argc < 2) {
-    overview(stderr);
-    return CLI_USAGE;
-  }
+  if (argc < 2) /* a usage error as any other: what is missing, and the usage line */
+    return cli_usage_error(NULL, "missing COMMAND (run, check, ...; 'comply help' lists them)");
   const char* cmd = argv[1];
   if (strcmp(cmd, "--version") == 0) {
     if (argc > 2) return cli_usage_error(NULL, "--version takes no arguments");
     printf("comply %s\n", cm_version());
     return CLI_OK;
   }
-  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-    overview(stdout);
-    return CLI_OK;
-  }
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
+    return cmd_help(argc - 1, argv + 1); /* `comply --help run` as `comply help run` */
   if (strcmp(cmd, "help") == 0) return cmd_help(argc - 1, argv + 1);
   const Command* c = find_command(cmd);
   if (c && c->run) return c->run(argc - 1, argv + 1);

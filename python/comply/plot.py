@@ -530,8 +530,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
+    # the usage line of `comply help plot`; no abbreviations (the C wrapper, which finds OUT
+    # among the arguments, knows the options by their full names)
     ap = _Parser(
-        prog=PROG, description="Plot contact force, penetration, pressure and energy over "
+        prog=PROG, usage="%(prog)s OUT [-o PNG_DIR] [--step N] [--body NAME] [--pair A,B]",
+        allow_abbrev=False, description="Plot contact force, penetration, pressure and energy over "
         "time, and a pressure map of a contact face, from the output directory of `comply run` "
         "(PNG files; docs/outputs.md, \"Plots\").")
     ap.add_argument("outdir", metavar="OUT_DIR", help="output directory of `comply run`")

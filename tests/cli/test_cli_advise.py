@@ -209,6 +209,7 @@ def test_usage_errors(s):
         (("ka", "--pmax", "1", "--delta-max", "1", "--young", "1"), "not both"),
         (("ka", "--pmax", "1", "--delta-max", "1", "--bogus", "1"), "unknown option '--bogus'"),
         (("ka", "--pmax", "1", "--delta-max", "1", "extra"), "unexpected argument 'extra'"),
+        (("ka", "--pmax", "1", "--delta-max", "1", "--", "x"), "unexpected argument 'x'"),
         (("ka", "--pmax", "1", "--pmax", "2", "--delta-max", "1"), "--pmax given twice"),
         (("ka", "--pmax"), "needs a value"),
         (("damping", "--omega", "100"), "missing --zeta"),
@@ -220,6 +221,10 @@ def test_usage_errors(s):
         (("restitution", "--zeta", "1"), "unknown option '--zeta'"),
         (("contact-time",), "exactly one"),
     ]
+    # "--" ends the options (it was an unknown option)
+    r = s.run("advise", "ka", "--pmax", "1e6", "--delta-max", "1e-3", "--")
+    expect_exit(r, 0, "advise ka ... --")
+    check("ka: 1e+09 N/m^3" in r.stdout, r.stdout)
     for args, msg in cases:
         r = s.run("advise", *args)
         what = "advise " + " ".join(args)

@@ -37,6 +37,19 @@ def test_help(s):
     expect_exit(r, 2, "help nosuch")
     check("nosuch" in r.stderr, "help nosuch: %r" % r.stderr)
     expect_exit(s.run("help", "run", "check"), 2, "help with two commands")
+    # `comply --help CMD` as `comply help CMD` (it printed the overview and ignored CMD), `help -h`
+    # and `help -- CMD` as every command's (they were unknown commands), `help --version`
+    for args, start in ((("--help", "run"), "usage: comply run"), (("-h", "check"), "usage: comply check"),
+                        (("help", "-h"), "comply "), (("help", "--", "run"), "usage: comply run"),
+                        (("help", "--version"), "comply --version")):
+        r = s.run(*args)
+        expect_exit(r, 0, " ".join(args))
+        check(r.stdout.startswith(start), "%s: %r" % (" ".join(args), r.stdout[:80]))
+    expect_exit(s.run("--help", "nosuch"), 2, "--help nosuch")
+    # every command's help lists -h
+    for cmd in ("run", "check", "mesh-info", "mesh-repair", "tetmesh", "advise", "plot", "sweep"):
+        r = s.run("help", cmd)
+        check("-h, --help" in r.stdout, "help %s does not list -h" % cmd)
 
 
 def test_usage_errors(s):
@@ -44,6 +57,8 @@ def test_usage_errors(s):
     expect_exit(r, 2, "no arguments")
     check("usage" in r.stderr, "no arguments: no usage on stderr")
     check(r.stdout == "", "no arguments: output on stdout")
+    # a usage error as any other: what is missing, then the usage line (it was the overview)
+    check(r.stderr.startswith("comply: missing COMMAND"), "no arguments: %r" % r.stderr[:80])
     r = s.run("frobnicate")
     expect_exit(r, 2, "unknown command")
     check("comply: " in r.stderr and "frobnicate" in r.stderr, "unknown command: %r" % r.stderr)
@@ -54,6 +69,8 @@ def test_usage_errors(s):
         r = s.run(cmd, *extra, "--bogus")
         expect_exit(r, 2, cmd + " --bogus")
         check("'--bogus'" in r.stderr, "%s --bogus: %r" % (cmd, r.stderr))
+        # the command named, as plot's, advise's and sweep's messages name theirs
+        check(r.stderr.startswith("comply: %s: unknown option" % cmd), "%s --bogus: %r" % (cmd, r.stderr))
         check("usage: comply " + cmd in r.stderr, "%s --bogus: no usage line" % cmd)
     r = s.run("check")
     expect_exit(r, 2, "check without SCENE")

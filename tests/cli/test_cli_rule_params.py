@@ -11,6 +11,7 @@ SCENE = """\
 bodies:
   - name: ball
     geometry: {sphere: {radius: 0.05, refine: 1}}
+    position: [0, 0, 0.1]
   - name: ground
     geometry: {plane: {}}
     motion: fixed
@@ -58,8 +59,8 @@ def test_bad_parameters(s):
         path = s.write("bad%d.yaml" % i, SCENE % (law, line))
         r = s.run("check", path)
         expect_exit(r, 2, "%s / %s" % (law, line))
-        # the parameter is on line 12 of the file, in the second rule (interactions[1])
-        check(re.search(r"bad%d\.yaml:12:\d+:" % i, r.stderr), "no file:line in %r" % r.stderr)
+        # the parameter is on line 13 of the file, in the second rule (interactions[1])
+        check(re.search(r"bad%d\.yaml:13:\d+:" % i, r.stderr), "no file:line in %r" % r.stderr)
         check("interactions[1]" in r.stderr, "rule not named in %r" % r.stderr)
         check(field in r.stderr, "field %s not named in %r" % (field, r.stderr))
 
@@ -70,7 +71,7 @@ def test_good_parameters(s):
         path = s.write("good%d.yaml" % i, SCENE % ("area_compliant", line))
         r = s.run("check", path)
         expect_exit(r, 0, line)
-        check("ball <-> ground: rule 2 (area_compliant, line 10)" in r.stdout, r.stdout[-500:])
+        check("ball <-> ground: rule 2 (area_compliant, line 11)" in r.stdout, r.stdout[-500:])
 
 
 if __name__ == "__main__":

@@ -133,7 +133,7 @@ def test_grid_and_analytic_penetration(t):
 def test_serial_pool_and_mpi_identical(t):
     setup(t)
     expect_exit(t.run("sweep", "sweep.yaml", "-o", "j1", "-j", "1", "--quiet"), 0, "-j 1")
-    r = t.run("sweep", "sweep.yaml", "-o", "j3", "-j", "3", "-q")  # -q as run's: --quiet
+    r = t.run("sweep", "-o", "j3", "-j", "3", "-q", "--", "sweep.yaml")  # -q as run's, and --
     expect_exit(r, 0, "-j 3 -q")
     check(r.stdout + r.stderr == "", "-q printed %r" % (r.stdout + r.stderr))
     with open(t.path("j1", "sweep.csv"), "rb") as f:

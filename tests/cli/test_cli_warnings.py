@@ -78,9 +78,12 @@ def test_initial_overlap(s):
     for needle in ("ground <-> ball", "allow_initial_overlap", "more than 1 m/s"):
         check(needle in r.stderr, "%r not on stderr: %r" % (needle, r.stderr))
     check(not os.path.exists(s.path("deep", "bodies.csv")), "a refused run wrote output")
+    # check predicts the refusal: exit 2, not "ok" (it said "ok", exit 0)
     r = s.run("check", deep)
-    expect_exit(r, 0, "check of the deep overlap")
+    expect_exit(r, 2, "check of the deep overlap")
     check("initial overlaps: 1" in r.stdout and "refuses" in r.stdout, r.stdout)
+    check("ok" not in r.stdout.splitlines() and "allow_initial_overlap: true" in r.stderr,
+          r.stdout[-300:] + r.stderr)
     # allowed by the scene: it runs, with the warning
     allowed = s.write("allowed.yaml", OVERLAP.replace("ALLOW", ", allow_initial_overlap: true")
                       .replace("Z", "0.07"))
@@ -202,7 +205,7 @@ def test_nested_and_coincident(s):
         path = s.write(name + ".yaml", NESTED.replace("ALLOW", "").replace("SIZE", size)
                        .replace("METHOD", method))
         r = s.run("check", path)
-        expect_exit(r, 0, "check " + name)
+        expect_exit(r, 2, "check " + name)
         check("nested or coincident" in r.stdout and "outer <-> inner" in r.stdout, r.stdout)
         r = s.run("run", path, "-o", s.path(name), "--quiet")
         expect_exit(r, 2, "run " + name)
@@ -221,7 +224,7 @@ def test_nested_and_coincident(s):
     path = s.write("nested_auto.yaml", NESTED.replace("ALLOW", "").replace("SIZE", "0.3")
                    .replace("METHOD", ""))
     r = s.run("check", path)
-    expect_exit(r, 0, "check nested_auto")
+    expect_exit(r, 2, "check nested_auto")
     check("outer <-> inner: 8 points" in r.stdout and "max penetration 0.2 m" in r.stdout
           and "nested or coincident" not in r.stdout, r.stdout)
     r = s.run("run", path, "-o", s.path("nested_auto"), "--quiet")
