@@ -1354,8 +1354,12 @@ static int bench_tiled(const Options* o, const char* bench, int spheres) {
   }
   if (ok && nsize == 2 && cpu[0] > 0 && cpu[1] > 0) {
     double e = log(cpu[1] / cpu[0]) / log((double)n[1] / (double)n[0]);
-    printf("%s: cost per step grows as N^%.2f from %ld to %ld bodies (contacts as N^%.2f)\n", bench,
-           e, n[0], n[1], log(contacts[1] / contacts[0]) / log((double)n[1] / (double)n[0]));
+    char ce[32] = "n/a: no contact"; /* (it printed N^-nan) */
+    if (contacts[0] > 0 && contacts[1] > 0)
+      snprintf(ce, sizeof ce, "N^%.2f",
+               log(contacts[1] / contacts[0]) / log((double)n[1] / (double)n[0]));
+    printf("%s: cost per step grows as N^%.2f from %ld to %ld bodies (contacts as %s)\n", bench, e,
+           n[0], n[1], ce);
     result(bench, 1, n[1], e, "growth_exponent");
   }
   return ok;
@@ -1632,9 +1636,11 @@ static void usage(FILE* f) {
       "(default %d, %d, %d, %d;\n"
       "               tiled_pile %d, tiled_spheres full; full: the peer kit's duration, "
       "3000 steps for\n"
-      "               the piles, 1000 for the spheres)\n"
+      "               the piles, 1000 for the spheres); also the steps of fem_10k, fem_50k,\n"
+      "               fem_100k (default 20, 5 with --quick)\n"
       "  --tiled-sides A[,B]  lattice sides of tiled_pile and tiled_spheres (default 5,14: 125\n"
       "               and 980 bodies in 5 layers); one side alone runs that size only (profiles)\n"
+      "  --tiled-fit  the tiled scenes in open boxes as wide as their lattices (packed beds)\n"
       "  --check-peer-scenes DIR  compare those scenes with the peer kit's YAML in DIR\n"
       "               (comply_scenes.py DIR --s2 5 5 5 10 10 10) bit for bit, and exit\n"
       "scenes (default: all):",

@@ -51,7 +51,9 @@ def calibrate(shape, target, refine, steps, tol=0.01, maxit=12):
         ka, p = W_mass * 9.81 / (math.pi * R * target ** 2), 0.5
     else:
         ka, p = 0.5 * 9.81 / (0.01 * target), 1.0
-    print("%s: target penetration %.4g m, first guess ka = %.4g N/m^3" % (shape, target, ka))
+    print("%s: target penetration %.4g m, first guess ka = %.4g N/m^3 (%s)"
+          % (shape, target, ka, "W / (pi R delta^2), W of the ideal sphere" if W_mass
+             else "W / (A delta), W of 0.5 kg"))
     prev = None
     for it in range(maxit):
         delta, mass = resting_penetration(shape, ka, refine, steps)
@@ -80,7 +82,8 @@ def main():
           % (ka, exact, 100 * (ka / exact - 1)))
     ka, delta, mass = calibrate("sphere", a.target, refine, steps)
     guess = mass * 9.81 / (math.pi * 0.05 * a.target ** 2)
-    print("sphere (refine %d): ka = %.6g N/m^3; the smooth-cap estimate W / (pi R delta^2) = "
+    print("sphere (refine %d): ka = %.6g N/m^3; the smooth-cap estimate W / (pi R delta^2) with "
+          "the mesh's weight = "
           "%.6g N/m^3 (%.1f %% apart: the faceted, vertex-sampled cap)" % (refine, ka, guess,
                                                                          100 * (ka / guess - 1)))
 

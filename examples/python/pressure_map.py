@@ -97,8 +97,9 @@ def main():
     print("  peak pressure %.4g MPa (paraboloid: %.4g MPa)" % (p.max() / 1e6, KA * delta0 / 1e6))
     print("  peak penetration %.4g mm (paraboloid: %.4g mm)" % (1e3 * pen.max(), 1e3 * delta0))
     print("  patch half-widths x %.2f mm, y %.2f mm (paraboloid: %.2f, %.2f mm; grid spacing "
-          "%.2f mm)" % (1e3 * np.abs(verts[on, 0]).max(), 1e3 * np.abs(verts[on, 1]).max(),
-                        1e3 * ax_x, 1e3 * ax_y, 1e3 * SX / div))
+          "x %.2f mm, y %.2f mm)" % (1e3 * np.abs(verts[on, 0]).max(),
+                                     1e3 * np.abs(verts[on, 1]).max(), 1e3 * ax_x, 1e3 * ax_y,
+                                     1e3 * SX / div, 1e3 * SY / div))
     if a.png:
         import matplotlib
 
