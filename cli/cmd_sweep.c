@@ -186,7 +186,7 @@ int cmd_sweep(int argc, char** argv) {
       file = argv[i++];
     } else if ((r = cli_option("sweep", argc, argv, &i, "--output", "-o", &v)) != 0) {
       if (r < 0) return CLI_USAGE;
-      if (!*v) return cli_usage_error("sweep", "-o needs a directory");
+      if (!*v) return cli_usage_error("sweep", "-o: the output directory is empty");
       outdir = v;
     } else if ((r = cli_option("sweep", argc, argv, &i, "--jobs", "-j", &v)) != 0) {
       if (r < 0) return CLI_USAGE;

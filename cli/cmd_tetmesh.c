@@ -317,6 +317,7 @@ int cmd_tetmesh(int argc, char** argv) {
   }
   if (!in) return cli_usage_error("tetmesh", "missing SURFACE");
   if (!out) return cli_usage_error("tetmesh", "missing -o OUT (a .msh or .vtk file)");
+  if (!*out) return cli_usage_error("tetmesh", "-o: the output file name is empty");
   if (!ends_with(out, ".msh") && !ends_with(out, ".vtk"))
     return cli_usage_error("tetmesh", "-o %s: expected a .msh or .vtk file name", out);
   if (size < 0) return cli_usage_error("tetmesh", "missing --size S (the largest tet edge, m)");
