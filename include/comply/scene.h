@@ -131,8 +131,9 @@ typedef struct cmDeformableDef {
   cmMaterial material;
   double young;        /* Young's modulus E, Pa, > 0 (default 1e6) */
   double poisson;      /* Poisson's ratio nu, in [0, 0.49] (default 0.3) */
-  int cells[3];        /* box: cells along x, y, z, 1..CM_FEM_MAX_CELLS (default 4, 4, 4);
-                          sphere: cells[0] across the diameter, 2..CM_FEM_MAX_CELLS (default 8) */
+  int cells[3];        /* box: cells along x, y, z, 1..CM_FEM_MAX_CELLS; sphere: cells[0]
+                          across the diameter, 2..CM_FEM_MAX_CELLS; 0, 0, 0 (the default): the
+                          geometry's default, 4, 4, 4 for a box and 8 for a sphere */
   int has_fixed;       /* 1: nodes in the box fixed_min..fixed_max are held */
   double fixed_min[3]; /* world box at t = 0 (after position and orientation), m */
   double fixed_max[3];

@@ -83,6 +83,8 @@ def _set_deformable(f, spec, what):
                 # (2.7 cells became 2, 2**32 + 1 became 1)
                 raise ArgumentError("%s: cells must be one integer or three (got %r)" % (what, v))
             c = [int(x) for x in c]
+            if min(c) < 1:  # (0, 0, 0 is the C default: the geometry's; a 0 given is refused)
+                raise ArgumentError("%s: cells must be at least 1 (got %r)" % (what, v))
             f.cells[:] = c
         elif k == "fixed":
             lo, hi = _node_box(v, what, "fixed", ())

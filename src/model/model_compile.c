@@ -196,11 +196,14 @@ static cmStatus build_deformable(const cmScene* s, const cmBodyDef* b, GeomBuild
   char msg[ERRSZ] = "";
   cmStatus st = CM_OK;
   switch (g->type) {
-  case CM_GEOM_BOX:
-    st = cm_tetmesh_box(g->size, f->cells, &gb->tet);
+  case CM_GEOM_BOX: { /* cells 0, 0, 0: 4 x 4 x 4 */
+    int auto_cells = f->cells[0] == 0 && f->cells[1] == 0 && f->cells[2] == 0;
+    const int four[3] = {4, 4, 4};
+    st = cm_tetmesh_box(g->size, auto_cells ? four : f->cells, &gb->tet);
     break;
-  case CM_GEOM_SPHERE:
-    st = cm_tetmesh_ball(g->radius, f->cells[0], &gb->tet);
+  }
+  case CM_GEOM_SPHERE: /* cells 0: 8 across */
+    st = cm_tetmesh_ball(g->radius, f->cells[0] ? f->cells[0] : 8, &gb->tet);
     break;
   case CM_GEOM_MESH:
     if (g->mesh)
@@ -1039,6 +1042,17 @@ static cmStatus compile_joints(const cmScene* s, cmModel* m, char* err, size_t e
         char where[256];
         loc_prefix(where, sizeof where, s, J->loc);
         return cm_error(err, errsz, CM_ERR_ARG, "%sjoint %d: unknown body '%s'", where, j, name);
+      }
+      if (b >= 0 && m->body_motion[b] == CM_MOTION_DEFORMABLE) {
+        /* (checked in model_fem.c until 2026-12-07, before the joints were counted: a joint to a
+         * deformable body acted on its centre of mass frame without a word) */
+        char where[256];
+        loc_prefix(where, sizeof where, s, J->loc);
+        return cm_error(err, errsz, CM_ERR_ARG,
+                        "%sjoints[%d]: body '%s' is deformable: joints to deformable bodies are "
+                        "not supported yet (hold its nodes with deformable.fixed, or glue them to "
+                        "a rigid body with deformable.attach)",
+                        where, j, name);
       }
       m->joint_body[2 * j + k] = b;
       alias[k] = b < 0 ? "world" : m->alias_name[m->body_alias[b]];

@@ -77,17 +77,7 @@ static cmStatus check_pairs(const cmScene* s, const cmModel* m, char* err, size_
                         m->body_name[a], m->body_name[b], r, why);
     }
   }
-  for (int j = 0; j < m->njoint; j++)
-    for (int k = 0; k < 2; k++) {
-      int b = m->joint_body[2 * j + k];
-      if (b >= 0 && m->body_motion[b] == CM_MOTION_DEFORMABLE) {
-        where(at, sizeof at, s, s->joint[j].loc);
-        return cm_error(err, errsz, CM_ERR_ARG,
-                        "%sjoints[%d]: body '%s' is deformable: joints to deformable bodies are "
-                        "not supported yet (hold its nodes with deformable.fixed)",
-                        at, j, m->body_name[b]);
-      }
-    }
+  /* (joints to deformable bodies: refused by compile_joints, model_compile.c) */
   return CM_OK;
 }
 

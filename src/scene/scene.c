@@ -57,7 +57,10 @@ cmBodyDef cm_body_def_default(void) {
   b.deformable.material = CM_MATERIAL_NEO_HOOKEAN;
   b.deformable.young = 1e6;
   b.deformable.poisson = 0.3;
-  b.deformable.cells[0] = b.deformable.cells[1] = b.deformable.cells[2] = 4;
+  /* cells 0, 0, 0: the geometry's default, resolved at compile (a box 4 x 4 x 4, a sphere 8
+   * across; the sphere's 8 was set by the scene file's reader alone, so a sphere built through
+   * the API or from Python got 4) */
+  b.deformable.cells[0] = b.deformable.cells[1] = b.deformable.cells[2] = 0;
   b.deformable.scheme = CM_FEM_BACKWARD_EULER;
   return b;
 }
@@ -453,7 +456,10 @@ static int check_deformable(cmCheck* c, const cmBodyDef* b) {
                 "deformable.poisson must be in 0..0.49 (got %.10g): linear tetrahedra lock as "
                 "nu approaches 0.5 (docs/deformable.md)",
                 f->poisson);
-  if (b->geom.type == CM_GEOM_SPHERE) {
+  int auto_cells = f->cells[0] == 0 && f->cells[1] == 0 && f->cells[2] == 0;
+  if (auto_cells) {
+    /* the geometry's default (model_compile.c) */
+  } else if (b->geom.type == CM_GEOM_SPHERE) {
     if (intr(c, "deformable.cells", f->cells[0], 2, CM_FEM_MAX_CELLS)) return 1;
     if (f->cells[1] != f->cells[0] || f->cells[2] != f->cells[0])
       return fail(c, "deformable.cells",

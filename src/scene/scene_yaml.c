@@ -741,6 +741,11 @@ static int parse_deformable(Parser* p, const yaml_node_t* n, cmBodyDef* b) {
       if (get_int(p, v[3], "deformable.cells", &f->cells[0])) return -1;
       f->cells[1] = f->cells[2] = f->cells[0];
     }
+    /* 0 given is out of range (0, 0, 0 is the API's "the geometry's default") */
+    for (int i = 0; i < 3; i++)
+      if (f->cells[i] == 0)
+        return ERR(p, v[3], CM_ERR_ARG, "%s: must be an integer in 1..%d (got 0)",
+                   fpath(p, "deformable.cells", fb, sizeof fb), CM_FEM_MAX_CELLS);
   }
   if (v[4]) {
     record(p, "deformable.fixed", v[4]);
@@ -826,8 +831,6 @@ static int parse_body(Parser* p, const yaml_node_t* n, int index, cmScene* s) {
   }
   if (v[B_FORCE] && get_vec(p, v[B_FORCE], "force", 3, "N", b.force)) return -1;
   if (v[B_MOMENT] && get_vec(p, v[B_MOMENT], "moment", 3, "N m", b.moment)) return -1;
-  if (b.geom.type == CM_GEOM_SPHERE) /* a ball: 8 cells across unless told */
-    b.deformable.cells[0] = b.deformable.cells[1] = b.deformable.cells[2] = 8;
   if (v[B_DEFORMABLE]) {
     if (b.motion != CM_MOTION_DEFORMABLE)
       return ERR(p, v[B_DEFORMABLE], CM_ERR_PARSE,

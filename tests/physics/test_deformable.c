@@ -565,6 +565,30 @@ static void test_rigid_on_soft(void) {
 }
 
 /* what is not supported yet is refused, naming the bodies */
+/* a deformable sphere or box without cells given: 8 across the sphere, 4 x 4 x 4 for the box,
+ * through the API as from a scene file (the sphere's 8 was set by the file's reader alone: the
+ * API and Python built 4) */
+static void test_sphere_default_cells(void) {
+  for (int k = 0; k < 2; k++) {
+    long want_nodes = 0;
+    for (int given = 0; given < 2; given++) {
+      cmBodyDef b = k ? scene_box("jelly", 0.1, 0.1, 0.1, 1) : scene_sphere("jelly", 0.05, 2);
+      b.motion = CM_MOTION_DEFORMABLE;
+      if (given)
+        for (int i = 0; i < 3; i++)
+          b.deformable.cells[i] = k ? 4 : 8;
+      cmScene* s = cm_scene_new("cells");
+      CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+      cmModel* m = scene_compile(s);
+      if (!m) return;
+      if (!given) want_nodes = m->nnode;
+      CHECK(m->nnode == want_nodes);
+      if (k) CHECK(m->nnode == 5 * 5 * 5 && m->ntet == 6 * 64);
+      cm_model_free(m);
+    }
+  }
+}
+
 static void test_refused(void) {
   cmBodyDef a = fem_box("soft", 0.1, 0.1, 0.1, 1, 1, 1, CM_MATERIAL_LINEAR, 1e6, 0.3);
   cmBodyDef b = fem_box("softer", 0.1, 0.1, 0.1, 1, 1, 1, CM_MATERIAL_LINEAR, 1e5, 0.3);
@@ -589,6 +613,16 @@ static void test_refused(void) {
   CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_OK);
   cm_model_free(m);
   m = NULL;
+  cm_scene_free(s);
+  /* a joint to a deformable body (it compiled and pulled the body's centre-of-mass frame: the
+   * check ran before the joints were counted) */
+  s = scene_two_bodies("r3j", &a, &b, &tw);
+  cmJointDef j = cm_joint_def_default();
+  j.body[0] = "soft";
+  j.body[1] = NULL; /* the world */
+  CHECK(cm_scene_add_joint(s, &j, err, sizeof err) >= 0);
+  CHECK(cm_model_compile(s, &m, err, sizeof err) == CM_ERR_ARG && m == NULL);
+  CHECK(strstr(err, "joints[0]: body 'soft' is deformable") != NULL);
   cm_scene_free(s);
   /* a fixed box holding no node */
   cmBodyDef c = a;
@@ -648,6 +682,7 @@ int main(void) {
   RUN(test_checkpoint);
   RUN_LONG(test_stacked); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_rigid_on_soft);
+  RUN(test_sphere_default_cells);
   RUN(test_refused);
   return test_report();
 }

@@ -784,10 +784,11 @@ static void test_deformable(void) {
     CHECK(f->has_fixed && f->fixed_max[2] == -0.009 && f->fixed_min[0] == -1);
     CHECK(f->attach && !strcmp(f->attach, "plate") && f->attach_min[2] == 0.009);
     CHECK(f->rayleigh_mass == 2 && f->rayleigh_stiffness == 1e-4);
-    /* defaults: Neo-Hookean, backward Euler, a sphere of 8 cells across */
+    /* defaults: Neo-Hookean, backward Euler, the geometry's cells (0, 0, 0: 8 across for a
+     * sphere, set at compile, physics/test_deformable test_sphere_default_cells) */
     const cmDeformableDef* g = &s->body[2].deformable;
     CHECK(g->material == CM_MATERIAL_NEO_HOOKEAN && g->scheme == CM_FEM_BACKWARD_EULER);
-    CHECK(g->cells[0] == 8 && !g->has_fixed && !g->attach);
+    CHECK(g->cells[0] == 0 && g->cells[1] == 0 && g->cells[2] == 0 && !g->has_fixed && !g->attach);
     cm_scene_free(s);
   }
   const char* head = "bodies:\n  - name: pad\n    geometry: {box: {size: 1}}\n";
