@@ -21,11 +21,13 @@ static void print_report(const cmMeshReport* r) {
   const struct {
     const char* what;
     int n;
-  } counts[] = {
-      {"non-finite vertices", r->nonfinite_vert},  {"faces with bad indices", r->bad_index_face},
-      {"degenerate faces", r->degenerate_face},    {"boundary edges", r->boundary_edge},
-      {"non-manifold edges", r->nonmanifold_edge}, {"misoriented edges", r->misoriented_edge},
-      {"unused vertices", r->unused_vert}};
+  } counts[] = {{"non-finite or out-of-range vertices (beyond 1e50 m)", r->nonfinite_vert},
+                {"faces with bad indices", r->bad_index_face},
+                {"degenerate faces", r->degenerate_face},
+                {"boundary edges", r->boundary_edge},
+                {"non-manifold edges", r->nonmanifold_edge},
+                {"misoriented edges", r->misoriented_edge},
+                {"unused vertices", r->unused_vert}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     if (counts[i].n) printf("%s: %d\n", counts[i].what, counts[i].n);
 }
