@@ -167,8 +167,10 @@ static void test_restitution_and_duration(void) {
   double e16 = run_drop(1, 16, 20, "box tilted 20 deg, 16x16", 0);
   double e32 = run_drop(1, 32, 20, "box tilted 20 deg, 32x32", 0.02);
   double e64 = run_drop(1, 64, 20, "box tilted 20 deg, 64x64", 0.02);
-  CHECK(e32 < e16);
-  (void)e64;
+  /* halved: 2.3 % -> 1.2 % measured (it checked only e32 < e16); beyond, the time step's 1.3 %
+   * remains, so 64 x 64 is no better than 32 x 32 but within the same 2 % */
+  CHECK(e32 < 0.6 * e16);
+  CHECK(e64 < 0.02);
 }
 
 /* comply advise contact-time --restitution E gives the e_r that the integrated law restitutes as

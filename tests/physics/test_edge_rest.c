@@ -73,11 +73,14 @@ static void test_held_by_edge_contact(void) {
   printf("  vertex_edge: centre height %.12f .. %.12f m over 0.1..1 s (resting %.12f), %d edge "
          "contacts in 1000 steps\n",
          zmin, zmax, zrest, edges);
+  /* the sink m g / (ka A_e) is 8.3e-8 m: the heights within 1 % of it (they were checked to
+   * 1e-6 and 1e-7 m, more than the sink itself: a bar resting at no depth passed) */
+  double sink = mass * 9.81 / (KA * area);
   CHECK(edges >= 900);
-  CHECK_NEAR(zmin, zrest, 1e-6);
-  CHECK_NEAR(zmax, zrest, 1e-6);
-  CHECK_NEAR(zend, zrest, 1e-7);
-  CHECK_REL(S * sqrt(2.0) - zend, mass * 9.81 / (KA * area), 0.01);
+  CHECK_NEAR(zmin, zrest, 0.01 * sink);
+  CHECK_NEAR(zmax, zrest, 0.01 * sink);
+  CHECK_NEAR(zend, zrest, 0.01 * sink);
+  CHECK_REL(S * sqrt(2.0) - zend, sink, 0.01);
 }
 
 /* the default method (auto: the bars sample their surfaces alike, so vertex_edge) holds them at
@@ -92,10 +95,12 @@ static void test_held_by_default(void) {
   run(def, &zmin, &zmax, &zend, &edges);
   printf("  default (%s): centre height %.12f m at 1 s (resting %.12f)\n", cm_method_name(def),
          zend, zrest);
+  double sink = mass * 9.81 / (KA * area); /* as above */
   CHECK(edges >= 900);
-  CHECK_NEAR(zmin, zrest, 1e-6);
-  CHECK_NEAR(zmax, zrest, 1e-6);
-  CHECK_NEAR(zend, zrest, 1e-7);
+  CHECK_NEAR(zmin, zrest, 0.01 * sink);
+  CHECK_NEAR(zmax, zrest, 0.01 * sink);
+  CHECK_NEAR(zend, zrest, 0.01 * sink);
+  CHECK_REL(S * sqrt(2.0) - zend, sink, 0.01);
 }
 
 static void test_falls_through_with_vertex(void) {

@@ -46,6 +46,25 @@ static cmData* drop_box(cmModel** mp, double sd, long steps, double* e) {
   return d;
 }
 
+/* at step_damping 0.3 the first bounce restitutes less than 1 but a later, slower one more (the
+ * depth found after a free step is a larger fraction of v h): counted too (the header said so,
+ * and no test ran it) */
+static void test_later_bounce_counted(void) {
+  cmModel* m;
+  double e;
+  cmData* d = drop_box(&m, 0.3, 1500, &e);
+  if (!d) return;
+  printf("  step_damping 0.3: largest rebound / impact %.3f, energy_growth %d, first step %ld, "
+         "max growth %.3f\n",
+         e, d->warning[CM_WARN_ENERGY], d->energy_first_step, d->energy_growth);
+  CHECK(d->warning[CM_WARN_ENERGY] >= 1);
+  CHECK(d->energy_body == 1);
+  /* not at the first impact (0.226 s, step 226) */
+  CHECK(d->energy_first_step > 240);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 static void test_created_energy_counted(void) {
   cmModel* m;
   double e;
@@ -57,8 +76,11 @@ static void test_created_energy_counted(void) {
   CHECK(e > 1.05); /* the premise: this law restitutes more than it receives */
   CHECK(d->energy_monitor == 1);
   CHECK(d->warning[CM_WARN_ENERGY] >= 1);
-  /* a restitution e > 1 raises the kinetic energy by e^2 - 1 of the impact's */
-  CHECK(d->energy_growth > 0.5 * (e * e - 1));
+  /* a restitution e > 1 raises the energy by (e^2 - 1) of the impact's kinetic energy, and the
+   * monitor's scale is the largest kinetic energy so far, the rebound's e^2 of it: growth
+   * (e^2 - 1) / e^2 = 0.331 at e = 1.223 (measured 0.338: the speeds are sampled at the steps'
+   * ends; it checked only more than half of e^2 - 1) */
+  CHECK_REL(d->energy_growth, (e * e - 1) / (e * e), 0.05);
   CHECK(d->energy_body == 1);
   CHECK(d->energy_first_step >= 220 && d->energy_first_step <= 240);
   /* one count per event, not one per step after it */
@@ -128,6 +150,7 @@ static void test_off_with_prescribed(void) {
 
 int main(void) {
   RUN(test_created_energy_counted);
+  RUN(test_later_bounce_counted);
   RUN(test_dissipative_silent);
   RUN(test_elastic_energy_at_rest);
   RUN(test_off_with_prescribed);

@@ -175,8 +175,9 @@ static void test_dzhanibekov(void) {
   CHECK(t1 > 0 && fabs(t1 - t_ref) <= 2e-3);
   CHECK(t2 > 0 && fabs(t2 - t_ref) <= 1e-3);
   /* the energy is a quadratic invariant that the midpoint rule conserves: only rounding
-   * (1e-16 per step, 6000 steps) may change it */
-  CHECK(de1 < 1e-10 && de2 < 1e-10);
+   * (a few 1e-16 per step, 6000 steps) may change it: measured 1.5e-12 and 3e-12, and 1e-11
+   * leaves a factor 3 (it allowed 1e-10) */
+  CHECK(de1 < 1e-11 && de2 < 1e-11);
 }
 
 /* fast spin (w h = 2) about the intermediate axis stays bounded and keeps |L| */

@@ -35,7 +35,11 @@ static cmModel* tether(double play, double T, double x_start, double vx, cmInteg
   j.body[1] = "world";
   CHECK(cm_scene_add_joint(s, &j, err, sizeof err) == 0);
   cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  /* a failed compile is a failure (the callers' `if (!m) return;` skipped every check) */
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "%s\n", err);
+    CHECK(m != NULL);
+  }
   cm_scene_free(s);
   return m;
 }

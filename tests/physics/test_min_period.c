@@ -278,6 +278,7 @@ static void test_out_of_memory(void) {
   printf("  %d allocations failed in turn: %d runs with a warning, %d with a failed step\n",
          cases - 1, warned, failed);
   CHECK(cases > 1);
+  CHECK(warned > 0); /* the branch above was taken: the claim was tested, not skipped */
   cm_model_free(m);
 }
 
@@ -327,7 +328,8 @@ static void test_period(void) {
     double period = (minima[5] - minima[0]) / 5 * H;
     printf("  undamped period %.6g s, the mid-step scheme's %.6g s (the law's own %.3g s)\n",
            period, expect, 2 * CM_PI * sqrt(MASS / (4 * 5e10 * 0.0025)));
-    CHECK_REL(period, expect, 3e-3);
+    CHECK_REL(period, expect, 1e-4); /* equal to the 6 digits printed; the minima are located to
+                                          a fraction of a step by a parabola (it allowed 3e-3) */
   }
   cm_data_free(d);
   cm_model_free(m);

@@ -136,14 +136,16 @@ static void test_pile_weight(void) {
   WeightRun w = weight_run(CM_SOLVER_TOLERANCE_AUTO);
   CHECK_REL(w.f, w.W + w.dpdt, 1e-9);
   CHECK_REL(w.f, w.W, 1e-6);
-  CHECK(w.vmax < 1e-4);
+  /* at rest: measured 1.5e-12 m/s (the bound was 1e-4, the speed gravity gives in 10 us) */
+  CHECK(w.vmax < 1e-9);
   /* every step's solve converged (the friction limits settled with the velocities), in few
    * Newton iterations: the pile rests, so after the first contact every step starts next to its
-   * solution (mean measured 3.35, max 8) */
+   * solution (measured 2026-12-07: mean 1.01, max 10, the first steps'; 3.35 and 8 on an earlier
+   * build; the bounds were 8 and 100) */
   CHECK(w.warn == 0);
   CHECK(w.solves == 200 && w.failed == 0);
-  CHECK(w.mean <= 8);
-  CHECK(w.maxit <= 100);
+  CHECK(w.mean <= 3);
+  CHECK(w.maxit <= 20);
 }
 
 /* The scene's solver_tolerance is what each solve meets (docs/contact-laws.md, "The Newton

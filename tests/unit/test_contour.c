@@ -309,7 +309,11 @@ static int count_flat_notes(cmGeomType ta, cmGeomType tb, cmMethod method) {
   r.method = method;
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
   cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  /* a failed compile is a failure (the callers' `if (!m) return;` skipped every check) */
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "%s\n", err);
+    CHECK(m != NULL);
+  }
   cm_scene_free(s);
   int n = 0;
   for (int i = 0; m && i < m->nnote; i++)

@@ -98,7 +98,11 @@ static cmScene* scene_def(void) {
 static cmModel* scene(void) {
   cmScene* s = scene_def();
   cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  /* a failed compile is a failure (the callers' `if (!m) return;` skipped every check) */
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "%s\n", err);
+    CHECK(m != NULL);
+  }
   cm_scene_free(s);
   return m;
 }
