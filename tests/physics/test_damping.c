@@ -60,9 +60,12 @@ static void test_damping_ratio(void) {
     printf("  zeta %.2f: measured %.4f (w h = 0.1, expected %.4f), %.4f (0.02, expected %.4f), "
            "%.4f (0.01)\n",
            z, m10, z + 0.025, m02, z + 0.005, m01);
-    CHECK_REL(m10, z + 0.1 / 4, 0.1);
-    CHECK_REL(m02, z + 0.02 / 4, 0.1);
-    CHECK_REL(m01, z, 0.1);
+    /* the first-order z + w h / 4 (measured within 1.6 %, 0.3 % and 0.1 % at w h = 0.1, 0.02,
+     * 0.01: the next order grows with w h; the bounds were 10 %, and w h = 0.01 was compared
+     * with z alone) */
+    CHECK_REL(m10, z + 0.1 / 4, 0.03);
+    CHECK_REL(m02, z + 0.02 / 4, 0.01);
+    CHECK_REL(m01, z + 0.01 / 4, 0.005);
   }
 }
 
