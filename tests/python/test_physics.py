@@ -47,11 +47,12 @@ def test_p3_resting_penetration(divisions):
     d.step(300)
     c = d.contacts
     assert d.ncontact == (divisions + 1) ** 2
-    assert d.pairs["max_penetration"][0] == pytest.approx(expect, rel=0.01)
-    assert c["force"].sum() == pytest.approx(W, rel=0.01)
+    # exact to 1e-6, as the C test (physics/test_area_compliant; it allowed 1 %)
+    assert d.pairs["max_penetration"][0] == pytest.approx(expect, rel=1e-6)
+    assert c["force"].sum() == pytest.approx(W, rel=1e-6)
     p = d.contact_pressure
-    assert p.max() <= p.min() * 1.01
-    assert p.max() == pytest.approx(ka * expect, rel=0.01)
+    assert p.max() <= p.min() * (1 + 1e-6)
+    assert p.max() == pytest.approx(ka * expect, rel=1e-6)
     assert d.warnings["solver_not_converged"] == 0
 
 
@@ -104,7 +105,7 @@ def test_contact_time_drop(er):
             break
     predicted, dur = clamped_restitution(er)
     assert e == pytest.approx(predicted, rel=0.02)
-    assert steps * h == pytest.approx(dur * T, rel=0.05)
+    assert abs(steps * h - dur * T) <= 2 * h  # whole steps: one at each end (it allowed 5 %)
 
 
 def test_min_period_softened_rest():
