@@ -156,7 +156,6 @@ static cmStatus reopen(const char* path, const char* header, long cut, FILE** ou
   return CM_OK;
 }
 
-/* pvd entries of the kept frames; the .vtu files of the dropped ones removed */
 /* remove the temporary files a killed writer left in dir (a second SIGINT ends the process at
  * once, possibly between writing NAME.tmp and renaming it): in the run's folder, the .tmp of
  * the files comply writes there (summary.json, scene.pvd and the checkpoint of --checkpoint-
@@ -183,6 +182,7 @@ static void remove_leftovers(const char* dir, int vtk) {
   closedir(dp);
 }
 
+/* pvd entries of the kept frames; the .vtu files of the dropped ones removed */
 static cmStatus resume_vtk(cmOutput* o, const cmModel* m, const StepList* kept,
                            const StepList* dropped, char* err, size_t errsz) {
   for (size_t i = 0; i < kept->n; i++)
