@@ -207,7 +207,9 @@ static void test_gradient_fd(void) {
       }
       double scale = max_abs(g, 12);
       for (int k = 0; k < 12; k++) {
-        CHECK_NEAR(g[k], fd[k], 1e-6 * scale);
+        /* central differences at h = 1e-6: truncation ~h^2, rounding ~eps/h = 2e-10 (measured
+         * 1.1e-9 worst; it allowed 1e-6) */
+        CHECK_NEAR(g[k], fd[k], 1e-8 * scale);
         worst = fmax(worst, fabs(g[k] - fd[k]) / scale);
       }
     }
@@ -240,7 +242,7 @@ static void test_hessian_fd(void) {
         cm_fem_tet_energy_ex(&mat, Dminv, vol, xm, gm, NULL, 0);
         for (int r = 0; r < 12; r++) {
           double fd = (gp[r] - gm[r]) / (2 * h);
-          CHECK_NEAR(H[12 * r + k], fd, 1e-6 * scale);
+          CHECK_NEAR(H[12 * r + k], fd, 1e-8 * scale); /* as the gradient's (8.2e-10 worst) */
           worst = fmax(worst, fabs(H[12 * r + k] - fd) / scale);
         }
       }
@@ -801,7 +803,10 @@ static void test_uniaxial(void) {
       CHECK(it >= 1);
       /* the strains from the faces' displacements: every node of x = L/2 moved by eps_x L,
        * every node of y = L/2 by eps_y L */
-      double tol = model == CM_FEM_LINEAR ? 1e-9 : 1e-3, worst = 0;
+      /* linear and corotated (R = I here) are exactly linear theory (measured 2.6e-13 of the
+       * displacement for corotated); Neo-Hookean departs by the order of the strain |s / E|
+       * (measured 7.7e-5): 2 |s / E| (it allowed 1e-3 for both) */
+      double tol = model == CM_FEM_NEOHOOKEAN ? 2 * fabs(s / E) : 1e-9, worst = 0;
       for (int v = 0; v < m->nnode; v++) {
         const double* X = m->node + 3 * v;
         for (int i = 0; i < 3; i++) {

@@ -19,8 +19,8 @@
  *     plane: the unit cube again; the same on a box of 3 divisions (a side of 18 triangles
  *     removed: a hole of 12 edges, 2 collinear vertices per edge of the square, filled by
  *     12 - 2 = 10 triangles);
- *   - a zero-area face added (a vertex repeated): 1 degenerate face dropped, 1 unused vertex
- *     (a vertex used only by it) dropped;
+ *   - a zero-area face added (a vertex at another's position): 1 degenerate face dropped, the
+ *     vertex welded to the other (no unused vertex left);
  *   - not repairable: two cubes sharing a vertex (non-manifold vertex remains), two adjacent
  *     sides removed (a hole of 6 edges over two perpendicular squares: the best-fit plane
  *     contains the common edge's direction and the normal (1, 1, 0)/sqrt 2 of the two
@@ -229,6 +229,7 @@ static void test_degenerate(void) {
   m->face[38] = 8;
   cmMeshRepairReport r = repair_unit_cube(m, 1e-14);
   CHECK(r.degenerate_face == 1 && r.welded_vert == 2 && r.weld_group == 1);
+  CHECK(r.unused_vert == 0);
   cm_mesh_free(m);
   cm_mesh_free(c);
 }

@@ -756,8 +756,8 @@ static void test_boxes(void) {
   }
   static Stat st[NCASE + 1][NDIV][NMETHOD]; /* + random poses whose SAT axis is an edge pair */
   memset(st, 0, sizeof st);
-  int npose = test_trials(400, 8), nedge_axis = 0, spurious = 0, vdeep = 0;
-  double spurious_worst = 0, vdeep_worst = 0, edeep_worst = 0;
+  int npose = test_trials(400, 8), nedge_axis = 0, vdeep = 0;
+  double vdeep_worst = 0, edeep_worst = 0;
   int edeep = 0;
   for (int kind = 0; kind < NCASE; kind++)
     for (int it = 0; it < npose; it++) {
@@ -804,9 +804,9 @@ static void test_boxes(void) {
            * vertex must move at least its distance to the surface to leave); with the facing
            * face (collide_mesh.c) a vertex whose nearest face runs along it is as deep as the
            * nearest face against it, which can be more than the overlap along another axis:
-           * in 6 of the 1600 poses, by at most 15 %. An edge contact at most twice it (its
-           * depth capped by the projected overlaps across the faces around its edges,
-           * edge_depth: up to 50 times before, 1.8 times now) */
+           * in 6 of the 1600 poses, by at most 15 %. With vertex_edge and auto the edge contacts
+           * are at most the overlap (edeep, below) and the vertex contacts as above: 1.2 times
+           * it too (measured 1.153; it allowed twice, from when edge contacts reached 1.8) */
           if (k == M_VERTEX || k == M_TWO_WAY) {
             CHECK(r.depth <= 1.2 * x.depth + EPS_POS);
             if (r.depth > x.depth * (1 + 1e-9) + EPS_POS) {
@@ -814,12 +814,8 @@ static void test_boxes(void) {
               vdeep_worst = fmax(vdeep_worst, r.depth / x.depth);
             }
           }
-          if (k == M_VERTEX_EDGE || k == M_AUTO) CHECK(r.depth <= 2 * x.depth + EPS_POS);
+          if (k == M_VERTEX_EDGE || k == M_AUTO) CHECK(r.depth <= 1.2 * x.depth + EPS_POS);
           if (ee) stat_add(&st[NCASE][i][k], &r, x.V, x.depth);
-          if (k == M_VERTEX_EDGE && r.depth > 2 * x.depth) {
-            spurious++;
-            spurious_worst = fmax(spurious_worst, r.depth / x.depth);
-          }
         }
     }
   table_head();
@@ -828,8 +824,6 @@ static void test_boxes(void) {
       for (int i = 0; i < NDIV; i++)
         stat_print(kind < NCASE ? CASE_NAME[kind] : "random e-e", k, DIV[i], &st[kind][i][k]);
   printf("  random poses whose SAT axis is an edge pair: %d of %d\n", nedge_axis, npose);
-  printf("  vertex_edge contacts deeper than twice the overlap: %d poses (worst %.3g x)\n",
-         spurious, spurious_worst);
   printf("  edge contacts deeper than the overlap: %d (worst %.6g x)\n", edeep, edeep_worst);
   /* no edge contact deeper than the separating-axis depth: the least translation that separates
    * the boxes bounds every penetration. Until 2026-12-07 a second pair of crossed edges gave the

@@ -245,7 +245,7 @@ static void test_tri_tri_reference(void) {
 /* segment-triangle: the crossing point lies on the segment and (nearly) on the plane; exact
  * endpoint on the plane gives the endpoint itself; never NaN; symmetric in p, q */
 static void test_seg_tri_point(void) {
-  int bad = 0, crosses = 0;
+  int bad = 0, crosses = 0, ends = 0;
   for (int it = 0; it < 100000; it++) {
     IP T[3], P[2];
     long long r = it % 2 ? 4 : 1 << 20;
@@ -267,6 +267,12 @@ static void test_seg_tri_point(void) {
     crosses++;
     if (!cm_v3_isfinite(x)) bad++;
     if (h2 && memcmp(x, y, sizeof x) != 0) bad++;
+    /* the endpoint on the plane (a vertex of the triangle), the other off it: that endpoint
+     * itself, bit for bit (the header said so; nothing checked it) */
+    if (it % 7 == 0 && orient3d_exact(&T[0], &T[1], &T[2], &P[0]) != 0) {
+      ends++;
+      if (memcmp(x, q, sizeof x) != 0) bad++;
+    }
     /* x on the segment: |x - p| + |x - q| = |p - q| */
     double u[3], w[3], pq[3];
     cm_v3_sub(u, x, p);
@@ -284,9 +290,10 @@ static void test_seg_tri_point(void) {
       if (!(fabs(cm_v3_dot(ax, n)) <= 1e-9 * (L + cm_v3_norm(e1)))) bad++;
     }
   }
-  printf("  %d intersecting segments, %d bad\n", crosses, bad);
+  printf("  %d intersecting segments (%d ending on a vertex), %d bad\n", crosses, ends, bad);
   CHECK(bad == 0);
   CHECK(crosses > 1000);
+  CHECK(ends > 1000);
 }
 
 /* ---------------------------------------------------------------------------------------------
