@@ -147,7 +147,19 @@ static void test_sphere_in_box(void) {
       CHECK_NEAR(c.region[0].n[2], 1, 1e-9);
       CHECK(c.region[0].nhit >= 8 && c.region[0].nhit <= 64);
     }
-    if (refine == 5) CHECK(e < 0.01);
+    /* the polyhedron lies between its inscribed ball (r_in: the nearest face plane to the
+     * centre) and the sphere R, so its section at R - d below the centre has an area between
+     * pi (r_in^2 - (R - d)^2) and pi r^2: e <= (R^2 - r_in^2) / r^2 (0.098, 0.025, 0.0063,
+     * 0.0016 at refine 2..5; measured 0.064, 0.016, 0.0040, 0.00098; it checked e < 0.01 at
+     * refine 5 alone) */
+    double rin = INFINITY;
+    for (int f = 0; f < m->geom_nface[0]; f++) {
+      const double* n = m->mesh_face_normal + 3 * (size_t)(m->geom_faceadr[0] + f);
+      const double* p0 =
+          v + 3 * (size_t)(m->geom_vertadr[0] + m->mesh_face[3 * (size_t)(m->geom_faceadr[0] + f)]);
+      rin = fmin(rin, fabs(cm_v3_dot(n, p0)));
+    }
+    CHECK(e <= (R * R - rin * rin) / r2);
     prev_err = e;
     cm_arena_destroy(&arena);
     cm_data_free(dd);
