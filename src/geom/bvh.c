@@ -262,6 +262,76 @@ static void seg_normals(cmBvh* bvh, const double* vert, const int* face) {
   }
 }
 
+/* every node's cone: no bound (cmBvh.cone) */
+static void cones_none(cmBvh* bvh) {
+  for (int i = 0; i < bvh->nnode; i++) {
+    double* c = bvh->cone + 4 * (size_t)i;
+    c[0] = c[1] = c[2] = 0;
+    c[3] = 2;
+  }
+}
+
+/* the angle between unit vectors a and b, rad (atan2 of the cross and dot products: accurate
+ * near 0, where acos of a dot product near 1 loses half the digits) */
+static double unit_angle(const double a[3], const double b[3]) {
+  double x[3];
+  cm_v3_cross(x, a, b);
+  return atan2(cm_v3_norm(x), cm_v3_dot(a, b));
+}
+
+/* Every node's cone (cmBvh.cone) from seg_n, children before parents: a leaf's axis is the
+ * normalised sum of its faces' normals and its half-angle the largest angle between the axis and
+ * a normal; an inner node's axis bisects its children's and its half-angle is the largest of
+ * (angle to a child's axis + that child's half-angle), which holds every normal below it. The
+ * half-angles are kept in the sine slots until the end (the parents need them). */
+static void cones_build(cmBvh* bvh) {
+  const double half_pi = 0.5 * CM_PI;
+  for (int i = bvh->nnode - 1; i >= 0; i--) {
+    const cmBvhNode* nd = bvh->node + i;
+    double* c = bvh->cone + 4 * (size_t)i;
+    double a[3] = {0, 0, 0}, th = 0;
+    int none = 0;
+    if (nd->child < 0) {
+      int k0 = -1 - nd->child;
+      for (int k = k0; k < k0 + nd->count; k++) {
+        const double* n = bvh->seg_n + 4 * (size_t)k;
+        if (n[3] == 0) none = 1; /* a sliver: its model normal is mostly rounding */
+        cm_v3_add(a, a, n);
+      }
+      double l = cm_v3_norm(a);
+      if (!none && l > 1e-6) {
+        cm_v3_scale(a, a, 1 / l);
+        for (int k = k0; k < k0 + nd->count; k++)
+          th = fmax(th, unit_angle(a, bvh->seg_n + 4 * (size_t)k));
+      } else {
+        none = 1;
+      }
+    } else {
+      const double *c0 = bvh->cone + 4 * (size_t)nd->child, *c1 = c0 + 4;
+      none = c0[3] >= half_pi || c1[3] >= half_pi;
+      cm_v3_add(a, c0, c1);
+      double l = cm_v3_norm(a);
+      if (!none && l > 1e-6) {
+        cm_v3_scale(a, a, 1 / l);
+        th = fmax(unit_angle(a, c0) + c0[3], unit_angle(a, c1) + c1[3]);
+      } else {
+        none = 1;
+      }
+    }
+    if (none || th >= half_pi) {
+      c[0] = c[1] = c[2] = 0;
+      c[3] = half_pi; /* (no bound) */
+    } else {
+      cm_v3_copy(c, a);
+      c[3] = th;
+    }
+  }
+  for (int i = 0; i < bvh->nnode; i++) {
+    double* c = bvh->cone + 4 * (size_t)i;
+    c[3] = c[3] >= half_pi ? 2 : sin(c[3]) + CM_BVH_CONE_MARGIN;
+  }
+}
+
 void cm_bvh_refit(cmBvh* bvh, const double* vert, const int* face) {
   for (int i = bvh->nnode - 1; i >= 0; i--) {
     cmBvhNode* nd = bvh->node + i;
@@ -283,6 +353,7 @@ void cm_bvh_refit(cmBvh* bvh, const double* vert, const int* face) {
     }
   }
   seg_normals(bvh, vert, face);
+  cones_none(bvh); /* the faces moved; the facing search is asked of rigid trees only */
 }
 
 /* the bytes of node and order, and where seg_n starts (8-aligned) */
@@ -298,8 +369,13 @@ static size_t seg_same_at(int nnode, int nface) {
   return seg_n_at(nnode, nface) + 4 * (size_t)nface * sizeof(double);
 }
 
-size_t cm_bvh_bytes(int nnode, int nface) {
+/* where cone starts */
+static size_t cone_at(int nnode, int nface) {
   return seg_same_at(nnode, nface) + ((size_t)nnode + 7) / 8 * 8;
+}
+
+size_t cm_bvh_bytes(int nnode, int nface) {
+  return cone_at(nnode, nface) + 4 * (size_t)nnode * sizeof(double);
 }
 
 void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem) {
@@ -313,6 +389,7 @@ void cm_bvh_view(cmBvh* view, int nnode, int nface, int depth, void* mem) {
   view->order = (int*)(view->node + nnode);
   view->seg_n = (double*)((char*)mem + seg_n_at(nnode, nface));
   view->seg_same = (unsigned char*)mem + seg_same_at(nnode, nface);
+  view->cone = (double*)((char*)mem + cone_at(nnode, nface));
 }
 
 void cm_bvh_write(const cmBvh* src, void* mem) {
@@ -331,8 +408,13 @@ void cm_bvh_write(const cmBvh* src, void* mem) {
   }
   /* seg_same and its padding */
   at = seg_same_at(src->nnode, src->nface);
-  memset((char*)mem + at, 0, cm_bvh_bytes(src->nnode, src->nface) - at);
+  memset((char*)mem + at, 0, cone_at(src->nnode, src->nface) - at);
   if (src->seg_same && src->nnode > 0) memcpy(v.seg_same, src->seg_same, (size_t)src->nnode);
+  /* the cones (none: no bound) */
+  if (src->cone && src->nnode > 0)
+    memcpy(v.cone, src->cone, 4 * (size_t)src->nnode * sizeof(double));
+  else
+    cones_none(&v);
 }
 
 cmStatus cm_bvh_copy(cmBvh* dst, const cmBvh* src) {
@@ -382,10 +464,13 @@ cmStatus cm_bvh_build(cmBvh* bvh, const double* vert, const int* face, int nface
   int depth = nf > 0 ? build_nodes(&b, nface) : 0;
 
   /* move into one exact-size block */
-  cmBvh tmp = {b.nnode, nface, depth, 0, b.node, b.order, NULL, NULL, NULL};
+  cmBvh tmp = {b.nnode, nface, depth, 0, b.node, b.order, NULL, NULL, NULL, NULL};
   cmStatus st = cm_bvh_copy(bvh, &tmp);
   cm_free(nodes);
-  if (st == CM_OK) seg_normals(bvh, vert, face);
+  if (st == CM_OK) {
+    seg_normals(bvh, vert, face);
+    cones_build(bvh);
+  }
   return st;
 }
 
@@ -412,6 +497,17 @@ static inline __attribute__((always_inline)) int nearest(const cmBvh* bvh, const
   const v2d P0 = {pp[0], pp[0]}, P1 = {pp[1], pp[1]}, P2 = {pp[2], pp[2]}, P01 = {pp[0], pp[1]};
   double best = max_dist * max_dist, q[3];
   int bestf = -1, sp = 0, node = 0, feature, index;
+  /* the facing search: dir as a unit vector for the normal cones (none for a zero dir, which
+   * no face faces against) */
+  double un[3] = {0, 0, 0};
+  const double* cones = NULL;
+  if (dir) {
+    double l = cm_v3_norm(dir);
+    if (l > 0) {
+      cm_v3_scale(un, dir, 1 / l);
+      cones = bvh->cone;
+    }
+  }
   out->face = -1;
   out->dist2 = INFINITY;
   if (bvh->nnode == 0 || !(max_dist >= 0)) return 0;
@@ -452,7 +548,23 @@ static inline __attribute__((always_inline)) int nearest(const cmBvh* bvh, const
         near = c + 1;
         far = c;
       }
-      if (dl <= best) {
+      if (dir && cones) {
+        /* a child whose cone holds no normal facing against dir (cos(angle to the axis) above
+         * the sine of the half-angle: every normal within 90 degrees of dir) has no candidate */
+        int skip_near = cm_v3_dot(cones + 4 * (size_t)near, un) > cones[4 * (size_t)near + 3];
+        int skip_far = cm_v3_dot(cones + 4 * (size_t)far, un) > cones[4 * (size_t)far + 3];
+        if (skip_near) {
+          near = far;
+          dl = dr;
+          skip_near = skip_far;
+          skip_far = 1;
+        }
+        if (!skip_near && dl <= best) {
+          if (!skip_far && dr <= best) stack[sp++] = (StackEntry){far, dr};
+          node = near;
+          continue;
+        }
+      } else if (dl <= best) {
         if (dr <= best) stack[sp++] = (StackEntry){far, dr};
         node = near;
         continue;

@@ -65,6 +65,9 @@ double cm_triangle_closest(const double* vert, int i0, int i1, int i2, const dou
 #define CM_BVH_MAX_DEPTH 64
 /* most faces in a leaf */
 #define CM_BVH_LEAF_SIZE 4
+/* added to the sine of a normal cone's half-angle (cmBvh.cone): far above the rounding of the
+ * cone's and the faces' normals (1e-16), far below any angle a mesh means */
+#define CM_BVH_CONE_MARGIN 1e-9
 
 /* a node of the tree: 56 bytes, its box and where its children or faces are */
 typedef struct cmBvhNode {
@@ -91,7 +94,13 @@ typedef struct cmBvh {
   /* per node, of the boxes the tree was built or last refit on: 1 where its box is its parent's,
    * bit for bit (cm_bvh_seg_faces tests the segment against it once), else 0      (nnode) */
   unsigned char* seg_same;
-  void* block; /* the one block holding node, order, seg_n and seg_same (cm_bvh_bytes bytes) */
+  /* per node, a cone holding the unit normals of every face below it, of the vertices the tree
+   * was built on: its unit axis (3) and the sine of its half-angle plus CM_BVH_CONE_MARGIN, or 2
+   * where the half-angle reaches 90 degrees or a face below is a sliver (no bound). Set by
+   * cm_bvh_build; cm_bvh_refit sets every one to 2 (the faces moved). cm_bvh_nearest_facing
+   * skips a node whose cone holds no normal facing against its direction.          (nnode x 4) */
+  double* cone;
+  void* block; /* the one block holding node, order, seg_n, seg_same and cone (cm_bvh_bytes) */
 } cmBvh;
 
 /* Build the tree over faces by binned SAH on face centroids (16 bins per axis), leaves of at most
@@ -136,7 +145,12 @@ int cm_bvh_nearest(const cmBvh* bvh, const double* vert, const int* face, const 
 
 /* cm_bvh_nearest over the faces that face against dir only: those whose normal (face_normal,
  * nface x 3) has a negative dot product with dir. The vertex query's contact face where the
- * nearest face runs along the penetrating vertex instead of against it (collide_mesh.c). */
+ * nearest face runs along the penetrating vertex instead of against it (collide_mesh.c).
+ * face_normal must be the faces' unit normals of the vertices the tree was built on (to within
+ * CM_BVH_CONE_MARGIN): subtrees whose normal cone (cmBvh.cone) holds no normal with a negative
+ * dot product with dir are skipped, which leaves the result as it was bit for bit (the same
+ * candidates, the same tie rule) and spares the search the faces that do not face against dir
+ * (two spheres one inside the other: every inside vertex's facing face is on the far side). */
 int cm_bvh_nearest_facing(const cmBvh* bvh, const double* vert, const int* face,
                           const double* face_normal, const double dir[3], const double p[3],
                           double max_dist, cmNearest* out);
