@@ -10,7 +10,9 @@
  * --restart FILE the data start from the checkpoint at step S instead of the initial state, the
  * files in DIR are cut after the last regular frame <= S (S itself when it is a frame step of an
  * uninterrupted run, i.e. a multiple of output_every or the last step; else the frame before)
- * and appended to, so that they end up byte for byte the files of an uninterrupted run.
+ * and appended to, so that they end up byte for byte the files of an uninterrupted run. A scene
+ * whose fingerprint (cm_model_scene_fingerprint) is not the checkpoint's is refused there, and
+ * goes on from the checkpoint's state with a warning into a folder without frames.
  *
  * Signals: SIGINT and SIGTERM handlers only set a flag (and reset themselves, so a second
  * signal ends the process the default way). The loop looks at the flag after every step: it
@@ -231,11 +233,15 @@ static void report_new_warnings(const cmModel* m, const cmData* d, int* seen) {
 
 /* the total and "kind count, ..." of the warnings of d plus those of the run itself (initial
  * overlaps, resting penetration estimates) */
-static long warning_list(const cmData* d, int overlaps, int soft, char* buf, size_t n) {
-  long total = overlaps + soft;
+static long warning_list(const cmData* d, int overlaps, int soft, int changed, char* buf,
+                         size_t n) {
+  long total = overlaps + soft + changed;
   size_t used = 0;
   buf[0] = 0;
-  if (overlaps) used += (size_t)snprintf(buf, n, "initial_overlap %d", overlaps);
+  if (changed) used += (size_t)snprintf(buf, n, "scene_changed %d", changed);
+  if (overlaps)
+    used +=
+        (size_t)snprintf(buf + used, n - used, "%sinitial_overlap %d", used ? ", " : "", overlaps);
   if (soft)
     used +=
         (size_t)snprintf(buf + used, n - used, "%sresting_penetration %d", used ? ", " : "", soft);
@@ -346,7 +352,7 @@ int cmd_run(int argc, char** argv) {
   snprintf(r.ckpt_path, nd + 32, "%s%scheckpoint.bin", a.outdir,
            nd && a.outdir[nd - 1] == '/' ? "" : "/");
   cmData* d = r.d;
-  int overlaps = 0;
+  int overlaps = 0, changed = 0; /* changed: a restart from another version of the scene */
   if (!a.restart && (rc = check_overlaps(m, &overlaps)) != CLI_OK) {
     free_run(&r);
     return rc;
@@ -383,6 +389,37 @@ int cmd_run(int argc, char** argv) {
       free_run(&r);
       return cli_usage_error(
           "run", "--restart: the checkpoint is at step %ld, after the last step %ld", s, total);
+    }
+    /* a scene changed since the checkpoint (its laws, friction, joints, forces, motions, meshes:
+     * what cm_model_scene_fingerprint covers): the run's own folder would hold two runs whose
+     * rows look like one, so it is refused there; into a new folder it is a new run from the
+     * checkpoint's state, said on the terminal */
+    cmCheckpointInfo ci;
+    st = cm_checkpoint_info(a.restart, &ci, err, sizeof err);
+    if (st != CM_OK) {
+      free_run(&r);
+      return cli_error(st == CM_ERR_NOMEM ? CLI_FAILED : CLI_USAGE, "%s", err);
+    }
+    if (ci.scene_fingerprint != cm_model_scene_fingerprint(m)) {
+      if (has_frames(a.outdir)) {
+        free_run(&r);
+        return cli_usage_error(
+            "run",
+            "--restart: checkpoint '%s' was written with another version of this scene (its "
+            "interactions, joints, forces, motions, meshes or solver options differ; its bodies, "
+            "masses and timestep are the same): continued in '%s', the files would hold two "
+            "different runs as one. Run the scene the checkpoint was written with, or restart "
+            "into an empty folder to go on from its state with this scene",
+            a.restart, a.outdir);
+      }
+      changed = 1;
+      fprintf(stderr,
+              "comply: warning: scene_changed: checkpoint '%s' was written with another "
+              "version of this scene (its interactions, joints, forces, motions, meshes or "
+              "solver options differ): this run goes on from its state at step %ld with this "
+              "scene's values, so its states are not those the run that wrote it would have "
+              "reached\n",
+              a.restart, ci.step);
     }
   }
 
@@ -456,7 +493,7 @@ int cmd_run(int argc, char** argv) {
 
   /* report: warnings whatever the outcome, then the outcome */
   char list[512];
-  long nwarn = warning_list(d, overlaps, soft, list, sizeof list);
+  long nwarn = warning_list(d, overlaps, soft, changed, list, sizeof list);
   if (nwarn)
     fprintf(stderr,
             "comply: warning: the run had %ld warning%s (%s): see the messages above and "

@@ -62,12 +62,13 @@ CM_API void cm_output_close(cmOutput* out);
 /* ---- checkpoints ---- */
 
 /* checkpoint format version written by this library */
-#define CM_CHECKPOINT_VERSION 10
+#define CM_CHECKPOINT_VERSION 11
 
 /* Write the state of d to `path` atomically: path.tmp is written, flushed, fsync'ed and renamed
  * over path, so path always holds a complete checkpoint. The file (format CM_CHECKPOINT_VERSION;
  * its byte layout in docs/outputs.md, "Checkpoints"): a versioned header (magic "CMCKPT", format
- * version, nbody, library version, a fingerprint of the model, the timestep, the file size), the
+ * version, nbody, library version, a fingerprint of the model, the timestep, the file size, the
+ * scene's fingerprint), the
  * lists of comply/fields.h (the CM_DATA_SCALARS and CM_DATA_TOTALS, then per body its
  * CM_DATA_STATE including body_dv, then per node of the deformable bodies its CM_DATA_NODES),
  * the friction anchors (what contacts keep from step to step: friction springs' stretches, edge
@@ -90,6 +91,34 @@ CM_API cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path
  * bit patterns). It does not cover the interactions (laws, ka, friction, ...), the joints,
  * max_speed, max_contacts, the output options or the mesh vertices' positions. */
 CM_API uint64_t cm_model_fingerprint(const cmModel* m);
+/* The fingerprint of everything else a step depends on, stored in checkpoints since format 11:
+ * FNV-1a 64 over cm_model_fingerprint, the sizes of the model (not its notes), the options a
+ * step reads (timestep, gravity, integrator, substeps, solver_tolerance), every number of the
+ * model's arrays (comply/fields.h, CM_MODEL_ARRAYS: the bodies' initial states, forces, moments,
+ * aliases and prescribed motions, the meshes and what the compiler derived from them, the pair
+ * tables, the joints, the deformable bodies' materials and nodes), whether each rule has a user
+ * law (cm_model_set_law: the function itself cannot be compared) and every number of each rule
+ * (law, ka, damping, friction, contact_time, play, min_period, method, ...). Not covered: the
+ * names, `steps` and `duration`, `output: every` and `vtk`, max_speed, max_contacts and
+ * allow_initial_overlap, which do not change a step. `comply run --restart` refuses to continue a
+ * run's folder with a scene of another fingerprint and warns when it starts a new folder from it
+ * (docs/outputs.md, "Restart"). */
+CM_API uint64_t cm_model_scene_fingerprint(const cmModel* m);
+
+/* what a checkpoint file says of itself (cm_checkpoint_info) */
+typedef struct cmCheckpointInfo {
+  long step;                  /* the step its state is at */
+  double time;                /* s */
+  double timestep;            /* s */
+  int nbody;                  /* bodies */
+  uint64_t model_fingerprint; /* cm_model_fingerprint of the model that wrote it */
+  uint64_t scene_fingerprint; /* cm_model_scene_fingerprint of it */
+} cmCheckpointInfo;
+/* Read the header of a checkpoint after the checks that need no model (a comply checkpoint of
+ * format CM_CHECKPOINT_VERSION, its size, its checksum, the library version): the errors and
+ * messages of cm_checkpoint_read for those. *info is unchanged on error. */
+CM_API cmStatus cm_checkpoint_info(const char* path, cmCheckpointInfo* info, char* err,
+                                   size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -12,18 +12,18 @@ when a binding (Scene, Model, Data, load, ...) is first used, so that `python3 -
 works without them.
 """
 
-from ._errors import (ArgumentError, Error, FileError, LibraryNotFoundError, LimitError,
-                      MeshError, NumericError, OutOfMemoryError, ParseError)
+from ._errors import (ArgumentError, CheckpointWarning, Error, FileError, LibraryNotFoundError,
+                      LimitError, MeshError, NumericError, OutOfMemoryError, ParseError)
 
 __all__ = [
     "Error", "ArgumentError", "FileError", "ParseError", "MeshError", "OutOfMemoryError",
-    "NumericError", "LimitError", "LibraryNotFoundError",
-    "Scene", "Model", "Data", "load", "step_parallel", "version", "library",
+    "NumericError", "LimitError", "LibraryNotFoundError", "CheckpointWarning",
+    "Scene", "Model", "Data", "load", "step_parallel", "version", "library", "checkpoint_info",
     "contact_time_restitution", "contact_time_duration", "contact_time_er",
     "area_compliant_restitution",
 ]
 
-_LAZY = {"Scene", "Model", "Data", "load", "step_parallel", "version",
+_LAZY = {"Scene", "Model", "Data", "load", "step_parallel", "version", "checkpoint_info",
          "contact_time_restitution", "contact_time_duration", "contact_time_er",
          "area_compliant_restitution", "ENUMS", "MODEL_ARRAYS"}
 

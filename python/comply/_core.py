@@ -13,12 +13,13 @@ into that Data (take .copy() to keep).
 import ctypes
 import os
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from . import _lib as L
-from ._errors import ArgumentError, OutOfMemoryError, error_for
+from ._errors import ArgumentError, CheckpointWarning, OutOfMemoryError, error_for
 
 _ERRSZ = 2048
 
@@ -558,6 +559,18 @@ class Model:
         return [self._s.body_name[i].decode() for i in range(self._s.nbody)]
 
     @property
+    def fingerprint(self):
+        """cm_model_fingerprint: bodies, masses, geometries' sizes, timestep (a checkpoint of
+        another one is refused)."""
+        return self._lib.cm_model_fingerprint(self._p)
+
+    @property
+    def scene_fingerprint(self):
+        """cm_model_scene_fingerprint: everything else a step reads (rules, joints, forces,
+        motions, meshes, solver options; not names, steps or output options)."""
+        return self._lib.cm_model_scene_fingerprint(self._p)
+
+    @property
     def notes(self):
         """compile-time notes ("FILE:LINE: ...")"""
         return [self._s.note[i].decode() for i in range(self._s.nnote)]
@@ -840,9 +853,20 @@ class Data:
                err)
 
     def load_checkpoint(self, path):
+        """Read the state of a checkpoint of this model (cm_checkpoint_read). A checkpoint
+        written with another version of the scene (the same bodies, masses and timestep, other
+        interactions, joints, forces, motions, meshes or solver options: its scene_fingerprint,
+        checkpoint_info) is loaded with a CheckpointWarning."""
         err = ctypes.create_string_buffer(_ERRSZ)
         _check(self._lib.cm_checkpoint_read(self._mp, self._p, _cstr(path), err, _ERRSZ),
                err)
+        info = checkpoint_info(path)
+        if info["scene_fingerprint"] != self._lib.cm_model_scene_fingerprint(self._mp):
+            warnings.warn(CheckpointWarning(
+                "checkpoint '%s' was written with another version of this scene (its "
+                "interactions, joints, forces, motions, meshes or solver options differ): the "
+                "state at step %d is loaded, and the steps from it follow this model"
+                % (path, info["step"])), stacklevel=2)
         return self
 
     def write_vtk(self, body, path):
@@ -914,3 +938,14 @@ def area_compliant_restitution(step_damping):
 
 def version():
     return _lib().cm_version().decode()
+
+
+def checkpoint_info(path):
+    """The header of a checkpoint file (cm_checkpoint_info), checked as a read checks it without
+    a model: a dict of step, time (s), timestep (s), nbody, model_fingerprint (what a read
+    compares with the model's) and scene_fingerprint (Model.scene_fingerprint of the model that
+    wrote it)."""
+    err = ctypes.create_string_buffer(_ERRSZ)
+    info = L.cmCheckpointInfo()
+    _check(_lib().cm_checkpoint_info(_cstr(path), ctypes.byref(info), err, _ERRSZ), err)
+    return {name: getattr(info, name) for name, _ in info._fields_}

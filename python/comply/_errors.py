@@ -76,3 +76,10 @@ def error_for(status, message):
     """The exception for a cmStatus and its message."""
     cls = _BY_STATUS.get(int(status), Error)
     return cls(message, int(status))
+
+
+class CheckpointWarning(UserWarning):
+    """Data.load_checkpoint: the checkpoint was written with another version of the scene (its
+    interactions, joints, forces, motions, meshes or solver options differ; the bodies, masses
+    and timestep match, which the read checks). The state is loaded; the steps from it follow
+    this model, not the one that wrote it."""

@@ -202,10 +202,16 @@ class cmData(ctypes.Structure):
     ]
 
 
+class cmCheckpointInfo(ctypes.Structure):
+    _fields_ = [("step", ctypes.c_long), ("time", c_double), ("timestep", c_double),
+                ("nbody", c_int), ("model_fingerprint", c_uint64),
+                ("scene_fingerprint", c_uint64)]
+
+
 STRUCTS = {c.__name__: c for c in (cmSourceLoc, cmOptions, cmGeomDef, cmMesh, cmDeformableDef,
                                    cmBodyDef,
                                    cmRuleDef, cmJointDef, cmScene, cmModel, cmContact,
-                                   cmContactPair, cmData)}
+                                   cmContactPair, cmData, cmCheckpointInfo)}
 
 _ERR = (c_char_p, c_size_t)
 _M, _D, _S = _P(cmModel), _P(cmData), _P(cmScene)
@@ -252,6 +258,9 @@ _SIGNATURES = {
     "cm_data_momentum": (None, (_M, _D, _P(c_double), _P(c_double))),
     "cm_checkpoint_write": (c_int, (_M, _D, c_char_p) + _ERR),
     "cm_checkpoint_read": (c_int, (_M, _D, c_char_p) + _ERR),
+    "cm_checkpoint_info": (c_int, (c_char_p, _P(cmCheckpointInfo)) + _ERR),
+    "cm_model_fingerprint": (c_uint64, (_M,)),
+    "cm_model_scene_fingerprint": (c_uint64, (_M,)),
     "cm_vtk_write_body": (c_int, (_M, _D, c_int, c_char_p) + _ERR),
     "cm_advise_contact_time_restitution": (c_int, (c_double, _P(c_double)) + _ERR),
     "cm_advise_contact_time_duration": (c_int, (c_double, _P(c_double)) + _ERR),

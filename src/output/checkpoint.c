@@ -13,7 +13,8 @@
  *   48      8           total file size in bytes, checksum included (u64)
  *   56      4           warning kinds W (u32, CM_WARN_COUNT)
  *   60      4           timers T (u32, CM_TIMER_COUNT)
- *   64      224         step (i64), time (f64), solver_iter (i64), solver_residual (f64),
+ *   64      8           scene fingerprint (u64, cm_model_scene_fingerprint; format 11)
+ *   72      224         step (i64), time (f64), solver_iter (i64), solver_residual (f64),
  *                       solver_max_iter (i64), solver_max_residual (f64), solver_solves (i64),
  *                       solver_total_iter (i64), solver_failed_solves (i64), energy (f64),
  *                       energy_low (f64), energy_scale (f64), energy_growth (f64),
@@ -23,7 +24,7 @@
  *                       tunnel_body_b (i64), tunnel_speed (f64), tunnel_thickness (f64),
  *                       solver_retries (i64; format 8), soft_rows (i64), soft_factor (f64)
  *                       (format 9)
- *   288     8 W         warning counts (i64 each)
+ *   296     8 W         warning counts (i64 each)
  *   ..      8 T         cumulative stage timers, s (f64 each)
  *   ..      8 19 nbody  per body: body_cpos (3), body_xquat (4), body_cvel (3), body_angvel (3),
  *                       body_dv (6)
@@ -71,7 +72,7 @@
 #include "model/state.h"
 
 #define MAGIC "CMCKPT\0\0"
-#define HEADER_SIZE 64
+#define HEADER_SIZE 72
 #define VERSION_LEN 16
 
 /* numbers saved from the lists: scalars, totals (and CM_NSTATE per body) */
@@ -83,7 +84,7 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #define STATE_SIZE (8 * NSCALAR)
 _Static_assert(NSCALAR == 28 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
                    CM_NNODE_STATE == 6,
-               "the field lists changed the checkpoint layout of format 10: bump "
+               "the field lists changed the checkpoint layout of format 11: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
@@ -115,6 +116,53 @@ uint64_t cm_model_fingerprint(const cmModel* m) {
     h = cm_fnv1a_u64(h, (uint64_t)m->geom_nvert[g]);
     h = cm_fnv1a_u64(h, (uint64_t)m->geom_nface[g]);
   }
+  return h;
+}
+
+/* the numbers of a rule that change a step (not its pair strings or source location) */
+static uint64_t rule_hash(uint64_t h, const cmRuleDef* r) {
+  const double x[] = {r->ka,       r->step_damping,   r->stiffness_damping, r->elastic_repulsion,
+                      r->play,     r->contact_time,   r->stiffness,         r->damping,
+                      r->friction, r->stick_velocity, r->min_period};
+  const int k[] = {(int)r->law, (int)r->mass, (int)r->method, (int)r->direction,
+                   (int)r->integration};
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+    h = cm_fnv1a_u64(h, cm_double_bits(x[i]));
+  for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+    h = cm_fnv1a_u64(h, (uint64_t)(int64_t)k[i]);
+  return h;
+}
+
+/* an array of the model: its numbers' bytes (ints and doubles have no padding), or for the user
+ * laws and their contexts (pointers) whether each is set */
+static uint64_t array_hash(uint64_t h, const void* a, size_t n, size_t size, int pointers) {
+  if (!pointers) return cm_fnv1a(h, a, n * size);
+  for (size_t i = 0; i < n; i++)
+    h = cm_fnv1a_u64(h, ((void* const*)a)[i] != NULL);
+  return h;
+}
+
+uint64_t cm_model_scene_fingerprint(const cmModel* m) {
+  uint64_t h = cm_fnv1a_u64(CM_FNV_OFFSET, cm_model_fingerprint(m));
+#define SIZE_HASH(type, name)                                                                      \
+  if (strcmp(#name, "nnote") != 0) h = cm_fnv1a_u64(h, (uint64_t)(int64_t)m->name);
+  CM_MODEL_SIZES(SIZE_HASH)
+#undef SIZE_HASH
+  const cmOptions* o = &m->opt;
+  h = cm_fnv1a_u64(h, cm_double_bits(o->timestep));
+  for (int k = 0; k < 3; k++)
+    h = cm_fnv1a_u64(h, cm_double_bits(o->gravity[k]));
+  h = cm_fnv1a_u64(h, (uint64_t)o->integrator);
+  h = cm_fnv1a_u64(h, (uint64_t)(int64_t)o->substeps);
+  h = cm_fnv1a_u64(h, cm_double_bits(o->solver_tolerance));
+#define ARRAY_HASH(type, name, rows, cols)                                                         \
+  if (m->name)                                                                                     \
+    h = array_hash(h, m->name, (size_t)m->rows * (size_t)(cols), sizeof *m->name,                  \
+                   strcmp(#type, "void*") == 0);
+  CM_MODEL_ARRAYS(ARRAY_HASH)
+#undef ARRAY_HASH
+  for (int r = 0; r < m->nrule; r++)
+    h = rule_hash(h, &m->rule[r]);
   return h;
 }
 
@@ -194,6 +242,7 @@ static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
   put_u64(buf + 48, (uint64_t)n);
   put_u32(buf + 56, CM_WARN_COUNT);
   put_u32(buf + 60, CM_TIMER_COUNT);
+  put_u64(buf + 64, cm_model_scene_fingerprint(m));
   unsigned char* p = buf + HEADER_SIZE;
 #define PUT_SCALAR(type, name)                                                                     \
   put_##type(p, d->name);                                                                          \
@@ -408,9 +457,10 @@ static int nonfinite_body(int nbody, const unsigned char* buf, const char** fiel
   return -1;
 }
 
-/* every check of the file against the format and the model */
-static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, const char* path,
-                         char* err, size_t errsz) {
+/* the checks of the file that need no model: a checkpoint of this format, its size, its
+ * checksum and the library that wrote it */
+static cmStatus validate_file(const unsigned char* buf, size_t n, const char* path, char* err,
+                              size_t errsz) {
   if (n < 6 || memcmp(buf, MAGIC, 6) != 0)
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "'%s' is not a comply checkpoint (it does not start with \"CMCKPT\")", path);
@@ -451,6 +501,15 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                     "checkpoint '%s' was written by comply %s; this is comply %s (a restart is "
                     "bit-identical only with the same library version)",
                     path, lib, cm_version());
+  return CM_OK;
+}
+
+/* every check of the file against the format and the model */
+static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, const char* path,
+                         char* err, size_t errsz) {
+  cmStatus st = validate_file(buf, n, path, err, errsz);
+  if (st != CM_OK) return st;
+  uint32_t nbody = get_u32(buf + 12);
   double h = get_f64(buf + 40);
   if ((int)nbody != m->nbody || h != m->opt.timestep ||
       get_u64(buf + 32) != cm_model_fingerprint(m))
@@ -590,6 +649,24 @@ cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char*
   if (st == CM_OK && decode(m, d, buf) != CM_OK)
     st = cm_error(err, errsz, CM_ERR_NOMEM,
                   "checkpoint '%s': out of memory for its friction springs", path);
+  cm_free(buf);
+  return st;
+}
+
+cmStatus cm_checkpoint_info(const char* path, cmCheckpointInfo* info, char* err, size_t errsz) {
+  CM_ASSERT(path && info);
+  unsigned char* buf = NULL;
+  size_t n = 0;
+  cmStatus st = read_all(path, &buf, &n, err, errsz);
+  if (st == CM_OK) st = validate_file(buf, n, path, err, errsz);
+  if (st == CM_OK) {
+    info->step = (long)(int64_t)get_u64(buf + HEADER_SIZE);
+    info->time = get_f64(buf + HEADER_SIZE + 8);
+    info->timestep = get_f64(buf + 40);
+    info->nbody = (int)get_u32(buf + 12);
+    info->model_fingerprint = get_u64(buf + 32);
+    info->scene_fingerprint = get_u64(buf + 64);
+  }
   cm_free(buf);
   return st;
 }

@@ -277,6 +277,51 @@ def test_restart_into_an_empty_folder(s):
     check(rows[0] == ref[0] and rows[1].startswith("25,"), "first rows %r" % rows[:2])
 
 
+def test_restart_with_a_changed_scene(s):
+    # the scene edited between the run and its restart (another ka: the same bodies, masses and
+    # timestep, which the checkpoint's model fingerprint checks, but other physics): into the
+    # run's own folder refused, the folder as it was (its rows would continue another run's as
+    # if one); into an empty folder a new run from the checkpoint's state, with a warning, whose
+    # rows after the checkpoint differ from those of the scene it was written with
+    out = s.path("chg")
+    expect_exit(s.run("run", scene(s), "-o", out, "--steps", 300, "--checkpoint-every", 300, "-q"), 0,
+                "the run")
+    ckpt = os.path.join(out, "checkpoint.bin")
+    text = open(scene(s)).read()
+    check("    ka: 5.0e10\n" in text, "the scene's ka")
+    changed = s.write("boxes_ka.yaml", text.replace("    ka: 5.0e10\n", "    ka: 4.0e10\n"))
+    with open(os.path.join(out, "summary.json.tmp"), "w") as f:
+        f.write("{")
+    before = {n: open(os.path.join(out, n), "rb").read() for n in ("bodies.csv", "contacts.csv", "summary.json")}
+    r = s.run("run", changed, "-o", out, "--steps", 400, "--restart", ckpt, "-q")
+    expect_exit(r, 2, "restart of a changed scene into the run's folder")
+    check(ckpt in r.stderr and "another version of this scene" in r.stderr and "empty folder" in r.stderr,
+          "message %r" % r.stderr)
+    for n, b in before.items():
+        check(open(os.path.join(out, n), "rb").read() == b, n + " changed by the refused restart")
+    check(os.path.exists(os.path.join(out, "summary.json.tmp")), "the refused restart removed files")
+    # into empty folders: the changed scene warns, the same scene does not
+    new, same = s.path("chg_new"), s.path("chg_same")
+    r = s.run("run", changed, "-o", new, "--steps", 400, "--restart", ckpt, "-q")
+    expect_exit(r, 0, "restart of a changed scene into an empty folder")
+    check("warning: scene_changed: checkpoint '%s' was written with another version of this scene"
+          % ckpt in r.stderr and "at step 300" in r.stderr and "(scene_changed 1)" in r.stderr,
+          "warning %r" % r.stderr)
+    # a warning as the others are: --strict fails the run (its output complete)
+    r = s.run("run", changed, "-o", s.path("chg_strict"), "--steps", 310, "--restart", ckpt, "-q",
+              "--strict")
+    expect_exit(r, 1, "restart of a changed scene, --strict")
+    r = s.run("run", scene(s), "-o", same, "--steps", 400, "--restart", ckpt, "-q")
+    expect_exit(r, 0, "restart of the same scene into an empty folder")
+    check("another version" not in r.stderr, "a warning for the same scene: %r" % r.stderr)
+    a = read_bodies(os.path.join(new, "bodies.csv"))
+    b = read_bodies(os.path.join(same, "bodies.csv"))
+    at = lambda rows, k: [x for x in rows if x["step"] == k]
+    check(len(at(a, 300)) > 0 and at(a, 300) == at(b, 300), "the checkpoint's frame differs")
+    check(len(a) == len(b) and a[-1]["step"] == 400 and at(a, 400) != at(b, 400),
+          "the new ka changed nothing after the checkpoint")
+
+
 if __name__ == "__main__":
     s = Suite()
     s.test(test_sigint_restart)
@@ -285,4 +330,5 @@ if __name__ == "__main__":
     s.test(test_rejected_checkpoints)
     s.test(test_restart_strict_counts_the_start)
     s.test(test_restart_into_an_empty_folder)
+    s.test(test_restart_with_a_changed_scene)
     s.finish()

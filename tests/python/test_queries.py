@@ -37,6 +37,33 @@ def test_checkpoint_restart_is_bit_identical(tmp_path):
         e.load_checkpoint(str(tmp_path / "bad.ckpt"))
 
 
+def test_checkpoint_of_another_version_of_the_scene(tmp_path):
+    # the header through checkpoint_info; a model with the same bodies and another friction
+    # loads the state with a CheckpointWarning and steps on with its own friction; the same
+    # model loads it without one
+    m = box_on_plane(divisions=2, z0=0.03)
+    d = comply.Data(m).step(40)
+    path = str(tmp_path / "state.ckpt")
+    d.save_checkpoint(path)
+    info = comply.checkpoint_info(path)
+    assert info["step"] == 40 and info["nbody"] == m.nbody and info["timestep"] == m.timestep
+    assert info["time"] == d.time
+    assert (info["model_fingerprint"], info["scene_fingerprint"]) == (m.fingerprint,
+                                                                      m.scene_fingerprint)
+    other = box_on_plane(divisions=2, z0=0.03, friction=0.9)
+    assert other.fingerprint == m.fingerprint and other.scene_fingerprint != m.scene_fingerprint
+    with pytest.warns(comply.CheckpointWarning, match="another version of this scene"):
+        e = comply.Data(other).load_checkpoint(path)
+    assert e.nstep == 40 and e.hash() == comply.Data(m).load_checkpoint(path).hash()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        comply.Data(m).load_checkpoint(path)
+    with pytest.raises(comply.ParseError, match="bad.ckpt"):
+        (tmp_path / "bad.ckpt").write_bytes(b"not a checkpoint")
+        comply.checkpoint_info(str(tmp_path / "bad.ckpt"))
+
+
 def test_write_vtk(tmp_path):
     m = box_on_plane(divisions=2)
     d = comply.Data(m).step(5)

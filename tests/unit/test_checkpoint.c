@@ -14,13 +14,25 @@
 #include "test.h"
 
 static char err[1024];
+/* the header's size (docs/outputs.md, "Checkpoints": the step at 72 since format 11) */
+enum { H = 72 };
 static const char* PATH = "test_checkpoint.bin";
 static const char* BAD = "test_checkpoint_bad.bin";
+
+/* the change scene() makes (test_scene_fingerprint): 0 none */
+static int g_variant;
 
 /* a box dropped onto a plane and a sphere falling onto the box: contacts from step ~60 on */
 static cmModel* scene(int nbox, double h) {
   cmScene* s = cm_scene_new("checkpoint-test");
   s->opt.timestep = h;
+  const int v = g_variant;
+  if (v == 100) s->opt.steps = 5000;
+  if (v == 101) s->opt.output_every = 10;
+  if (v == 102) s->opt.vtk = 1;
+  if (v == 103) s->opt.max_speed = 100;
+  if (v == 104) s->opt.max_contacts = 1000;
+  if (v == 105) s->opt.duration = 7;
   cmBodyDef g = scene_ground();
   CHECK(cm_scene_add_body(s, &g, err, sizeof err) >= 0);
   for (int i = 0; i < nbox; i++) {
@@ -28,15 +40,24 @@ static cmModel* scene(int nbox, double h) {
     b.position[0] = 0.3 * i;
     b.position[2] = 0.045;
     b.angular_velocity[2] = 0.5;
+    if (v == 3) b.force[0] = 0.5;
+    if (v == 4) b.moment[2] = 0.01;
+    if (v == 5) b.position[2] = 0.0451;
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) >= 0);
   }
-  cmBodyDef ball = scene_sphere("ball", 0.03, 2);
+  cmBodyDef ball = scene_sphere(v == 106 ? "marble" : "ball", 0.03, 2);
   ball.position[2] = 0.2;
-  ball.velocity[0] = 0.01;
+  ball.velocity[0] = v == 6 ? 0.02 : 0.01;
+  if (v == 7) ball.geom.refine = 3;
   CHECK(cm_scene_add_body(s, &ball, err, sizeof err) >= 0);
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
-  r.friction = 0.3;
+  r.friction = v == 1 ? 0.31 : 0.3;
+  if (v == 2) r.ka = 6e10;
+  if (v == 8) r.step_damping = 0.5;
+  if (v == 9) r.min_period = 4;
+  if (v == 10) r.method = CM_METHOD_VERTEX;
+  if (v == 11) r.stick_velocity = 1e-4;
   CHECK(cm_scene_add_rule(s, &r, err, sizeof err) >= 0);
   return scene_compile(s);
 }
@@ -216,7 +237,7 @@ static void test_rejects(void) {
   steps(m, d, 150); /* the ball has landed: its contacts' friction springs are in the file */
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   size_t n = load(PATH);
-  CHECK(n > 64 && n < sizeof file);
+  CHECK(n > H && n < sizeof file);
   unsigned char good[1 << 16];
   memcpy(good, file, n);
 
@@ -233,7 +254,7 @@ static void test_rejects(void) {
   save(BAD, file, n + 1);
   expect_reject(m, BAD, CM_ERR_PARSE, "too long");
   /* one flipped bit anywhere in the state or the checksum */
-  size_t where[4] = {64, n / 2, n - 9, n - 1};
+  size_t where[4] = {64, n / 2, n - 9, n - 1}; /* (64: the scene fingerprint) */
   for (int k = 0; k < 4; k++) {
     memcpy(file, good, n);
     file[where[k]] ^= 0x10;
@@ -250,14 +271,13 @@ static void test_rejects(void) {
   save(BAD, file, n);
   expect_reject(m, BAD, CM_ERR_PARSE, "format version 99");
   /* checksum right, content no run writes (docs/outputs.md, the layout): a negative step (at
-   * 64), solver_iter (an int, at 80) of 2^32 + 5, which a read would truncate to 5, a NaN in
-   * the last body's angular velocity (its last number is 7 numbers before the end of the
-   * bodies, be: body_dv follows it) and one in its warm start body_dv (just before be);
-   * fuzz_checkpoint found the second and third (fuzz/README.md); after the bodies (no nodes
-   * here) the count of anchors (this ball rests with friction: at least one), then 80 bytes
-   * per anchor: a count one too large, a body index out of range, a NaN stretch, a negative
-   * birth offset */
-  size_t be = 64 + 224 + 8 * (size_t)(CM_WARN_COUNT + CM_TIMER_COUNT) + 8 * 19 * (size_t)m->nbody;
+   * H = 72), solver_iter (an int, at H + 16) of 2^32 + 5, which a read would truncate to 5, a NaN
+   * in the last body's angular velocity (its last number is 7 numbers before the end of the bodies,
+   * be: body_dv follows it) and one in its warm start body_dv (just before be); fuzz_checkpoint
+   * found the second and third (fuzz/README.md); after the bodies (no nodes here) the count of
+   * anchors (this ball rests with friction: at least one), then 80 bytes per anchor: a count one
+   * too large, a body index out of range, a NaN stretch, a negative birth offset */
+  size_t be = H + 224 + 8 * (size_t)(CM_WARN_COUNT + CM_TIMER_COUNT) + 8 * 19 * (size_t)m->nbody;
   uint64_t na = 0;
   for (int i = 7; i >= 0; i--)
     na = na << 8 | good[be + i];
@@ -266,27 +286,30 @@ static void test_rejects(void) {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[14] = {{64, (uint64_t)-1, "negative step -1"},
-               /* the time (after the step, at 72): a NaN, and the time of another step */
-               {72, 0x7ff8000000000000ull, "is not step 150 x timestep"},
-               {72, 0x3fc999999999999aull, "time 0.20000000000000001 s is not step 150"},
-               {80, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
-               /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
-                * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
-                * body the model does not have (its name would be read beyond body_name) */
-               {64, 0x7fffffffffffffffull, "step = 9223372036854775807 is out of its range"},
-               {64 + 224, 0x7fffffffull, "warning = 2147483647 is out of its range"},
-               {200, 1ull << 40, "depth_first_step = 1099511627776 is out of its range"},
-               {208, 1000000, "depth_body_a = 1000000 is out of its range"},
-               {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
-               {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
-               {be, na + 1, "count of anchors"},
-               {be + 8, (uint64_t)m->nbody, "anchor 0 (a contact's friction spring and birth "
-                                           "offset) has a body index"},
-               {be + 8 + 48, 0x7ff8000000000000ull, "has a body index, key, stretch or offset out "
-                                                    "of range"},
-               {be + 8 + 72, 0xbff0000000000000ull, "has a body index, key, stretch or offset out "
-                                                    "of range"}};
+  } edit[14] = {{H, (uint64_t)-1, "negative step -1"},
+                /* the time (after the step, at H + 8): a NaN, and the time of another step */
+                {H + 8, 0x7ff8000000000000ull, "is not step 150 x timestep"},
+                {H + 8, 0x3fc999999999999aull, "time 0.20000000000000001 s is not step 150"},
+                {H + 16, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
+                /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
+                 * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
+                 * body the model does not have (its name would be read beyond body_name) */
+                {H, 0x7fffffffffffffffull, "step = 9223372036854775807 is out of its range"},
+                {H + 224, 0x7fffffffull, "warning = 2147483647 is out of its range"},
+                {H + 136, 1ull << 40, "depth_first_step = 1099511627776 is out of its range"},
+                {H + 144, 1000000, "depth_body_a = 1000000 is out of its range"},
+                {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
+                {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
+                {be, na + 1, "count of anchors"},
+                {be + 8, (uint64_t)m->nbody,
+                 "anchor 0 (a contact's friction spring and birth "
+                 "offset) has a body index"},
+                {be + 8 + 48, 0x7ff8000000000000ull,
+                 "has a body index, key, stretch or offset out "
+                 "of range"},
+                {be + 8 + 72, 0xbff0000000000000ull,
+                 "has a body index, key, stretch or offset out "
+                 "of range"}};
   for (int k = 0; k < 14; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
@@ -336,6 +359,90 @@ static void test_rejects(void) {
   remove(PATH);
 }
 
+/* a user law (cm_model_set_law), never called here */
+static cmResponse no_law(void* ctx, double dist, const cmContact* contact) {
+  (void)ctx;
+  (void)dist;
+  (void)contact;
+  cmResponse r;
+  memset(&r, 0, sizeof r);
+  return r;
+}
+
+/* The scene's fingerprint (cm_model_scene_fingerprint, stored in checkpoints since format 11):
+ * every change to what a step reads changes it (a rule's friction, ka, damping, min_period,
+ * method, stick velocity; a body's force, moment, start position and velocity; a mesh's
+ * refinement; a user law set on a rule), none of what a step does not read does (steps,
+ * duration, output_every, vtk, max_speed, max_contacts, a body's name), and the model's
+ * fingerprint, which a read checks, is the same for the first kind (same bodies, masses and
+ * timestep) but for the refined mesh; cm_checkpoint_info gives the header of a good file and the
+ * read's message for a bad one */
+static void test_scene_fingerprint(void) {
+  g_variant = 0;
+  cmModel* m = scene(1, 1e-3);
+  if (!m) return;
+  uint64_t fm = cm_model_fingerprint(m), fs = cm_model_scene_fingerprint(m);
+  CHECK(cm_model_scene_fingerprint(m) == fs); /* a pure function */
+  int changed = 0, kept = 0;
+  const int change[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  for (size_t i = 0; i < sizeof change / sizeof *change; i++) {
+    g_variant = change[i];
+    cmModel* v = scene(1, 1e-3);
+    if (!v) continue;
+    int ok = cm_model_scene_fingerprint(v) != fs;
+    /* the model's own fingerprint (what a read refuses) holds but for the mesh refined */
+    ok &= (cm_model_fingerprint(v) == fm) == (change[i] != 7);
+    if (!ok) fprintf(stderr, "  variant %d: fingerprints %d\n", change[i], ok);
+    changed += ok;
+    cm_model_free(v);
+  }
+  CHECK(changed == (int)(sizeof change / sizeof *change));
+  const int same[] = {100, 101, 102, 103, 104, 105, 106};
+  for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+    g_variant = same[i];
+    cmModel* v = scene(1, 1e-3);
+    if (!v) continue;
+    int ok = cm_model_scene_fingerprint(v) == fs && cm_model_fingerprint(v) == fm;
+    if (!ok) fprintf(stderr, "  variant %d changed a fingerprint\n", same[i]);
+    kept += ok;
+    cm_model_free(v);
+  }
+  CHECK(kept == (int)(sizeof same / sizeof *same));
+  g_variant = 0;
+
+  /* the header of a checkpoint as written, then a user law on the rule: another scene */
+  cmData* d = cm_data_new(m);
+  steps(m, d, 40);
+  CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
+  cmCheckpointInfo ci;
+  memset(&ci, 0, sizeof ci);
+  CHECK(cm_checkpoint_info(PATH, &ci, err, sizeof err) == CM_OK);
+  CHECK(ci.step == 40 && ci.time == d->time && ci.timestep == 1e-3 && ci.nbody == m->nbody);
+  CHECK(ci.model_fingerprint == fm && ci.scene_fingerprint == fs);
+  CHECK(cm_model_set_law(m, m->nrule - 1, no_law, NULL) == CM_OK);
+  CHECK(cm_model_scene_fingerprint(m) != fs && cm_model_fingerprint(m) == fm);
+  /* a read takes it (the caller decides: comply run refuses it into the run's folder) */
+  cmData* e = cm_data_new(m);
+  CHECK(cm_checkpoint_read(m, e, PATH, err, sizeof err) == CM_OK);
+  CHECK(cm_data_hash(m, e) == cm_data_hash(m, d));
+
+  /* a bad file: the read's message, info unchanged */
+  size_t n = load(PATH);
+  file[n / 2] ^= 1;
+  save(BAD, file, n);
+  cmCheckpointInfo before = ci;
+  CHECK(cm_checkpoint_info(BAD, &ci, err, sizeof err) == CM_ERR_PARSE);
+  CHECK(strstr(err, BAD) != NULL && strstr(err, "checksum") != NULL);
+  CHECK(memcmp(&before, &ci, sizeof ci) == 0);
+  CHECK(cm_checkpoint_info("no-such-checkpoint.bin", &ci, err, sizeof err) == CM_ERR_IO);
+  CHECK(strstr(err, "no-such-checkpoint.bin") != NULL);
+  cm_data_free(e);
+  cm_data_free(d);
+  cm_model_free(m);
+  remove(BAD);
+  remove(PATH);
+}
+
 static void test_vtk_body_errors(void) {
   cmModel* m = scene(1, 1e-3);
   if (!m) return;
@@ -356,6 +463,7 @@ int main(void) {
   RUN(test_round_trip_and_continue);
   RUN(test_birth_offsets_travel);
   RUN(test_rejects);
+  RUN(test_scene_fingerprint);
   RUN(test_vtk_body_errors);
   return test_report();
 }

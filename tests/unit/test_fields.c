@@ -518,7 +518,7 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   return h;
 }
 
-/* the checkpoint of format 10 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 11 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -529,7 +529,7 @@ static void test_documented_hash_and_file(void) {
   d->soft_rows = 17;
   d->soft_factor = 0.25;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 10);
+  CHECK(CM_CHECKPOINT_VERSION == 11);
   CHECK(m->nnode == 8);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
@@ -538,48 +538,50 @@ static void test_documented_hash_and_file(void) {
   if (f) fclose(f);
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody, nn = (size_t)m->nnode;
   const cmDataPriv* pv = cm_priv(d);
-  size_t na = (size_t)pv->nanchor, be = 64 + 224 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
+  size_t na = (size_t)pv->nanchor, be = 72 + 224 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
   CHECK(n == be + 8 + 80 * na + 8);
   if (n != be + 8 + 80 * na + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 10 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 11 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
-  CHECK((int64_t)le64(buf + 64) == d->step);
-  CHECK(le64(buf + 72) == bits(d->time));
-  CHECK((int64_t)le64(buf + 80) == d->solver_iter);
-  CHECK(le64(buf + 88) == bits(d->solver_residual));
-  CHECK((int64_t)le64(buf + 96) == d->solver_max_iter);
-  CHECK(le64(buf + 104) == bits(d->solver_max_residual));
-  CHECK((int64_t)le64(buf + 112) == d->solver_solves);
-  CHECK((int64_t)le64(buf + 120) == d->solver_total_iter);
-  CHECK((int64_t)le64(buf + 128) == d->solver_failed_solves);
-  CHECK(le64(buf + 136) == bits(d->energy));
-  CHECK(le64(buf + 144) == bits(d->energy_low));
-  CHECK(le64(buf + 152) == bits(d->energy_scale));
-  CHECK(le64(buf + 160) == bits(d->energy_growth));
-  CHECK((int64_t)le64(buf + 168) == d->energy_first_step);
-  CHECK((int64_t)le64(buf + 176) == d->energy_body);
-  CHECK((int64_t)le64(buf + 184) == d->energy_monitor);
-  CHECK(le64(buf + 192) == bits(d->depth_ratio));
-  CHECK((int64_t)le64(buf + 200) == d->depth_first_step);
-  CHECK((int64_t)le64(buf + 208) == d->depth_body_a);
-  CHECK((int64_t)le64(buf + 216) == d->depth_body_b);
-  CHECK((int64_t)le64(buf + 224) == d->tunnel_first_step);
-  CHECK((int64_t)le64(buf + 232) == d->tunnel_body_a);
-  CHECK((int64_t)le64(buf + 240) == d->tunnel_body_b);
-  CHECK(le64(buf + 248) == bits(d->tunnel_speed));
-  CHECK(le64(buf + 256) == bits(d->tunnel_thickness));
-  CHECK((int64_t)le64(buf + 264) == d->solver_retries);
-  CHECK((int64_t)le64(buf + 272) == d->soft_rows);
-  CHECK(le64(buf + 280) == bits(d->soft_factor));
+  CHECK(le64(buf + 32) == cm_model_fingerprint(m));
+  CHECK(le64(buf + 64) == cm_model_scene_fingerprint(m));
+  CHECK((int64_t)le64(buf + 72) == d->step);
+  CHECK(le64(buf + 80) == bits(d->time));
+  CHECK((int64_t)le64(buf + 88) == d->solver_iter);
+  CHECK(le64(buf + 96) == bits(d->solver_residual));
+  CHECK((int64_t)le64(buf + 104) == d->solver_max_iter);
+  CHECK(le64(buf + 112) == bits(d->solver_max_residual));
+  CHECK((int64_t)le64(buf + 120) == d->solver_solves);
+  CHECK((int64_t)le64(buf + 128) == d->solver_total_iter);
+  CHECK((int64_t)le64(buf + 136) == d->solver_failed_solves);
+  CHECK(le64(buf + 144) == bits(d->energy));
+  CHECK(le64(buf + 152) == bits(d->energy_low));
+  CHECK(le64(buf + 160) == bits(d->energy_scale));
+  CHECK(le64(buf + 168) == bits(d->energy_growth));
+  CHECK((int64_t)le64(buf + 176) == d->energy_first_step);
+  CHECK((int64_t)le64(buf + 184) == d->energy_body);
+  CHECK((int64_t)le64(buf + 192) == d->energy_monitor);
+  CHECK(le64(buf + 200) == bits(d->depth_ratio));
+  CHECK((int64_t)le64(buf + 208) == d->depth_first_step);
+  CHECK((int64_t)le64(buf + 216) == d->depth_body_a);
+  CHECK((int64_t)le64(buf + 224) == d->depth_body_b);
+  CHECK((int64_t)le64(buf + 232) == d->tunnel_first_step);
+  CHECK((int64_t)le64(buf + 240) == d->tunnel_body_a);
+  CHECK((int64_t)le64(buf + 248) == d->tunnel_body_b);
+  CHECK(le64(buf + 256) == bits(d->tunnel_speed));
+  CHECK(le64(buf + 264) == bits(d->tunnel_thickness));
+  CHECK((int64_t)le64(buf + 272) == d->solver_retries);
+  CHECK((int64_t)le64(buf + 280) == d->soft_rows);
+  CHECK(le64(buf + 288) == bits(d->soft_factor));
   int ok = 1;
   for (size_t w = 0; w < W; w++)
-    ok = ok && (int64_t)le64(buf + 288 + 8 * w) == d->warning[w];
+    ok = ok && (int64_t)le64(buf + 296 + 8 * w) == d->warning[w];
   for (size_t t = 0; t < T; t++)
-    ok = ok && le64(buf + 288 + 8 * W + 8 * t) == bits(d->timer[t]);
+    ok = ok && le64(buf + 296 + 8 * W + 8 * t) == bits(d->timer[t]);
   for (size_t b = 0; b < nb; b++) {
-    const unsigned char* s = buf + 288 + 8 * (W + T) + 8 * 19 * b;
+    const unsigned char* s = buf + 296 + 8 * (W + T) + 8 * 19 * b;
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 8 * k) == bits(d->body_cpos[3 * b + k]);
     for (int k = 0; k < 4; k++)
@@ -592,7 +594,7 @@ static void test_documented_hash_and_file(void) {
       ok = ok && le64(s + 104 + 8 * k) == bits(d->body_dv[6 * b + k]);
   }
   for (size_t k = 0; k < nn; k++) {
-    const unsigned char* s = buf + 288 + 8 * (W + T) + 8 * 19 * nb + 8 * 6 * k;
+    const unsigned char* s = buf + 296 + 8 * (W + T) + 8 * 19 * nb + 8 * 6 * k;
     for (int c = 0; c < 3; c++)
       ok = ok && le64(s + 8 * c) == bits(d->node_pos[3 * k + c]) &&
            le64(s + 24 + 8 * c) == bits(d->node_vel[3 * k + c]);
