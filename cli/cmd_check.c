@@ -299,8 +299,10 @@ static void print_stability(const cmModel* m) {
            "(%d sub-steps), or >= %.0f, a timestep below %.3g s, integration: implicit%s\n",
            what, m->opt.substeps, st.substeps, ceil(m->opt.substeps * st.h / st.h_max),
            st.h_max * m->opt.substeps,
-           st.contact_time_min > 0 ? ", a longer contact_time or mass: effective" : "");
-  if (!autosub && unstable && st.contact_time_min > 0)
+           st.contact_time_min > 0 && st.joint < 0 ? ", a longer contact_time or mass: effective"
+           : st.contact_time_min > 0               ? ", a longer contact_time"
+                                                   : "");
+  if (!autosub && unstable && st.contact_time_min > 0 && st.joint < 0)
     printf("  contact_time T > %.3g s keeps it stable at this sub-step; with mass: effective its "
            "w h is pi h / T whatever the lever arm\n",
            st.contact_time_min);

@@ -168,7 +168,9 @@ static void unstable_advice(const cmModel* m, const cmStability* g, char* out, s
   if (g->contact_time_min > 0)
     n += snprintf(out + n, sz - (size_t)n, ", contact_time > %.3g s", g->contact_time_min);
   if (n < 0 || (size_t)n >= sz) return;
-  if (rule && g->contact_time_min > 0 && rule->mass == CM_REP_MASS_MIN)
+  /* (not for a joint: with mass: effective its stiffness along the stretch is that of the
+   * heaviest direction, and it rings across it as with min: stability.c, joint_invmass_max) */
+  if (rule && g->contact_time_min > 0 && rule->mass == CM_REP_MASS_MIN && g->joint < 0)
     snprintf(out + n, sz - (size_t)n, " or mass: effective");
 }
 

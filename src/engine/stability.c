@@ -64,6 +64,30 @@ static double alpha_for(double gk, double gd, double target) {
   return 2 * target / (gd + sqrt(gd * gd + 4 * gk * target));
 }
 
+/* A joint's row is a point link: its force -K x along the anchors' separation is a zero-length
+ * spring's beyond the play, so it is as stiff across that direction as along it (K x / s of the
+ * stretch s; K with no play), and the anchors ring across it with the inverse effective mass of
+ * that direction. Its stability is that of the stiffest mode: K times the largest inverse
+ * effective mass at the anchors over every direction, the largest eigenvalue of their 3x3 inverse
+ * mass matrix (exact with no play, an upper bound with one). Along the row alone a pendulum's
+ * bob, whose anchor 0.3 m above its centre moves 251 times more easily across the arm (its
+ * spin), was found stable at T = 10 h with `mass: effective` (w h = pi h / T along the arm, 5
+ * across it) and went unstable without a warning (2026-12-07). The largest of each side
+ * (side[0], side[1]: each body's own matrix) and of their sum (returned), 1/kg. */
+static double joint_invmass_max(const cmModel* m, const cmData* d, const cmRow* r, double side[2]) {
+  double Wsum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, ev[3], V[9];
+  for (int s = 0; s < 2; s++) {
+    double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cm_body_invmass_matrix(m, d, r->body[s], s ? r->rB : r->rA, W);
+    cm_sym_eig3(W, ev, V); /* (ascending) */
+    if (side) side[s] = fmax(0, ev[2]);
+    for (int i = 0; i < 9; i++)
+      Wsum[i] += W[i];
+  }
+  cm_sym_eig3(Wsum, ev, V);
+  return fmax(0, ev[2]);
+}
+
 int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int all,
                        cmStability* g) {
   const cmDataPriv* p = cm_priv(d);
@@ -100,6 +124,8 @@ int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int a
   double W = (cm_body_invmass_wrench(m, d, r0->body[0], f[0], t[0]) +
               cm_body_invmass_wrench(m, d, r0->body[1], f[1], t[1])) /
              (q * q);
+  /* a joint (one row): its stiffest mode, across the row as well (joint_invmass_max) */
+  if (r0->joint >= 0 && n == 1) W = fmax(W, joint_invmass_max(m, d, r0, NULL));
   g->m_eff = W > 0 ? 1 / W : INFINITY;
   g->stiffness = K;
   g->damping = D;
@@ -152,6 +178,12 @@ int cm_stability_scan(const cmModel* m, cmData* d, double h, cmStabScan* s) {
       if (!explicit_row(r)) continue;
       double w[2], kq = 0.25 * h * h / r->c, dq = 0.5 * r->D * h, rk = 0, rd = 0;
       cm_row_invmass(m, d, r, r->n, w);
+      if (r->joint >= 0) { /* (its stiffest mode, joint_invmass_max) */
+        double wj[2];
+        joint_invmass_max(m, d, r, wj);
+        w[0] = fmax(w[0], wj[0]);
+        w[1] = fmax(w[1], wj[1]);
+      }
       for (int side = 0; side < 2; side++) {
         int b = r->body[side];
         if (b < 0 || !(w[side] > 0)) continue;
@@ -175,9 +207,12 @@ double cm_stability_alpha(const cmStabScan* s) {
   return alpha_for(s->gk, s->gd, CM_STAB_TARGET);
 }
 
-/* the rows of the state in d at sub-step h, every joint along the direction of its largest
- * inverse effective mass (the eigenvector of the largest eigenvalue of its anchors' 3x3 inverse
- * mass matrix) at zero stretch, and their scan; -1 without scratch memory */
+/* the rows of the state in d at sub-step h, every joint at zero stretch along the direction of
+ * its smallest inverse effective mass (the eigenvector of the smallest eigenvalue of its
+ * anchors' 3x3 inverse mass matrix: with `mass: effective` the stiffest its law can be, K =
+ * m_eff (pi/T)^2 along the stretch, which is not known before the run), and their scan, whose
+ * group of a joint takes its largest inverse effective mass (joint_invmass_max); -1 without
+ * scratch memory */
 static int predict(const cmModel* m, cmData* d, double h, cmStabScan* s) {
   cmDataPriv* p = cm_priv(d);
   cm_arena_reset(&p->arena);
@@ -193,7 +228,7 @@ static int predict(const cmModel* m, cmData* d, double h, cmStabScan* s) {
     cm_body_invmass_matrix(m, d, r->body[0], r->rA, W);
     cm_body_invmass_matrix(m, d, r->body[1], r->rB, W);
     cm_sym_eig3(W, ev, V);
-    double dir[3] = {V[2], V[5], V[8]};
+    double dir[3] = {V[0], V[3], V[6]}; /* (ev ascending: the smallest) */
     if (cm_joint_row(m, d, j, dir, h, r)) p->nrow++;
   }
   return cm_stability_scan(m, d, h, s);

@@ -325,8 +325,8 @@ const char* cm_warning_help(cmWarning w) {
     return "substeps: auto needed more than CM_SUBSTEPS_AUTO_MAX = 100 sub-steps in a step to "
            "resolve an explicit contact or joint (w h <= 1): those steps ran at the cap, less "
            "accurately (unstable ones stop the run); use integration: implicit for that rule, a "
-           "longer contact_time or mass: effective (docs/contact-laws.md, \"Explicit "
-           "stability\")";
+           "longer contact_time or, for a contact pair, mass: effective (docs/contact-laws.md, "
+           "\"Explicit stability\")";
   case CM_WARN_DEEP:
     return "a body pair penetrated deeper than 20 % of the thinner body, or one body's centre "
            "of mass is inside the other with no contact point: the law is far too soft for the "

@@ -2,6 +2,7 @@
  * stretch is under the play; beyond it the link pulls like the contact_time spring-dashpot of
  * its rule, K = m_rep (pi/T)^2, and the engaged link oscillates with the contact-time period:
  * half an oscillation takes T. */
+#include <math.h>
 #include <string.h>
 
 #include "comply/comply.h"
@@ -131,9 +132,100 @@ static void test_law_none_refused(void) {
   cm_scene_free(s);
 }
 
+/* A physical pendulum on an explicit joint whose anchors are far lighter across the arm than
+ * along it: a sphere of 3 cm and 0.1 kg, the joint 0.3 m above its centre (m / m_eff = 1 + m d^2
+ * / I_cm = 251 across the arm), T = 10 h, released at 0.02 rad. The joint's zero-length spring is
+ * as stiff across its stretch as along it (K), so its stiffest mode has w h = (pi h / T)
+ * sqrt(m / m_eff_across) = 4.99 with either mass (with `mass: effective` K is the effective mass
+ * along the stretch, the arm, times (pi/T)^2: the whole mass), unstable at one sub-step:
+ * cm_data_stability says so and substeps: auto resolves it (until 2026-12-07 both looked along
+ * the row only, and with `mass: effective` found w h = pi h / T: the run reached 22 m/s with the
+ * anchor stretched 480 mm, exit 0). The small-angle period is then 2 pi sqrt(I_pivot / (m g d)),
+ * I_pivot = I_cm + m d^2 from the compiled inertia, to 1e-3 (the amplitude's correction,
+ * theta^2 / 16 = 2.5e-5, and the link's stretch m g / K = 0.1 mm are below it), and the anchor
+ * stays within 1 mm of the pivot. */
+static void check_pendulum(cmRepMass mass, const char* what, int run) {
+  const double R = 0.03, d = 0.3, m0 = 0.1, th = 0.02, h = 1e-3, T = 0.01, g = 9.81;
+  cmScene* s = cm_scene_new("pendulum");
+  s->opt.timestep = h;
+  cm_v3_set(s->opt.gravity, 0, 0, -g);
+  cmBodyDef b = cm_body_def_default();
+  b.name = "bob";
+  b.geom.type = CM_GEOM_SPHERE;
+  b.geom.radius = R;
+  b.geom.refine = 3;
+  b.mass = m0;
+  b.position[0] = d * sin(th);
+  b.position[2] = 1 - d * cos(th);
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+  cmRuleDef r = cm_rule_def_default();
+  r.contact_time = T;
+  r.mass = mass;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
+  cmJointDef j = cm_joint_def_default();
+  j.body[0] = "bob";
+  j.body[1] = "world";
+  cm_v3_set(j.anchor, 0, 0, 1);
+  CHECK(cm_scene_add_joint(s, &j, err, sizeof err) == 0);
+  cmModel* m = NULL;
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
+  cm_scene_free(s);
+  CHECK(m != NULL);
+  if (!m) return;
+  cmData* dd = cm_data_new(m);
+  cmStability st;
+  CHECK(cm_collide(m, dd) == CM_OK && cm_data_stability(m, dd, &st) == CM_OK);
+  double Icm = m->body_inertia[0], ratio = 1 + m0 * d * d / Icm;
+  printf("  %s: w h = %.4g (across the arm (pi h / T) sqrt(%.1f) = %.4g), %d sub-steps\n", what,
+         st.omega_h, ratio, CM_PI * h / T * sqrt(ratio), st.substeps);
+  CHECK_REL(st.omega_h, CM_PI * h / T * sqrt(ratio), 0.02);
+  CHECK(st.joint == 0 && st.substeps > 50);
+  if (!run) {
+    cm_data_free(dd);
+    cm_model_free(m);
+    return;
+  }
+  /* one period: from the first downward crossing of x = 0 (at P/4) to the next, interpolated */
+  const double P = 2 * CM_PI * sqrt((Icm + m0 * d * d) / (m0 * g * d));
+  double first = -1, last = -1, worst = 0;
+  int crossings = 0;
+  while (dd->time < 1.3 * P) {
+    double x0 = dd->body_cpos[0];
+    CHECK(cm_step(m, dd) == CM_OK);
+    double x1 = dd->body_cpos[0];
+    if (x0 > 0 && x1 <= 0) {
+      double t = dd->time - h * x1 / (x1 - x0);
+      if (first < 0) first = t;
+      last = t;
+      crossings++;
+    }
+    /* the bob's anchor: the point of the bob that was at the pivot at t = 0 */
+    double a0[3] = {-d * sin(th), 0, d * cos(th)}, a[3];
+    cm_quat_rotate(a, dd->body_xquat, a0);
+    cm_v3_add(a, a, dd->body_cpos);
+    a[2] -= 1;
+    worst = fmax(worst, cm_v3_norm(a));
+  }
+  double period = crossings > 1 ? (last - first) / (crossings - 1) : 0;
+  printf("  %s: period %.6f s (2 pi sqrt(I_pivot / (m g d)) = %.6f s), anchor off the pivot by "
+         "at most %.3g mm\n",
+         what, period, P, 1e3 * worst);
+  CHECK(crossings >= 2);
+  CHECK_REL(period, P, 1e-3);
+  CHECK(worst < 1e-3);
+  cm_data_free(dd);
+  cm_model_free(m);
+}
+
+static void test_pendulum_effective_mass(void) {
+  check_pendulum(CM_REP_MASS_EFFECTIVE, "mass: effective", 1);
+  check_pendulum(CM_REP_MASS_MIN, "mass: min", 0); /* (its prediction: the run as above) */
+}
+
 int main(void) {
   RUN(test_no_force_in_play);
   RUN(test_law_none_refused);
   RUN(test_period);
+  RUN(test_pendulum_effective_mass);
   return test_report();
 }
