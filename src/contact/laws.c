@@ -207,10 +207,18 @@ static void face_point(const cmModel* m, const cmData* d, int b, int f, const do
   }
 }
 
-static void set_points(const cmData* d, cmRow* r, const double pA[3], const double pB[3]) {
+/* the row's point on body A (rA, from its com), on body B (rB) */
+static void set_point_a(const cmData* d, cmRow* r, const double pA[3]) {
   static const double origin[3] = {0, 0, 0};
   cm_v3_sub(r->rA, pA, r->body[0] >= 0 ? d->body_cpos + 3 * r->body[0] : origin);
+}
+static void set_point_b(const cmData* d, cmRow* r, const double pB[3]) {
+  static const double origin[3] = {0, 0, 0};
   cm_v3_sub(r->rB, pB, r->body[1] >= 0 ? d->body_cpos + 3 * r->body[1] : origin);
+}
+static void set_points(const cmData* d, cmRow* r, const double pA[3], const double pB[3]) {
+  set_point_a(d, r, pA);
+  set_point_b(d, r, pB);
 }
 
 /* the representative mass of a contact_time row (its bodies, points and normal set): the
@@ -418,16 +426,28 @@ void cm_stage_laws(const cmModel* m, cmData* d, double h) {
       r->anchored = 0;
       cm_v3_set(r->stretch, 0, 0, 0);
       cm_v3_copy(r->n, c->n);
-      set_points(d, r, c->p0, c->p1);
+      /* Both bodies at one point, the middle of p0 (on A) and p1 (on B): the row's force and its
+       * reaction act on one line, so the pair's moments cancel and a collision conserves angular
+       * momentum. At p0 on A and p1 on B (until 2026-12-07) the friction force and its reaction
+       * were a penetration depth apart along n, a couple depth x F_t: two spinning boxes
+       * colliding at ka 1e9, mu 0.3, lost 1.8e-4 of their angular momentum, whatever h (the
+       * normal force lies along p0 - p1, so it was exact: 1e-15 with mu 0). A deformable
+       * side's point is its own (a node, or a face's point): the other body then takes it. */
+      double mid[3], w[3];
+      cm_v3_sub(w, c->p1, c->p0);
+      cm_v3_madd(mid, c->p0, c->n, 0.5 * cm_v3_dot(w, c->n));
+      set_points(d, r, mid, mid);
       /* a vertex of a deformable body moves with its node (the compiler allows deformable
        * bodies only as the vertex side of vertex contacts) */
       if (c->vert >= 0 && m->body_motion[c->body[0]] == CM_MOTION_DEFORMABLE) {
         r->node[0] = m->mesh_vert_node[m->geom_vertadr[m->body_geom[c->body[0]]] + c->vert];
         cm_v3_set(r->rA, 0, 0, 0);
+        set_point_b(d, r, c->p0);
       }
       if (c->face >= 0 && m->body_motion[c->body[1]] == CM_MOTION_DEFORMABLE) {
         face_point(m, d, c->body[1], c->face, c->p1, r->fnode, r->fw);
         cm_v3_set(r->rB, 0, 0, 0);
+        if (r->node[0] < 0) set_point_a(d, r, c->p1);
       }
       r->dist = c->dist;
       if (born && (c->flags & CM_CONTACT_EDGE) && !births_built) {
