@@ -93,6 +93,30 @@ def test_initial_overlap(s):
     # a restart does not report them again (the state is the checkpoint's, not t = 0)
 
 
+
+def test_touching_is_no_overlap(s):
+    # a sphere placed on a plane tilted 30 degrees, its centre at r n as a script computed them
+    # (an audit's scene): the pose's rounding puts one vertex 6.9e-18 m inside, which was an
+    # initial_overlap warning; an overlap is a depth above 1e-9 of the bodies' size
+    # (cli/overlap.c), and 1 um inside (2e-5 of it) still is one
+    text = ("scene: {timestep: 1.0e-3, steps: 5}\nbodies:\n"
+            "  - {name: ground, geometry: {plane: {normal: [0.4999999999999999, 0, 0.8660254037844386]}}, "
+            "motion: fixed}\n"
+            "  - {name: ball, geometry: {sphere: {radius: 0.05, refine: 5}}, "
+            "position: [POS], euler_deg: [0, 30, 0]}\n"
+            "interactions:\n  - {pair: [ball, ground], law: area_compliant, ka: 5.0e10, friction: 0.3}\n")
+    path = s.write("tangent.yaml", text.replace("POS", "0.024999999999999994, 0, 0.04330127018922193"))
+    r = s.run("check", path)
+    expect_exit(r, 0, "check of a tangent sphere")
+    check("initial overlaps: 0" in r.stdout, r.stdout)
+    r = s.run("run", path, "-o", s.path("tangent"), "--quiet")
+    expect_exit(r, 0, "run of a tangent sphere")
+    check("initial_overlap" not in r.stderr, r.stderr)
+    deeper = s.write("tangent_in.yaml", text.replace("POS", "0.0249995, 0, 0.0433004"))
+    r = s.run("check", deeper)
+    check("initial overlaps: 1" in r.stdout, r.stdout)
+
+
 def test_file_size_limit(s):
     """past `ulimit -f` the run ends as a write failure (exit 1) with complete CSV rows and a
     summary, instead of being killed by SIGXFSZ with half a line"""
@@ -239,7 +263,8 @@ def test_nested_and_coincident(s):
 
 if __name__ == "__main__":
     s = Suite()
-    for t in (test_energy_growth_printed, test_strict, test_initial_overlap, test_file_size_limit,
-              test_resting_penetration, test_nested_and_coincident):
+    for t in (test_energy_growth_printed, test_strict, test_initial_overlap,
+              test_touching_is_no_overlap, test_file_size_limit, test_resting_penetration,
+              test_nested_and_coincident):
         s.test(t)
     s.finish()
