@@ -9,10 +9,11 @@
  * mass of the pair (the dynamic body's mass against a fixed one): the "launch speed". A law
  * given as a C function has no known energy: its pairs get a depth but no speed.
  *
- * Nested and coincident bodies. Vertex contact finds a vertex only strictly inside the other
- * body: two coincident boxes (every vertex on the other's surface), or a coarse body inside a
- * finer one (the finer one's vertices are the ones tested, and none is inside the coarse one),
- * give no contact at all, hence no force: they would stay inside each other. A pair that may
+ * Nested and coincident bodies. Vertex contact finds a vertex inside the other body (or on its
+ * surface and inside a hair into its own body: coincident boxes have contacts as deep as the
+ * boxes), so a coarse body inside a finer one with method vertex (the finer one's vertices are
+ * the ones tested, and none is inside the coarse one) gives no contact at all, hence no force:
+ * they would stay inside each other. A pair that may
  * collide, has no contact, and has one body's centre of mass inside the other
  * (cm_point_inside) is reported as contained. */
 #include <math.h>

@@ -51,6 +51,23 @@ extern long cm_narrowphase_slice_hits;
  * per unit area); else the finer body's only (vertex); plus vertex_edge's edge contacts when
  * neither is deformable and one has ridges (narrowphase.c) */
 #define CM_AUTO_FINE 4.0
+
+/* A vertex of A within this fraction of B's size (the largest extent of its box) of B's surface,
+ * not strictly inside, is inside for the vertex contact if it is inside a hair into its own body
+ * (collide_mesh.c, on_surface_inside): the corners of a box resting on an identical box with
+ * flush sides lie in the lower box's side planes, and rounding or a tilt of a few nanoradians
+ * puts them a few nanometres either side. The jobs' culls are widened by as much
+ * (narrowphase.c). Far below any mesh's spacing (a box of 330 divisions), far above rounding. */
+#define CM_SURFACE_BAND 1e-6
+
+/* CM_SURFACE_BAND times the largest extent of geometry g's box, m */
+static inline double cm_surface_band(const cmModel* m, int g) {
+  const double* b = m->geom_aabb + 6 * g;
+  double e = b[3] - b[0];
+  if (b[4] - b[1] > e) e = b[4] - b[1];
+  if (b[5] - b[2] > e) e = b[5] - b[2];
+  return CM_SURFACE_BAND * e;
+}
 int cm_auto_two_way(const cmModel* m, int a, int b);
 
 /* result of one vertex query, world frame */

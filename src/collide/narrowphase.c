@@ -168,7 +168,9 @@ static void job_cull(const cmModel* m, const cmData* d, Job* j, const double R[9
   double size = 1 + cm_v3_norm(d->body_xpos + 3 * j->a) + cm_v3_norm(d->body_xpos + 3 * j->b);
   for (int k = 0; k < 3; k++)
     size += fabs(box[k]) + fabs(box[3 + k]) + fabs(ba[k]) + fabs(ba[3 + k]);
-  double eps = 1e-9 * size;
+  /* and a rigid B's surface band (CM_SURFACE_BAND: vertices that close count as on its surface) */
+  double eps =
+      1e-9 * size + (m->body_motion[j->b] == CM_MOTION_DEFORMABLE ? 0 : cm_surface_band(m, gb));
   for (int k = 0; k < 3; k++) {
     j->lo[k] = box[k] - eps;
     j->hi[k] = box[3 + k] + eps;
