@@ -339,9 +339,12 @@ void cm_collide_mesh_point(const cmModel* m, const cmData* d, int b, const doubl
   cm_v3_sub(r, p0, d->body_xpos + 3 * b);
   cm_m3_mulvt(p, RB, r);
   cmNearest near;
-  int surface = 0; /* on B's surface, inside a hair into A (on_surface_inside) */
+  /* on B's surface, inside a hair into A (on_surface_inside): only where B has ridges, whose
+   * faces can run flush along A's (a smooth B, a sphere, has none: a vertex on its surface only
+   * touches it; the kit's bed of 1000 spheres asked 2.8 % of its step of the queries) */
+  int surface = 0;
   if (!cm_mesh_inside_local(m, g, p, &near) &&
-      !(vn && (surface = on_surface_inside(m, g, RB, p, vn, &near))))
+      !(vn && m->geom_nridge[g] > 0 && (surface = on_surface_inside(m, g, RB, p, vn, &near))))
     return;
   const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[g];
   if (vn) facing_face(m, g, RB, p, vn, &near);
