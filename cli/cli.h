@@ -107,6 +107,9 @@ int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limi
  * deeper than CM_DEEP_FRACTION of the body's thickness to f (if not NULL), each line after
  * prefix; returns their number */
 int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix);
+/* the dynamic spheres whose resting cap on a fixed body (area_compliant) is smaller than their
+ * mesh: a note per pair on f (NULL: count only) with the prefix; returns the count */
+int cli_patch_notes(const cmModel* m, FILE* f, const char* prefix);
 
 /* the shortest period of a resting implicit contact (resting.c): a dynamic body on a fixed
  * body, or on a body like itself */

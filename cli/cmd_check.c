@@ -360,6 +360,10 @@ int cmd_check(int argc, char** argv) {
   printf("resting penetration: %d too deep%s\n", deep,
          deep ? " (warning: the law is too soft for these bodies' weight)" : "");
   cli_resting_estimates(m, stdout, "  warning: ");
+  int coarse = cli_patch_notes(m, NULL, "");
+  printf("resting patch: %d sphere%s meshed coarser than its contact at rest\n", coarse,
+         coarse == 1 ? "" : "s");
+  cli_patch_notes(m, stdout, "  note: ");
   cliPeriod per;
   cli_contact_period(m, &per);
   if (per.period > 0)

@@ -378,6 +378,8 @@ int cmd_run(int argc, char** argv) {
             soft, soft == 1 ? "y" : "ies", 100 * CM_DEEP_FRACTION);
     cli_resting_estimates(m, stderr, "comply:   ");
   }
+  /* spheres meshed coarser than their resting contact: a note (as the scene's notes) */
+  if (!a.quiet && !a.restart) cli_patch_notes(m, stderr, "comply: note: ");
   if (a.restart) {
     st = cm_checkpoint_read(m, d, a.restart, err, sizeof err);
     if (st != CM_OK) {

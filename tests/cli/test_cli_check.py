@@ -402,10 +402,34 @@ def test_rule_matching_nothing(s):
     check("notes: 0" in r.stdout, r.stdout)
 
 
+def test_resting_patch(s):
+    # a 0.5 kg sphere of r 0.05 m at ka 5e10 (the default) rests 25 um deep on a cap of radius
+    # sqrt(2 r d) = 1.6 mm; at refine 3 (the default) its edges are 7.5 mm: it rests on single
+    # vertices, 4 pi r^2 / 642 = 4.9e-5 m^2 each, so about W / (ka A_v) = 2 um deep, its pressure
+    # 0.08 times the sphere's (an audit measured 2.0 um). A note, in check and at the start of
+    # run; 2 more refine levels halve the edges twice (1.9 mm <= 2 a): no note
+    text = ("scene: {timestep: 1.0e-3, steps: 5}\nbodies:\n"
+            "  - {name: ground, geometry: {plane: {normal: [0, 0, 1]}}, motion: fixed}\n"
+            "  - {name: ball, geometry: {sphere: {radius: 0.05REFINE}}, mass: 0.5, position: [0, 0, 0.05001]}\n"
+            "interactions:\n  - {pair: [\"*\", \"*\"], law: area_compliant}\n")
+    coarse = s.write("patch.yaml", text.replace("REFINE", ""))
+    r = s.run("check", coarse)
+    expect_exit(r, 0, "check of the default sphere")
+    check("resting patch: 1 sphere meshed coarser" in r.stdout and "'ball' on 'ground'" in r.stdout
+          and "about 2e-06 m deep" in r.stdout and "pressure 0.08 times" in r.stdout
+          and "2 more refine levels" in r.stdout, r.stdout)
+    r = s.run("run", coarse, "-o", s.path("patch"))
+    expect_exit(r, 0, "run of the default sphere")
+    check("comply: note: 'ball' on 'ground'" in r.stderr, r.stderr)
+    fine = s.write("patch5.yaml", text.replace("REFINE", ", refine: 5"))
+    r = s.run("check", fine)
+    check("resting patch: 0 spheres" in r.stdout, r.stdout)
+
+
 if __name__ == "__main__":
     s = Suite()
     for t in (test_good, test_bad, test_many_bodies, test_initial_overlap, test_explicit_stability,
               test_joint_law_none, test_deformable, test_auto_per_pair, test_contact_period,
-              test_rule_matching_nothing):
+              test_rule_matching_nothing, test_resting_patch):
         s.test(t)
     s.finish()
