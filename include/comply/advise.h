@@ -106,7 +106,29 @@ typedef struct cmAdviseDamping {
   int unresolved;           /* omega h > 1: the oscillation is not resolved by the step; step
                                damping dominates and stiffness_damping hardly matters */
   int below_half_step;      /* stiffness_damping < h/2: step_damping >= 0.5 is still required */
+  /* with the timestep (else 0): what the step does to the damping. The implicit law acts at
+   * mid-step and its damper is D = K max(stiffness_damping, step_damping h), so a step's damping
+   * ratio is that of the map v+ = (v - w^2 h x) / (1 + (w h)^2 / 2 + (D/m) h), x+ = x + h v+
+   * (cm_advise_midstep_zeta), about zeta + w h / 4 for w h << 1 */
+  double zeta_given;             /* the damping ratio stiffness_damping gives at h with the default
+                                    step_damping 1 */
+  double stiffness_damping_step; /* the stiffness_damping that gives zeta at h (s), with a
+                                    step_damping of at most step_damping_max; 0 if zeta is below
+                                    zeta_min */
+  double step_damping_max;       /* the largest step_damping that leaves stiffness_damping_step in
+                                    charge (its D/K = stiffness_damping_step / h), at most 1 */
+  double zeta_min;               /* the least damping ratio at h: D/K = h/2 (below, the contact
+                                    oscillates from step to step) */
+  double timestep_for_zeta;      /* zeta below zeta_min: the longest timestep at which it is
+                                    reached (s), else 0 */
 } cmAdviseDamping;
+
+/* The damping ratio of a contact oscillating at omega (rad/s, > 0) as the implicit mid-step law
+ * integrates it at timestep h (s, > 0) with D/K = dk (s, >= 0): from the eigenvalues of its step
+ * map (cmAdviseDamping), -ln|lambda| / sqrt(ln|lambda|^2 + arg(lambda)^2); for real eigenvalues
+ * (overdamped) the continuous ratio of their logarithms; NAN where an eigenvalue is <= 0 (the
+ * contact flips from step to step). */
+CM_API double cm_advise_midstep_zeta(double omega, double h, double dk);
 
 /* stiffness_damping = 2 zeta / omega gives damping ratio zeta (finite > 0) to an oscillation of
  * frequency omega (rad/s, finite > 0). timestep h (s) is optional: 0 = not given, else finite

@@ -62,6 +62,7 @@
  * e_r^(1/sqrt(1 - (ln e_r/pi)^2)) = 0.4913 after pi/wd = 1.026 T. The inverse has no closed
  * form: e(zeta) = e is solved by bisection in zeta (decreasing), and e_r = exp(-pi zeta). */
 #include <math.h>
+#include <string.h>
 
 #include "comply/advise.h"
 #include "core/cm_math.h"
@@ -268,6 +269,34 @@ cmStatus cm_advise_omega(double ktot, double mass, double* omega, char* err, siz
   return CM_OK;
 }
 
+double cm_advise_midstep_zeta(double omega, double h, double dk) {
+  if (!(omega > 0 && h > 0 && dk >= 0)) return NAN;
+  double wh = omega * h, a = 1 / (1 + 0.5 * wh * wh + omega * omega * dk * h);
+  /* the step map [[1 - w^2 h^2 a, h a], [-w^2 h a, a]] (state x, v): trace, determinant a */
+  double tr = 1 - wh * wh * a + a, det = a, disc = tr * tr - 4 * det;
+  if (disc < 0) {
+    double lnr = 0.5 * log(det), th = acos(fmax(-1, fmin(1, tr / (2 * sqrt(det)))));
+    return -lnr / sqrt(lnr * lnr + th * th);
+  }
+  double l1 = 0.5 * (tr + sqrt(disc)), l2 = 0.5 * (tr - sqrt(disc));
+  if (!(l2 > 0)) return NAN;
+  double s1 = log(l1), s2 = log(l2); /* (per step; the ratio does not depend on the scale) */
+  return -(s1 + s2) / (2 * sqrt(s1 * s2));
+}
+
+/* the D/K in [lo, hi] at which cm_advise_midstep_zeta is zeta (it increases with D/K), by
+ * bisection to 1e-12 of hi */
+static double dk_for_zeta(double omega, double h, double zeta, double lo, double hi) {
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    double mid = 0.5 * (lo + hi), z = cm_advise_midstep_zeta(omega, h, mid);
+    if (z < zeta)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 cmStatus cm_advise_stiffness_damping(double zeta, double omega, double timestep,
                                      cmAdviseDamping* out, char* err, size_t errsz) {
   CM_ASSERT(out);
@@ -278,7 +307,8 @@ cmStatus cm_advise_stiffness_damping(double zeta, double omega, double timestep,
     return cm_error(err, errsz, CM_ERR_ARG,
                     "timestep: expected a finite number > 0 (s), or 0 if not given, got %g",
                     timestep);
-  cmAdviseDamping r = {0, 0, 0, 0, 0, 0};
+  cmAdviseDamping r;
+  memset(&r, 0, sizeof r);
   r.omega = omega;
   r.stiffness_damping = 2.0 * zeta / omega;
   if (!isfinite(r.stiffness_damping))
@@ -290,6 +320,29 @@ cmStatus cm_advise_stiffness_damping(double zeta, double omega, double timestep,
     r.omega_h = omega * timestep;
     r.unresolved = r.omega_h > 1.0;
     r.below_half_step = r.stiffness_damping < 0.5 * timestep;
+    double h = timestep;
+    r.zeta_given = cm_advise_midstep_zeta(omega, h, fmax(r.stiffness_damping, h));
+    r.zeta_min = cm_advise_midstep_zeta(omega, h, 0.5 * h);
+    if (zeta >= r.zeta_min) {
+      /* D/K from h/2 up: the ratio grows with it (to 1 and beyond, overdamped) */
+      double hi = h;
+      while (cm_advise_midstep_zeta(omega, h, hi) < zeta && hi < 1e12 * h)
+        hi *= 2;
+      double dk = dk_for_zeta(omega, h, zeta, 0.5 * h, hi);
+      r.stiffness_damping_step = dk;
+      r.step_damping_max = fmin(1, dk / h);
+    } else {
+      /* the longest h whose least ratio (D/K = h/2) is zeta: it grows with h */
+      double lo = 0, hi = h;
+      for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (cm_advise_midstep_zeta(omega, mid, 0.5 * mid) > zeta)
+          hi = mid;
+        else
+          lo = mid;
+      }
+      r.timestep_for_zeta = lo;
+    }
   }
   *out = r;
   return CM_OK;

@@ -17,8 +17,9 @@
 #include "scenes.h"
 #include "test.h"
 
-/* damping ratio of the vertical oscillation of a 0.5 kg box on a soft plane contact */
-static double measure(double zeta, double wh) {
+/* damping ratio of the vertical oscillation of a 0.5 kg box on a soft plane contact, with the
+ * rule's stiffness_damping tau (s) and step_damping sd */
+static double measure_law(double tau, double sd, double wh) {
   const double mass = 0.1 * 0.1 * 0.05 * 1000, area = 0.01, w = 100, g = 9.81;
   double h = wh / w, ka = mass * w * w / area, delta = g / (w * w);
   cmBodyDef b = scene_box("box", 0.1, 0.1, 0.05, 1);
@@ -27,8 +28,8 @@ static double measure(double zeta, double wh) {
   cmRuleDef r = cm_rule_def_default();
   r.law = CM_LAW_AREA_COMPLIANT;
   r.ka = ka;
-  r.step_damping = 0; /* only the stiffness damping (>= h/2 here, so stable) */
-  r.stiffness_damping = 2 * zeta / w;
+  r.step_damping = sd;
+  r.stiffness_damping = tau;
   cmScene* s = scene_on_ground("damping", NULL, &b, &r);
   s->opt.timestep = h;
   cmModel* m = scene_compile(s);
@@ -52,6 +53,11 @@ static double measure(double zeta, double wh) {
   return dec / sqrt(4 * CM_PI * CM_PI + dec * dec);
 }
 
+/* only the stiffness damping 2 zeta / w (>= h/2 here, so stable) */
+static double measure(double zeta, double wh) {
+  return measure_law(2 * zeta / 100, 0, wh);
+}
+
 static void test_damping_ratio(void) {
   const double zetas[3] = {0.05, 0.1, 0.3};
   for (int i = 0; i < 3; i++) {
@@ -69,7 +75,42 @@ static void test_damping_ratio(void) {
   }
 }
 
+/* `comply advise damping --timestep` (cm_advise_stiffness_damping): the damping ratio of the
+ * implicit mid-step map (cm_advise_midstep_zeta, from its eigenvalues, derived in
+ * include/comply/advise.h) is the measured one: for 2 zeta / w at the default step_damping 1
+ * (zeta_given: D/K = max(tau, h)), and the stiffness_damping it advises for zeta at that step
+ * (with step_damping 0, within its step_damping_max) gives zeta. At w h = 0.1 and 0.447 the
+ * rule 2 zeta / w gave 0.0746 for 0.05 and 0.311 for 0.1 (an audit); the least ratio a step
+ * gives (D/K = h/2) and the longest step that reaches zeta are checked against the map. */
+static void test_advised_damping(void) {
+  const double w = 100;
+  const double cases[4][2] = {{0.05, 0.1}, {0.3, 0.1}, {0.1, 0.05}, {0.2, 0.3}};
+  for (int i = 0; i < 4; i++) {
+    double z = cases[i][0], wh = cases[i][1], h = wh / w;
+    cmAdviseDamping a;
+    char err[256];
+    CHECK(cm_advise_stiffness_damping(z, w, h, &a, err, sizeof err) == CM_OK);
+    double given = measure_law(2 * z / w, 1, wh);
+    double tuned = a.stiffness_damping_step > 0 ? measure_law(a.stiffness_damping_step, 0, wh) : -1;
+    printf("  zeta %.2f, w h %.2f: 2 zeta / w at step_damping 1 measures %.4f (the map: %.4f); "
+           "the advised %.4g s measures %.4f\n",
+           z, wh, given, a.zeta_given, a.stiffness_damping_step, tuned);
+    CHECK_REL(given, a.zeta_given, 0.01);
+    CHECK(a.stiffness_damping_step >= 0.5 * h && a.step_damping_max >= 0);
+    CHECK_REL(tuned, z, 0.01);
+  }
+  /* below the least: zeta 0.1 at w h = 0.447 (the least 0.2118 at D/K = h/2) */
+  cmAdviseDamping a;
+  char err[256];
+  CHECK(cm_advise_stiffness_damping(0.1, 447, 1e-3, &a, err, sizeof err) == CM_OK);
+  CHECK(a.stiffness_damping_step == 0 && a.zeta_min > 0.1);
+  CHECK_REL(a.zeta_min, cm_advise_midstep_zeta(447, 1e-3, 0.5e-3), 1e-12);
+  CHECK_REL(cm_advise_midstep_zeta(447, a.timestep_for_zeta, 0.5 * a.timestep_for_zeta), 0.1, 1e-6);
+  CHECK_REL(measure_law(0, 0.5, 0.447), a.zeta_min, 0.01);
+}
+
 int main(void) {
   RUN(test_damping_ratio);
+  RUN(test_advised_damping);
   return test_report();
 }
