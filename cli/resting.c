@@ -43,6 +43,12 @@
 
 #define CM_PI 3.14159265358979323846
 
+/* |gravity|, m/s^2 */
+static double gravity_norm(const cmModel* m) {
+  const double* g = m->opt.gravity;
+  return sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+}
+
 static double extent(const cmModel* m, int b, int k) {
   const double* a = m->geom_aabb + 6 * m->body_geom[b];
   return a[3 + k] - a[k];
@@ -82,8 +88,7 @@ static double face_wbar(const cmModel* m, int b) {
 }
 
 int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
-  double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
-                  m->opt.gravity[2] * m->opt.gravity[2]);
+  double g = gravity_norm(m);
   int count = 0;
   if (!(g > 0)) return 0;
   for (int b = 0; b < m->nbody; b++) {
@@ -161,8 +166,7 @@ int cli_resting_estimates(const cmModel* m, FILE* f, const char* prefix) {
  *    The law is exact on the mesh; the mesh is not the sphere. Reported as a note with the
  *    refine (each halves e) that makes e <= 2 a. */
 int cli_patch_notes(const cmModel* m, FILE* f, const char* prefix) {
-  double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
-                  m->opt.gravity[2] * m->opt.gravity[2]);
+  double g = gravity_norm(m);
   int count = 0;
   if (!(g > 0)) return 0;
   for (int b = 0; b < m->nbody; b++) {
@@ -234,8 +238,7 @@ int cli_contact_period(const cmModel* m, cliPeriod* out) {
   memset(out, 0, sizeof *out);
   out->body = out->other = out->rule = -1;
   out->h = m->opt.timestep / (m->opt.substeps > 1 ? m->opt.substeps : 1);
-  double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
-                  m->opt.gravity[2] * m->opt.gravity[2]);
+  double g = gravity_norm(m);
   /* the dynamic bodies of each alias class (a pile needs two) */
   int* ndyn = calloc((size_t)m->nclass + 1, sizeof *ndyn);
   if (!ndyn) return -1;
