@@ -138,6 +138,9 @@ double cm_pair_box_eps(const double A[6], const double B[6], const double t[3]);
  * nearest surface point. */
 struct cmNearest;
 int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], struct cmNearest* out);
+/* Is the point x (geometry g's frame) within CM_SURFACE_BAND of g's surface (cm_surface_band)?
+ * *out (may be NULL): its nearest point then (cm_bvh_nearest) */
+int cm_mesh_near_surface(const cmModel* m, int g, const double x[3], struct cmNearest* out);
 /* the same from geometry g's facets alone (cm_facets_inside, or its direction grid's
  * cm_facets_grid_inside), with the tree's starting bound: 1, 0, or -1 where they do not decide
  * (or g has none) */

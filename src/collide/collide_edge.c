@@ -733,11 +733,7 @@ static int inside_or_on(const cmModel* m, int g, const double x[3]) {
    * of rounding's size put one of two mirror-image crossings in and the other out: a box
    * overhanging another's edge, held by two such crossings, kept one of them each step,
    * alternately, and rocked to the end (2026-12-07, an audit) */
-  cmNearest nr;
-  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
-  return m->geom_nridge[g] > 0 &&
-         cm_bvh_nearest((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
-                        m->mesh_face + 3 * (size_t)fa, x, cm_surface_band(m, g), &nr);
+  return m->geom_nridge[g] > 0 && cm_mesh_near_surface(m, g, x, NULL);
 }
 
 static int closest_points_inside(const Ctx* c, const double p0[3], const double p1[3]) {

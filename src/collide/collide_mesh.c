@@ -302,6 +302,13 @@ static void facing_face(const cmModel* m, int g, const double RB[9], const doubl
   if (cm_v3_dot(t, fn + 3 * (size_t)f.face) < 0) *near = f;
 }
 
+int cm_mesh_near_surface(const cmModel* m, int g, const double x[3], cmNearest* out) {
+  cmNearest tmp;
+  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
+  return cm_bvh_nearest((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
+                        m->mesh_face + 3 * (size_t)fa, x, cm_surface_band(m, g), out ? out : &tmp);
+}
+
 /* Is p (B's frame), which the inside test found not strictly inside, on B's surface (within
  * CM_SURFACE_BAND of B's size) and inside B a hair into its own body (moved by twice that along
  * minus the vertex's outward normal vn, world)? A box resting on an identical box
@@ -315,10 +322,7 @@ static void facing_face(const cmModel* m, int g, const double RB[9], const doubl
 static int on_surface_inside(const cmModel* m, int g, const double RB[9], const double p[3],
                              const double vn[3], cmNearest* near) {
   double eps = cm_surface_band(m, g);
-  int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
-  if (!cm_bvh_nearest((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
-                      m->mesh_face + 3 * (size_t)fa, p, eps, near))
-    return 0;
+  if (!cm_mesh_near_surface(m, g, p, near)) return 0;
   double u[3], q[3], l = cm_v3_norm(vn);
   if (!(l > 0)) return 0;
   cm_m3_mulvt(u, RB, vn);
