@@ -54,6 +54,9 @@ typedef struct Island {
   double imp2;
   double* y;             /* per row: rates along n, t1, t2 at u (nr x 3) */
   double* dy;            /* per row: the same along the direction (nr x 3) */
+  double* yo;            /* per row: the rates of its sides that are not variables of the island (a
+                            prescribed body, a fixed or carried node), which move on their own: added to
+                            every y (nr x 3); NULL where no row has one */
   double* Mb;            /* per body 6x6 mass blocks: m I3 and the world inertia (nb x 36) */
   double *u, *us, *u0, *g, *du, *Mdu; /* (6 nb): u0 is the warm start */
   double* H;           /* the dense Hessian (6 nb x 6 nb), NULL on the block-sparse path */

@@ -335,8 +335,10 @@ static void face_row_rates(const Island* is, int k, int f, const double* x, doub
   out[2] = cm_v3_dot(r->t[1], p);
 }
 
-/* rates of every row along n, t1, t2 (out: nr x 3) for body velocities x */
-static void rates(const Island* is, const double* x, double* out) {
+/* rates of every row along n, t1, t2 (out: nr x 3) for body velocities x: the products J x
+ * (the rates along a direction), and with moving != 0 the rows' rates at the velocities x, their
+ * sides outside the island included (is->yo) */
+static void rates(const Island* is, const double* x, double* out, int moving) {
   for (int k = 0; k < is->nr; k++) {
     if (is->fterm && is->fterm[k] >= 0) {
       face_row_rates(is, k, is->fterm[k], x, out + 3 * k);
@@ -345,6 +347,9 @@ static void rates(const Island* is, const double* x, double* out) {
     int la = is->lb[2 * k], lb = is->lb[2 * k + 1];
     row_rates(is->row[k], la < 0 ? NULL : x + 6 * la, lb < 0 ? NULL : x + 6 * lb, out + 3 * k);
   }
+  if (moving && is->yo)
+    for (int i = 0; i < 3 * is->nr; i++)
+      out[i] += is->yo[i];
 }
 
 static double normal_impulse(const Island* is, int k, double y) {
@@ -1082,7 +1087,7 @@ static int row_sliding(const Island* is, int k, double xh[2]) {
  * one of its 2,643 in 1 s was accepted. */
 static double merit(Island* is) {
   int n = 6 * is->nb;
-  rates(is, is->u, is->y);
+  rates(is, is->u, is->y, 1);
   update_limits(is);
   for (int i = 0; i < n; i++)
     is->du[i] = is->u[i] - is->us[i];
@@ -1761,7 +1766,7 @@ static void solve_island(Island* is) {
   is->fem_exact = 1;
   if (is->ntet) {
     /* a start where no element is inverted */
-    rates(is, is->u, is->y);
+    rates(is, is->u, is->y, 1);
     if (!gradient_hessian(is, pscale)) cm_island_fem_start_at_rest(is);
   }
   int outer = MERGED_ITER == 0; /* 0: limits every iteration; 1: only once converged for them */
@@ -1773,7 +1778,7 @@ static void solve_island(Island* is) {
   int y_fresh = 0;
   for (int it = 0; it <= cm_solve_max_iter; it++) {
     is->iter = it;
-    if (!y_fresh) rates(is, is->u, is->y);
+    if (!y_fresh) rates(is, is->u, is->y, 1);
     y_fresh = 0;
     /* the merged iteration's limits are those of is->u itself, so the gradient below is the
      * whole system's: once it is within the tolerance, is->u is its solution whatever the
@@ -1822,7 +1827,7 @@ static void solve_island(Island* is) {
       y_fresh = 1;
       continue;
     }
-    rates(is, is->du, is->dy);
+    rates(is, is->du, is->dy, 0);
     if (any_friction) flag_crossings(is);
     mass_mul(is, is->du, is->Mdu);
     double t = line_search(is);
@@ -2152,6 +2157,66 @@ static void anchor_table(const cmModel* m, cmData* d, const int* rkey) {
 
 /* everything an island needs, from the arena, and its per-step data: mass blocks, free
  * velocities, the rows' bodies, laws and stick velocities; returns nonzero when out of memory */
+/* the mean velocity over the step h of the point at r (from the com, world) of prescribed body
+ * b: its displacement v0 h + (exp(w h) - I)(p - o) over h (o the frame origin, about which the
+ * body turns: docs/dynamics.md), so that a body carried by it moves along the same chord (a box
+ * on a turntable stays on its circle; with the velocity v + w x r at the start of the step it
+ * spiralled out at h w^2 r / 2). Into v[0..2], v[3..5] = 0. */
+static void prescribed_chord(const cmModel* m, const cmData* d, int b, const double r[3], double h,
+                             double v[6]) {
+  const double* w = m->body_angvel0 + 3 * (size_t)b;
+  double po[3], rot[3], q[4], wn = cm_v3_norm(w);
+  cm_v3_add(po, d->body_cpos + 3 * (size_t)b, r);
+  cm_v3_sub(po, po, d->body_xpos + 3 * (size_t)b);
+  cm_v3_copy(rot, po);
+  if (wn > 0) {
+    double axis[3];
+    cm_v3_scale(axis, w, 1 / wn);
+    cm_quat_from_axis_angle(q, axis, wn * h);
+    cm_quat_rotate(rot, q, po);
+  }
+  for (int i = 0; i < 3; i++)
+    v[i] = m->body_vel0[3 * (size_t)b + i] + (rot[i] - po[i]) / h;
+  v[3] = v[4] = v[5] = 0;
+}
+
+/* the rates (n, t1, t2) of row r's sides that are not variables of the island but move on their
+ * own during the step (out; returns 1 if there is one): a prescribed body's point (its mean
+ * velocity over the step, prescribed_chord), a node fixed or carried by a fixed or prescribed body
+ * (its velocity over the step, p->node_vx: 0 if fixed). The world and fixed bodies give 0. Until
+ * 2026-12-08 the island left them out: a box on a prescribed conveyor belt stayed where it was, and
+ * a plate driven into a body ended each step about v h deeper than its force accounted for. */
+static int outside_rates(const cmModel* m, const cmData* d, const Island* is, int k, const int* loc,
+                         const int* nloc, double out[3]) {
+  const cmRow* r = is->row[k];
+  const cmDataPriv* p = cm_priv(d);
+  const double* side[2] = {NULL, NULL};
+  double sv[2][6] = {{0}};
+  int any = 0;
+  for (int s = 0; s < 2; s++) {
+    int b = r->body[s];
+    if (b < 0) continue; /* the world */
+    if (s == 1 && r->fnode[0] >= 0) {
+      for (int i = 0; i < 3; i++)
+        if (nloc[r->fnode[i]] < 0)
+          cm_v3_madd(sv[1], sv[1], p->node_vx + 3 * (size_t)r->fnode[i], r->fw[i]);
+    } else if (r->node[s] >= 0) {
+      int ab = m->node_attach[r->node[s]];
+      /* (a node carried by a dynamic body: that body's velocity is the island's to find) */
+      if (nloc[r->node[s]] < 0 && !(ab >= 0 && loc[ab] >= 0))
+        cm_v3_copy(sv[s], p->node_vx + 3 * (size_t)r->node[s]);
+    } else if (loc[b] < 0 && m->body_motion[b] == CM_MOTION_PRESCRIBED) {
+      prescribed_chord(m, d, b, s ? r->rB : r->rA, is->h, sv[s]);
+    }
+    for (int i = 0; i < 6; i++)
+      if (sv[s][i] != 0) side[s] = sv[s];
+    any |= side[s] != NULL;
+  }
+  if (!any) return 0;
+  row_rates(r, side[0], side[1], out);
+  return 1;
+}
+
 static int island_setup(const cmModel* m, const cmData* d, Island* is, const int* loc,
                         const int* nloc, int dense_max, const double* v0, const int* ranc,
                         cmArena* arena) {
@@ -2266,6 +2331,7 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
   }
   /* rows: local bodies, the normal law's R and b */
   int nfr = 0, nf = 0; /* nf: rows with friction (coupled_setup) */
+  is->yo = NULL;
   for (int k = 0; k < nr; k++) {
     const cmRow* r = is->row[k];
     nf += r->mu > 0;
@@ -2304,8 +2370,8 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
           cm_v3_copy(nv[s], d->node_vel + 3 * (size_t)r->node[s]);
           cm_v3_set(nv[s] + 3, 0, 0, 0);
           side[s] = nv[s];
-        } else if (b >= 0 && loc[b] >= 0) {
-          side[s] = v0 + 6 * b;
+        } else if (b >= 0 && (loc[b] >= 0 || m->body_motion[b] == CM_MOTION_PRESCRIBED)) {
+          side[s] = v0 + 6 * b; /* (a prescribed body's: its motion's) */
         }
       }
       if (r->fnode[0] >= 0) { /* the face point's velocity: its nodes' weighted */
@@ -2320,6 +2386,11 @@ static int island_setup(const cmModel* m, const cmData* d, Island* is, const int
     double vw = STICK_FRAC * sqrt(w0[1] * w0[1] + w0[2] * w0[2]);
     is->vs[k] = vw > r->vs ? vw : r->vs;
     anchor_setup(cm_priv(d), is, k, ranc);
+    double yo[3];
+    if (outside_rates(m, d, is, k, loc, nloc, yo)) {
+      if (!is->yo && !(is->yo = cm_arena_calloc(arena, 3 * (size_t)nr, sizeof *is->yo))) return 1;
+      cm_v3_copy(is->yo + 3 * k, yo);
+    }
   }
   /* the elements of its deformable bodies */
   is->m = m;

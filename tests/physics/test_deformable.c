@@ -431,6 +431,52 @@ static void test_attach_dynamic(void) {
   }
 }
 
+/* A soft pad riding a prescribed plate that rises at 0.2 m/s (an elevator), under gravity, nodes
+ * and plate at that velocity from the start. Once the pad's ringing has died (backward Euler),
+ * its nodes move with the plate and every contact's gap holds still, so each contact carries
+ * exactly its law's force ka A depth (the mid-step rate term and the damping vanish), and all of
+ * them together the pad's weight. While the rows saw the nodes' velocity but not the plate's, the
+ * solve took the contacts for opening at 0.2 m/s and let the pad sink (h / 2 + D / K) v deeper
+ * than its force: 1e-4 m against a depth of 5e-7 m. */
+static void test_pad_on_elevator(void) {
+  const double v = 0.2, ka = 1e9, g = 9.81;
+  cmBodyDef plate = scene_box("plate", 0.4, 0.4, 0.05, 1);
+  plate.motion = CM_MOTION_PRESCRIBED;
+  plate.position[2] = -0.025;
+  plate.velocity[2] = v;
+  cmBodyDef pad = fem_box("pad", 0.1, 0.1, 0.05, 2, 2, 2, CM_MATERIAL_NEO_HOOKEAN, 2e5, 0.3);
+  pad.position[2] = 0.025;
+  pad.velocity[2] = v;
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = ka;
+  r.friction = 0.5;
+  cmScene* s = scene_two_bodies("pad_elevator", &plate, &pad, &r);
+  s->opt.timestep = 1e-3;
+  cmModel* m = scene_compile(s);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  for (int n = 0; n < 1500; n++)
+    CHECK(cm_step(m, d) == CM_OK);
+  double worst = 0, fz = 0, wmass = m->body_mass[1] * g;
+  for (int c = 0; c < d->ncontact; c++) {
+    const cmContact* k = &d->contact[c];
+    double law = ka * k->area * -k->dist;
+    worst = fmax(worst, fabs(k->force - law) / law);
+    fz += k->force;
+  }
+  printf("  pad on an elevator: %d contacts, force within %.2e of ka A depth, carrying %.6f N "
+         "(weight %.6f)\n",
+         d->ncontact, worst, fz, wmass);
+  CHECK(d->ncontact >= 9);
+  CHECK(worst < 1e-4);
+  CHECK_NEAR(fz, wmass, 1e-4 * wmass);
+  CHECK_NEAR(d->body_cvel[3 * 1 + 2], v, 1e-6);
+  CHECK(d->warning[CM_WARN_SOLVER] == 0);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* a checkpoint restores the nodes: the continued runs agree bit for bit */
 static void test_checkpoint(void) {
   cmBodyDef b = fem_box("block", 0.1, 0.1, 0.1, 2, 2, 2, CM_MATERIAL_NEO_HOOKEAN, 1e6, 0.3);
@@ -686,6 +732,7 @@ int main(void) {
   RUN(test_fixed_nodes);
   RUN_LONG(test_attach_hanging); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_attach_dynamic);
+  RUN(test_pad_on_elevator);
   RUN(test_checkpoint);
   RUN_LONG(test_stacked); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_rigid_on_soft);
