@@ -217,10 +217,29 @@ static void add_sides(double* B, size_t stride, const double K[9], const double 
   }
 }
 
+/* The square of element t0's rounding floor (its force's share of the convergence test's
+ * scale, cm_island_fem_grad_hess), wa = w a its factor to the gradient, x its nodes' positions
+ * (12). An element's force is computed from its strain, which rounds at about 1e-16 of
+ * |x| / size (the positions' differences lose the digits of their distance from the origin),
+ * times its stiffness (2 mu + lambda) vol^(2/3): the floor takes 1e-5 of that stiffness times
+ * max(1, |x| / vol^(1/3)), so that the solve's tolerance (1e-10) stays about 10 times above the
+ * rounding wherever the body is. Until 2026-12-08 the floor left |x| / size out: a 6^3-cell
+ * cube 10 m from the origin spent hundreds of Newton iterations a step and warned
+ * solver_not_converged (docs/deformable.md). */
+static double rounding_floor2(const cmModel* m, int t0, double wa, const double x[12]) {
+  int b = m->node_body[m->tet_node[4 * (size_t)t0]];
+  double vol = m->tet_vol[t0], size = cbrt(vol), xm = 0;
+  for (int i = 0; i < 12; i++)
+    xm = fmax(xm, fabs(x[i]));
+  double k = 1e-5 * wa * (2 * m->body_lame[2 * b] + m->body_lame[2 * b + 1]) * size * size *
+             fmax(1, xm / size);
+  return k * k;
+}
+
 int cm_island_fem_grad_hess(Island* is) {
   const cmModel* m = is->m;
   size_t n = 6 * (size_t)is->nb;
-  double f2 = 0;
+  double f2 = 0, floor2 = 0;
   for (int e = 0; e < is->ntet; e++) {
     int t0 = is->tet[e];
     double x[12], g[12], H[144], a;
@@ -231,6 +250,7 @@ int cm_island_fem_grad_hess(Island* is) {
                                     !is->fem_exact);
     if (!isfinite(E)) return 0;
     double gs = w * a, hs = w * a * a;
+    floor2 += rounding_floor2(m, t0, w * a, x);
     const int* tb = is->tblk + 4 * (size_t)e;
     const double* tr = is->tr + 12 * (size_t)e;
     double beta = m->body_rayleigh[2 * m->node_body[m->tet_node[4 * (size_t)t0]] + 1];
@@ -301,17 +321,6 @@ int cm_island_fem_grad_hess(Island* is) {
         }
       }
     }
-  }
-  /* at least the rounding floor: an element's force is computed to about 1e-16 of its
-   * stiffness (2 mu + lambda) vol^(2/3) (the rounding of its strain); with 1e-5 of it per element
-   * the tolerance of the solve (1e-10) stays 10 times above rounding when nothing moves */
-  double floor2 = 0;
-  for (int e = 0; e < is->ntet; e++) {
-    int t0 = is->tet[e], b = m->node_body[m->tet_node[4 * (size_t)t0]];
-    double w, a = scheme_a(m, b, is->h, &w);
-    double k = 1e-5 * w * a * (2 * m->body_lame[2 * b] + m->body_lame[2 * b + 1]) *
-               cbrt(m->tet_vol[t0] * m->tet_vol[t0]);
-    floor2 += k * k;
   }
   is->fscale = sqrt(f2) + sqrt(floor2);
   return 1;
