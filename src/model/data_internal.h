@@ -32,6 +32,8 @@ typedef struct cmDataPriv {
   double* force;  /* total applied force on the com this step, world, N     (nbody x 3) */
   double* torque; /* total applied torque about the com, world, N m         (nbody x 3) */
   double* spin; /* rotation velocity minus end velocity (gyroscopic midpoint), world (nbody x 3) */
+  double* lgyro; /* the world angular momentum the gyroscopic update kept out of the end velocity
+                    in the start's axes, R (L1 - L2) (solve.c), world (nbody x 3) */
   double* save; /* state at the start of the step, for rollback (nbody x CM_NSTATE) */
   double* node_save; /* the nodes' state at the start of the step   (nnode x CM_NNODE_STATE) */
   /* the deformed geometry of the deformable bodies, from node_pos (model/state.c): vertex
@@ -141,6 +143,7 @@ static inline const cmAnchor* cm_anchor_find(const cmDataPriv* p, const int* idx
   X(double, force, nbody, 3)                                                                       \
   X(double, torque, nbody, 3)                                                                      \
   X(double, spin, nbody, 3)                                                                        \
+  X(double, lgyro, nbody, 3)                                                                       \
   X(double, save, nbody, CM_NSTATE)                                                                \
   X(double, node_save, nnode, CM_NNODE_STATE)                                                      \
   X(double, dvert, ndvert, 3)                                                                      \

@@ -7,8 +7,10 @@
  * velocity wm, so the difference R (wm - w+) is kept in spin[] for the integrate stage: any
  * velocity change added later in the step (contact impulses) then moves the orientation by the
  * same amount as the end velocity, while the free rotation stays exactly momentum- and
- * energy-conserving. Then the implicit compliant contact solve (solve_implicit.c) turns the
- * free velocities into the end velocities of every body with implicit contacts. */
+ * energy-conserving; R (L1 - J w+) is kept in lgyro[], so that the integrate stage can give the
+ * body the world angular momentum it ends with (integrate.c). Then the implicit compliant contact
+ * solve (solve_implicit.c) turns the free velocities into the end velocities of every body with
+ * implicit contacts. */
 #include "solve/solve.h"
 #include "core/cm_math.h"
 #include "dynamics/dynamics.h"
@@ -43,6 +45,11 @@ void cm_stage_solve(const cmModel* m, cmData* d, double h) {
     cm_m3_mulv(d->body_angvel + 3 * b, R, w);
     cm_v3_sub(dw, wm, w);
     cm_m3_mulv(p->spin + 3 * b, R, dw);
+    /* the angular momentum L1 - J w that the rotation turns into the end axes (integrate.c) */
+    double Jw[3], dl[3];
+    cm_m3_mulv(Jw, J, w);
+    cm_v3_sub(dl, L1, Jw);
+    cm_m3_mulv(p->lgyro + 3 * b, R, dl);
   }
   cm_solve_implicit(m, d, h, v0);
 }
