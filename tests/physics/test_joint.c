@@ -11,6 +11,33 @@
 
 static char err[1024];
 
+/* a joint between bodies a and b (a body name or "world") and its rule: contact_time T, e_r 1,
+ * the play and the integration given; then s is compiled (and freed): the model, or NULL (a
+ * failed check, the message on stderr) */
+static cmModel* joined(cmScene* s, const char* a, const char* b, double play, double T,
+                       cmIntegration integ) {
+  cmRuleDef r = cm_rule_def_default();
+  r.pair[0] = a;
+  r.pair[1] = b;
+  r.elastic_repulsion = 1.0;
+  r.play = play;
+  r.contact_time = T;
+  r.integration = integ;
+  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
+  cmJointDef j = cm_joint_def_default();
+  j.body[0] = a;
+  j.body[1] = b;
+  CHECK(cm_scene_add_joint(s, &j, err, sizeof err) == 0);
+  cmModel* m = NULL;
+  /* a failed compile is a failure (the callers' `if (!m) return;` skipped every check) */
+  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "%s\n", err);
+    CHECK(m != NULL);
+  }
+  cm_scene_free(s);
+  return m;
+}
+
 static cmModel* tether(double play, double T, double x_start, double vx, cmIntegration integ) {
   cmScene* s = cm_scene_new("tether");
   s->opt.timestep = 1e-4;
@@ -23,26 +50,7 @@ static cmModel* tether(double play, double T, double x_start, double vx, cmInteg
   b.position[0] = x_start; /* anchor at the origin, fixed in the bob at t = 0 ... */
   b.velocity[0] = vx;
   CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
-  cmRuleDef r = cm_rule_def_default();
-  r.pair[0] = "bob";
-  r.pair[1] = "world";
-  r.elastic_repulsion = 1.0;
-  r.play = play;
-  r.contact_time = T;
-  r.integration = integ;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmJointDef j = cm_joint_def_default();
-  j.body[0] = "bob";
-  j.body[1] = "world";
-  CHECK(cm_scene_add_joint(s, &j, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  /* a failed compile is a failure (the callers' `if (!m) return;` skipped every check) */
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) {
-    fprintf(stderr, "%s\n", err);
-    CHECK(m != NULL);
-  }
-  cm_scene_free(s);
-  return m;
+  return joined(s, "bob", "world", play, T, integ);
 }
 
 /* the anchor is fixed in the bob where the world point is at t = 0; the bob starts there and
@@ -248,21 +256,7 @@ static void check_dumbbell(cmIntegration integ, const char* what) {
     cm_v3_cross(b.velocity, b.angular_velocity, b.position);
     CHECK(cm_scene_add_body(s, &b, err, sizeof err) == i);
   }
-  cmRuleDef r = cm_rule_def_default();
-  r.pair[0] = "a";
-  r.pair[1] = "b";
-  r.elastic_repulsion = 1.0;
-  r.contact_time = 5e-3;
-  r.integration = integ;
-  CHECK(cm_scene_add_rule(s, &r, err, sizeof err) == 0);
-  cmJointDef j = cm_joint_def_default();
-  j.body[0] = "a";
-  j.body[1] = "b";
-  CHECK(cm_scene_add_joint(s, &j, err, sizeof err) == 0);
-  cmModel* m = NULL;
-  if (cm_model_compile(s, &m, err, sizeof err) != CM_OK) fprintf(stderr, "%s\n", err);
-  cm_scene_free(s);
-  CHECK(m != NULL);
+  cmModel* m = joined(s, "a", "b", 0, 5e-3, integ);
   if (!m) return;
   cmData* d = cm_data_new(m);
   double p0[3], L0[3], p[3], L[3], worst = 0, gap = 0;
