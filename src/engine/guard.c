@@ -157,12 +157,16 @@ static int row_name(const cmModel* m, const cmData* d, const cmRow* r, char* out
 
 /* ": unstable explicit row: w h = ... >= limit ...; use ..." for a group with lambda >= 1 */
 static void unstable_advice(const cmModel* m, const cmStability* g, char* out, size_t sz) {
-  int n = snprintf(out, sz,
-                   ": explicit row unstable at h = %.3g s: w h = %.3g >= %.3g, the limit "
-                   "2 (sqrt(1 + zeta^2) - zeta) for zeta %.3g, with the effective mass %.3g kg "
-                   "at its point (rotation included); use substeps: auto (or >= %.0f), a step "
-                   "below %.3g s, integration: implicit",
-                   g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(g->h / g->h_max), g->h_max);
+  /* g->h is the sub-step: the advice is for the scene's timestep, split into nsub sub-steps now
+   * (until 2026-12-08 it divided the sub-step, advising ">= 2" sub-steps at 16 where 21 hold) */
+  double ts = m->opt.timestep, nsub = fmax(1, round(ts / g->h));
+  int n =
+      snprintf(out, sz,
+               ": explicit row unstable at h = %.3g s: w h = %.3g >= %.3g, the limit "
+               "2 (sqrt(1 + zeta^2) - zeta) for zeta %.3g, with the effective mass %.3g kg "
+               "at its point (rotation included); use substeps: auto (or >= %.0f), a timestep "
+               "below %.3g s, integration: implicit",
+               g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(ts / g->h_max), g->h_max * nsub);
   if (n < 0 || (size_t)n >= sz) return;
   const cmRuleDef* rule = g->rule >= 0 ? &m->rule[g->rule] : NULL;
   if (g->contact_time_min > 0)

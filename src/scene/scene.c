@@ -551,6 +551,17 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
                     "%g]); a body that moves at a given velocity is motion prescribed",
                     what[k], v[k][0], v[k][1], v[k][2]);
   }
+  /* a prescribed body moves as given whatever acts on it: a force or moment would do nothing */
+  if (b->motion == CM_MOTION_PRESCRIBED) {
+    static const char* const what[2] = {"force", "moment"};
+    const double* v[2] = {b->force, b->moment};
+    for (int k = 0; k < 2; k++)
+      if (v[k][0] != 0 || v[k][1] != 0 || v[k][2] != 0)
+        return fail(c, what[k],
+                    "%s must be zero on a body of motion prescribed, which moves at its given "
+                    "velocity and angular velocity whatever acts on it (got [%g, %g, %g])",
+                    what[k], v[k][0], v[k][1], v[k][2]);
+  }
   return 0;
 }
 

@@ -1,5 +1,6 @@
 /* The numerical guard and the resource limit: a failing step is undone, reported with a
  * diagnosis naming the body, the pair and the cause, and never leaves a non-finite state. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "comply/comply.h"
@@ -54,6 +55,40 @@ static void test_explicit_too_stiff(void) {
   CHECK(d->step == prev->step);
   cm_data_free(d);
   cm_data_free(prev);
+  cm_model_free(m);
+}
+
+/* the sub-steps the refusal advises ("substeps: auto (or >= N)") are counted for the scene's
+ * timestep, whatever sub-steps the failing run had (until 2026-12-08 the count divided the
+ * sub-step, so that a run at 4 sub-steps was told fewer than it had), and the run at N sub-steps
+ * is stable */
+static int advised_substeps(int substeps) {
+  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_EXPLICIT, 1e9, 0, 0, 0, substeps);
+  if (!m) return -1;
+  cmData* d = cm_data_new(m);
+  cmStatus st = CM_OK;
+  for (int n = 0; n < 1000 && st == CM_OK; n++)
+    st = cm_step(m, d);
+  CHECK(st == CM_ERR_NUMERIC);
+  const char* at = strstr(d->message, "(or >= ");
+  int adv = at ? atoi(at + strlen("(or >= ")) : -1;
+  printf("  at %d sub-steps: advised %d\n", substeps, adv);
+  cm_data_free(d);
+  cm_model_free(m);
+  return adv;
+}
+
+static void test_advised_substeps(void) {
+  int a1 = advised_substeps(1), a4 = advised_substeps(4);
+  CHECK(a1 > 4 && a4 == a1);
+  cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_EXPLICIT, 1e9, 0, 0, 0, a1);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  cmStatus st = CM_OK;
+  for (int n = 0; n < 300 && st == CM_OK; n++)
+    st = cm_step(m, d);
+  CHECK(st == CM_OK);
+  cm_data_free(d);
   cm_model_free(m);
 }
 
@@ -191,6 +226,7 @@ static void test_max_contacts(void) {
 
 int main(void) {
   RUN(test_explicit_too_stiff);
+  RUN(test_advised_substeps);
   RUN(test_implicit_same_stiffness_is_fine);
   RUN(test_max_speed);
   RUN(test_nonfinite_state_refused);

@@ -247,6 +247,10 @@ static void test_body_ranges(void) {
        (b.motion = CM_MOTION_FIXED, b.force[0] = 1));
   CASE("moment must be zero on a body of motion fixed",
        (b.motion = CM_MOTION_FIXED, b.moment[0] = 1));
+  CASE("force must be zero on a body of motion prescribed, which moves at its given velocity",
+       (b.motion = CM_MOTION_PRESCRIBED, b.force[2] = -9.81));
+  CASE("moment must be zero on a body of motion prescribed",
+       (b.motion = CM_MOTION_PRESCRIBED, b.moment[1] = 2));
   CASE("inertia entries must be at most 1e+90 kg m^2 in magnitude (got 1e+300)",
        (b.has_inertia = 1, b.inertia[0] = b.inertia[4] = b.inertia[8] = 1e300));
   CASE("density must be > 0 kg/m^3 (got 0)", b.density = 0);
