@@ -156,17 +156,21 @@ static int row_name(const cmModel* m, const cmData* d, const cmRow* r, char* out
 }
 
 /* ": unstable explicit row: w h = ... >= limit ...; use ..." for a group with lambda >= 1 */
-static void unstable_advice(const cmModel* m, const cmStability* g, char* out, size_t sz) {
+static void unstable_advice(const cmModel* m, const cmStability* g, int implicit, char* out,
+                            size_t sz) {
   /* g->h is the sub-step: the advice is for the scene's timestep, split into nsub sub-steps now
    * (until 2026-12-08 it divided the sub-step, advising ">= 2" sub-steps at 16 where 21 hold) */
   double ts = m->opt.timestep, nsub = fmax(1, round(ts / g->h));
-  int n =
-      snprintf(out, sz,
-               ": explicit row unstable at h = %.3g s: w h = %.3g >= %.3g, the limit "
-               "2 (sqrt(1 + zeta^2) - zeta) for zeta %.3g, with the effective mass %.3g kg "
-               "at its point (rotation included); use substeps: auto (or >= %.0f), a timestep "
-               "below %.3g s, integration: implicit",
-               g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(ts / g->h_max), g->h_max * nsub);
+  int n = snprintf(out, sz,
+                   ": %s unstable at h = %.3g s: w h = %.3g >= %.3g, the limit "
+                   "2 (sqrt(1 + zeta^2) - zeta) for zeta %.3g, with the effective mass %.3g kg "
+                   "at its point (rotation included); use substeps: auto (or >= %.0f), a timestep "
+                   "below %.3g s%s",
+                   implicit ? "implicit joint (implicit along its link, explicit across it: the "
+                              "solve keeps the link's direction of the start of the step)"
+                            : "explicit row",
+                   g->h, g->omega_h, g->limit, g->zeta, g->m_eff, ceil(ts / g->h_max),
+                   g->h_max * nsub, implicit ? "" : ", integration: implicit");
   if (n < 0 || (size_t)n >= sz) return;
   const cmRuleDef* rule = g->rule >= 0 ? &m->rule[g->rule] : NULL;
   if (g->contact_time_min > 0)
@@ -227,9 +231,11 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
   n += row_name(m, d, r, out + n, sz - (size_t)n);
   if (n < 0 || (size_t)n >= sz) return;
   cmStability g;
-  cm_stability_group(m, d, first, h, r->implicit, &g);
-  if (!r->implicit && g.lambda >= 1) {
-    unstable_advice(m, &g, out + n, sz - (size_t)n);
+  /* (an implicit joint is judged as the scan judges it: across its link, undamped) */
+  int ijoint = r->implicit && r->joint >= 0;
+  cm_stability_group(m, d, first, h, r->implicit && !ijoint, &g);
+  if ((!r->implicit || ijoint) && g.lambda >= 1) {
+    unstable_advice(m, &g, r->implicit, out + n, sz - (size_t)n);
   } else if (r->implicit && r->c > 0 && r->D * r->c < 0.5 * h) {
     snprintf(out + n, sz - (size_t)n,
              ": damping time D/K = %.3g s < h/2 = %.3g s (w h = %.3g): stiff contacts oscillate "
@@ -263,6 +269,6 @@ int cm_guard_explicit(const cmModel* m, cmData* d, double h, const cmStabScan* s
   if (n < 0 || (size_t)n >= sz) return 1;
   cmStability g;
   cm_stability_group(m, d, s->worst, h, 0, &g);
-  unstable_advice(m, &g, out + n, sz - (size_t)n);
+  unstable_advice(m, &g, r->implicit, out + n, sz - (size_t)n);
   return 1;
 }
