@@ -302,6 +302,11 @@ static void print_stability(const cmModel* m) {
            st.contact_time_min > 0 && st.joint < 0 ? ", a longer contact_time or mass: effective"
            : st.contact_time_min > 0               ? ", a longer contact_time"
                                                    : "");
+  if (!unstable && st.lambda_coupled >= 1)
+    printf("%s: the explicit rows on the bodies they share are unstable together: lambda = "
+           "%.4g >= 1 (each alone is stable)%s\n",
+           autosub ? "  note" : "warning", st.lambda_coupled,
+           autosub ? ": substeps: auto splits them" : ": the run stops there; use substeps: auto");
   if (!autosub && unstable && st.contact_time_min > 0 && st.joint < 0)
     printf("  contact_time T > %.3g s keeps it stable at this sub-step; with mass: effective its "
            "w h is pi h / T whatever the lever arm\n",

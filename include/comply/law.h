@@ -74,6 +74,10 @@ typedef struct cmStability {
   int substeps;      /* the sub-steps `substeps: auto` takes at this state (whatever the
                         scene's substeps): the fewest with lambda_max <= 1/4 (w h <= 1 for an
                         undamped row), at most CM_SUBSTEPS_AUTO_MAX */
+  double lambda_coupled; /* a lower bound of lambda over all explicit rows coupled through the
+                            bodies they share (power iteration), computed where lambda_max
+                            reaches 1 and lambda does not, else 0: >= 1 is unstable although
+                            every group alone is stable (rows on one body add up) */
 } cmStability;
 
 /* The explicit stability of a state before running it (`comply check`): the rows of the

@@ -42,8 +42,11 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
 typedef struct cmStabScan {
   int nexplicit; /* explicit rows */
   double gk, gd; /* upper bound of lambda_max, stiffness and damping parts (Gershgorin) */
-  double low;    /* the largest lambda of a group of rows: a lower bound of lambda_max */
-  int worst;     /* the first row of that group, -1 if no explicit row */
+  double low;    /* a lower bound of lambda_max: the largest lambda of a group of rows, or of
+                    the rows coupled through the bodies they share (coupled) */
+  double coupled; /* the coupled rows' lower bound (power iteration), computed only when the
+                     upper bound reaches 1 and no group does; 0 otherwise */
+  int worst;      /* the first row of the least stable group, -1 if no explicit row */
 } cmStabScan;
 /* the scan of the rows in d at sub-step h; -1 (and the group bound only) without scratch */
 int cm_stability_scan(const cmModel* m, cmData* d, double h, cmStabScan* s);

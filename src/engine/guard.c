@@ -269,6 +269,17 @@ int cm_guard_explicit(const cmModel* m, cmData* d, double h, const cmStabScan* s
   if (n < 0 || (size_t)n >= sz) return 1;
   cmStability g;
   cm_stability_group(m, d, s->worst, h, 0, &g);
+  if (g.lambda < 1) {
+    /* unstable together only (stability.c, coupled_bound): lambda(alpha h) <= alpha lambda(h) */
+    double ts = m->opt.timestep, nsub = fmax(1, round(ts / h));
+    snprintf(out + n, sz - (size_t)n,
+             ": explicit rows unstable together at h = %.3g s: the rows on the bodies they share "
+             "reach lambda = %.3g >= 1 (each group alone is below 1: this one %.3g, w h = %.3g "
+             "against its limit %.3g); use substeps: auto (or >= %.0f), integration: implicit, "
+             "or softer or longer contacts",
+             h, s->low, g.lambda, g.omega_h, g.limit, ceil(nsub * s->low));
+    return 1;
+  }
   unstable_advice(m, &g, r->implicit, out + n, sz - (size_t)n);
   return 1;
 }

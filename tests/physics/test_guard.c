@@ -92,6 +92,62 @@ static void test_advised_substeps(void) {
   cm_model_free(m);
 }
 
+/* Explicit rows unstable together although each is stable alone: a 1 kg box held between a floor
+ * and a ceiling (planes, each overlapping it by 0.1 mm), contact_time T = 2.686 h, e_r 0.5, no
+ * gravity. Each row alone: lambda = (pi h / T)^2 / 4 + ln(2) h / T = 0.600; both push the same
+ * body along the same line, so together lambda = 1.200 (stability.c, coupled_bound). The check
+ * reports it (cm_data_stability's lambda_coupled), the guard refuses the first step at a fixed
+ * sub-step, naming the coupling, and substeps: auto brings the box to rest. Until 2026-12-08 the
+ * check said stable and the run rattled at 0.17 m/s to its end, exit 0 (an audit). */
+static cmModel* squeezed(int substeps) {
+  cmScene* s = cm_scene_new("squeeze");
+  s->opt.timestep = 1e-3;
+  s->opt.substeps = substeps;
+  s->opt.allow_initial_overlap = 1;
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  cmBodyDef fl = scene_ground(), ce = scene_ground();
+  fl.name = "floor";
+  fl.geom.offset = 1e-4;
+  ce.name = "ceiling";
+  cm_v3_set(ce.geom.normal, 0, 0, -1);
+  ce.geom.offset = -0.0999;
+  cmBodyDef b = scene_box("box", 0.1, 0.1, 0.1, 1);
+  b.density = 1000;
+  b.position[2] = 0.05;
+  b.velocity[2] = 1e-3;
+  CHECK(cm_scene_add_body(s, &fl, scene_err, sizeof scene_err) == 0);
+  CHECK(cm_scene_add_body(s, &ce, scene_err, sizeof scene_err) == 1);
+  CHECK(cm_scene_add_body(s, &b, scene_err, sizeof scene_err) == 2);
+  cmRuleDef r = cm_rule_def_default();
+  r.contact_time = 2.686e-3;
+  CHECK(cm_scene_add_rule(s, &r, scene_err, sizeof scene_err) == 0);
+  return scene_compile(s);
+}
+
+static void test_coupled_rows(void) {
+  cmModel* m = squeezed(1);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  cmStability st;
+  CHECK(cm_collide(m, d) == CM_OK && cm_data_stability(m, d, &st) == CM_OK);
+  double x = CM_PI * 1e-3 / 2.686e-3, one = x * x / 4 + log(2) / 2.686;
+  printf("  squeezed box: lambda %.4f per row (%.4f derived), %.4f together\n", st.lambda, one,
+         st.lambda_coupled);
+  CHECK_REL(st.lambda, one, 1e-3);
+  CHECK_REL(st.lambda_coupled, 2 * st.lambda, 1e-6);
+  CHECK(cm_step(m, d) == CM_ERR_NUMERIC && strstr(d->message, "unstable together") != NULL);
+  cm_data_free(d);
+  cm_model_free(m);
+  m = squeezed(CM_SUBSTEPS_AUTO);
+  if (!m) return;
+  d = cm_data_new(m);
+  for (int n = 0; n < 500; n++)
+    CHECK(cm_step(m, d) == CM_OK);
+  CHECK(cm_v3_norm(d->body_cvel + 6) < 1e-6);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 /* the same stiffness through the implicit solve is stable */
 static void test_implicit_same_stiffness_is_fine(void) {
   cmModel* m = ball_on_ground(CM_LAW_LINEAR, CM_INTEGRATION_IMPLICIT, 1e9, 0, 0, 0, 0);
@@ -227,6 +283,7 @@ static void test_max_contacts(void) {
 int main(void) {
   RUN(test_explicit_too_stiff);
   RUN(test_advised_substeps);
+  RUN(test_coupled_rows);
   RUN(test_implicit_same_stiffness_is_fine);
   RUN(test_max_speed);
   RUN(test_nonfinite_state_refused);
