@@ -68,11 +68,21 @@ void cm_stage_tunnel(const cmModel* m, cmData* d, double h) {
     if (t > 0 && t < tmin) tmin = t;
   }
   if (!isfinite(tmin)) return;
+  /* the fastest prescribed body's points: a body at rest can be struck by one (until 2026-12-08
+   * the filter below took the dynamic body's own speed only, and a prescribed plate passed
+   * through a resting one with no warning) */
+  double vp = 0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body_motion[b] == CM_MOTION_PRESCRIBED)
+      vp = fmax(vp, cm_v3_norm(d->body_cvel + 3 * b) +
+                        (m->geom_type[m->body_geom[b]] != CM_GEOM_PLANE
+                             ? cm_v3_norm(d->body_angvel + 3 * b) * reach(m, b)
+                             : 0));
   int risk = 0;
   for (int a = 0; a < m->nbody; a++) {
     if (m->body_motion[a] != CM_MOTION_DYNAMIC) continue;
     double ra = reach(m, a), wa = cm_v3_norm(d->body_angvel + 3 * a);
-    if (!((cm_v3_norm(d->body_cvel + 3 * a) + wa * ra) * h > 0.5 * tmin)) continue;
+    if (!((cm_v3_norm(d->body_cvel + 3 * a) + wa * ra + vp) * h > 0.5 * tmin)) continue;
     for (int b = 0; b < m->nbody; b++) {
       if (cm_model_pair_rule(m, a, b) < 0) continue;
       double ta = cm_body_thickness(m, a), tb = cm_body_thickness(m, b);

@@ -71,8 +71,51 @@ static void test_slow_holds(void) {
   cm_model_free(m);
 }
 
+/* The same relative motion warns the same whichever body moves: a 5 mm plate at rest struck by a
+ * prescribed 5 mm plate at 20 m/s (20 mm a step, 4 times the thickness), against the first plate
+ * thrown at 20 m/s at a fixed one. Both pass through each other, and both count tunnelling from
+ * step 2. Until 2026-12-08 the check looked only at dynamic bodies faster than half the thinnest
+ * body a step: the plate at rest was skipped and nothing was said (an audit). */
+static long struck(int prescribed, long* first) {
+  cmBodyDef a = scene_box("box", 0.005, 0.1, 0.1, 2), p = scene_box("plate", 0.005, 0.3, 0.3, 2);
+  a.mass = 1;
+  a.position[0] = 0.0513;
+  if (prescribed) {
+    p.motion = CM_MOTION_PRESCRIBED;
+    p.velocity[0] = 20;
+  } else {
+    p.motion = CM_MOTION_FIXED;
+    a.velocity[0] = -20;
+  }
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  r.ka = 1e9;
+  cmScene* s = scene_two_bodies("struck", &a, &p, &r);
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  cmModel* m = scene_compile(s);
+  if (!m) return -1;
+  cmData* d = cm_data_new(m);
+  for (int n = 0; n < 20; n++)
+    CHECK(cm_step(m, d) == CM_OK);
+  long w = d->warning[CM_WARN_TUNNEL];
+  *first = d->tunnel_first_step;
+  cm_data_free(d);
+  cm_model_free(m);
+  return w;
+}
+
+static void test_struck_by_prescribed(void) {
+  long f0, f1, w0 = struck(0, &f0), w1 = struck(1, &f1);
+  printf("  thrown at a fixed plate: %ld warnings from step %ld; struck by a prescribed one: %ld "
+         "from step %ld\n",
+         w0, f0, w1, f1);
+  CHECK(w0 > 0 && w1 == w0 && f1 == f0 && f0 == 2);
+}
+
 int main(void) {
   RUN(test_fast_counted);
   RUN(test_slow_holds);
+  RUN(test_struck_by_prescribed);
   return test_report();
 }
