@@ -122,8 +122,11 @@ int cli_initial_overlaps(const cmModel* m, FILE* f, const char* prefix, int limi
       /* a plane's "centre" is its frame origin, not a point of the body: not tested */
       int pa = m->geom_type[m->body_geom[a]] == CM_GEOM_PLANE;
       int pb = m->geom_type[m->body_geom[b]] == CM_GEOM_PLANE;
-      if ((pa || !cm_point_inside(m, d, b, d->body_cpos + 3 * a)) &&
-          (pb || !cm_point_inside(m, d, a, d->body_cpos + 3 * b)))
+      /* a centre counts only inside its own body (a ring's or a bowl's lies in its hollow,
+       * where another body may sit apart from it) */
+      const double *ca = d->body_cpos + 3 * a, *cb = d->body_cpos + 3 * b;
+      if ((pa || !cm_point_inside(m, d, b, ca) || !cm_point_inside(m, d, a, ca)) &&
+          (pb || !cm_point_inside(m, d, a, cb) || !cm_point_inside(m, d, b, cb)))
         continue;
       if (!o.contained++) {
         o.contain[0] = a;

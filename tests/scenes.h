@@ -116,6 +116,38 @@ static inline cmMesh* scene_prism_mesh(int n, double r, double hgt) {
   return me;
 }
 
+/* a square frame centred at the origin: outer half-width a, a square hole of half-width b < a,
+ * thickness t along z (16 vertices, 32 faces). A concave body whose centre of mass lies in its
+ * hole, outside itself. */
+static inline cmMesh* scene_frame_mesh(double a, double b, double t) {
+  cmMesh* me = cm_mesh_new(16, 32);
+  if (!me) return NULL;
+  /* vertex r * 8 + l * 4 + c: ring r (0 outer, 1 inner), level l (0 bottom, 1 top), corner c
+   * counter-clockwise from (+, +) seen from +z */
+  static const double sx[4] = {1, -1, -1, 1}, sy[4] = {1, 1, -1, -1};
+  for (int r = 0; r < 2; r++)
+    for (int l = 0; l < 2; l++)
+      for (int c = 0; c < 4; c++) {
+        double *x = me->vert + 3 * (r * 8 + l * 4 + c), w = r ? b : a;
+        x[0] = sx[c] * w;
+        x[1] = sy[c] * w;
+        x[2] = l ? 0.5 * t : -0.5 * t;
+      }
+  int f = 0;
+  for (int c = 0; c < 4; c++) {
+    int d = (c + 1) % 4;
+    int oB = c, oB1 = d, oT = 4 + c, oT1 = 4 + d, iB = 8 + c, iB1 = 8 + d, iT = 12 + c,
+        iT1 = 12 + d;
+    int tri[8][3] = {{oT, oT1, iT1}, {oT, iT1, iT},  /* top, +z */
+                     {oB, iB1, oB1}, {oB, iB, iB1},  /* bottom, -z */
+                     {oB, oB1, oT1}, {oB, oT1, oT},  /* outer wall, outward */
+                     {iB, iT1, iB1}, {iB, iT, iT1}}; /* inner wall, into the hole */
+    memcpy(me->face + 3 * f, tri, sizeof tri);
+    f += 8;
+  }
+  return me;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * scenes */
 

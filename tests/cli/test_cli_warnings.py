@@ -272,6 +272,48 @@ def test_nested_and_coincident(s):
                     .replace("position: [0, 0, 0]}\n  - {name: inner", "position: [1, 0, 0]}\n  - {name: inner"))
     r = s.run("check", apart)
     check("initial overlaps: 0" in r.stdout, r.stdout)
+    # a hollow body: a square frame (0.2 m, a 0.1 m hole) whose centre of mass lies in its hole,
+    # inside a small box that sits there apart from it. A centre counts only inside its own
+    # body (until 2026-12-08 this was refused as nested, and a run warned deep_penetration)
+    obj = s.write("frame.obj", frame_obj(0.1, 0.05, 0.02))
+    hollow = s.write("hollow.yaml", HOLLOW.replace("FRAME", obj))
+    r = s.run("check", hollow)
+    expect_exit(r, 0, "check hollow")
+    check("initial overlaps: 0" in r.stdout and "nested" not in r.stdout, r.stdout)
+    r = s.run("run", hollow, "-o", s.path("hollow"))
+    expect_exit(r, 0, "run hollow")
+    check("0 warnings" in r.stdout, r.stdout + r.stderr)
+
+
+HOLLOW = """\
+scene: {timestep: 1.0e-3, duration: 0.05}
+bodies:
+  - {name: frame, geometry: {mesh: {file: FRAME}}, motion: fixed}
+  - {name: box, geometry: {box: {size: 0.05, divisions: 2}}, position: [0, 0, 0]}
+interactions:
+  - {pair: ["*", "*"], law: area_compliant}
+"""
+
+
+def frame_obj(a, b, t):
+    """a square frame (outer half-width a, hole half-width b, thickness t) as OBJ text, its
+    faces counter-clockwise seen from outside (tests/scenes.h, scene_frame_mesh)"""
+    sx, sy = (1, -1, -1, 1), (1, 1, -1, -1)
+    v = []
+    for r in range(2):
+        for lv in range(2):
+            for c in range(4):
+                w = b if r else a
+                v.append("v %g %g %g" % (sx[c] * w, sy[c] * w, t / 2 if lv else -t / 2))
+    f = []
+    for c in range(4):
+        d = (c + 1) % 4
+        oB, oB1, oT, oT1 = c, d, 4 + c, 4 + d
+        iB, iB1, iT, iT1 = 8 + c, 8 + d, 12 + c, 12 + d
+        for tri in ((oT, oT1, iT1), (oT, iT1, iT), (oB, iB1, oB1), (oB, iB, iB1),
+                    (oB, oB1, oT1), (oB, oT1, oT), (iB, iT1, iB1), (iB, iT, iT1)):
+            f.append("f %d %d %d" % tuple(i + 1 for i in tri))
+    return "\n".join(v + f) + "\n"
 
 
 if __name__ == "__main__":

@@ -193,10 +193,44 @@ static void test_box_overlap_counted(void) {
   cm_model_free(m);
 }
 
+/* A concave body's centre of mass can lie outside it: a 0.2 m square frame (a 0.1 m hole, 2 cm
+ * thick) held fixed, a 5 cm box falling through its hole with 2.5 cm to spare on each side. They
+ * never touch: no contact, no deep_penetration, the box in free fall. Until 2026-12-08 the depth
+ * monitor counted the frame's centre, inside the box as it passed, as an overlap of half a body
+ * (an audit: a ball above a bowl's bottom, a ring around a rod, a cube in a corner). */
+static void test_hollow_centre(void) {
+  cmBodyDef fr = cm_body_def_default(), bx = scene_box("box", 0.05, 0.05, 0.05, 2);
+  fr.name = "frame";
+  fr.geom.type = CM_GEOM_MESH;
+  cmMesh* frame = scene_frame_mesh(0.1, 0.05, 0.02);
+  fr.geom.mesh = frame;
+  fr.motion = CM_MOTION_FIXED;
+  bx.position[2] = 0.06;
+  cmRuleDef r = cm_rule_def_default();
+  r.law = CM_LAW_AREA_COMPLIANT;
+  cmModel* m = scene_compile(scene_two_bodies("hollow", &fr, &bx, &r));
+  cm_mesh_free(frame);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  int contacts = 0;
+  for (int n = 0; n < 150; n++) {
+    CHECK(cm_step(m, d) == CM_OK);
+    contacts += d->npair;
+  }
+  printf("  box through a frame's hole: %d contact pairs, deep_penetration %d, vz %.6f m/s\n",
+         contacts, (int)d->warning[CM_WARN_DEEP], d->body_cvel[5]);
+  CHECK(contacts == 0 && d->warning[CM_WARN_DEEP] == 0 && d->depth_ratio == 0);
+  CHECK(d->body_cpos[5] < -0.04); /* it went through: its centre from 0.06 m to -0.05 m */
+  CHECK_NEAR(d->body_cvel[5], -9.81 * 0.15, 1e-9);
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
   RUN(test_soft_law_counted);
   RUN(test_missed_overlap_counted);
   RUN(test_stiff_law_silent);
   RUN(test_box_overlap_counted);
+  RUN(test_hollow_centre);
   return test_report();
 }
