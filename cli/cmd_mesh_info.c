@@ -33,13 +33,21 @@ static void print_report(const cmMeshReport* r) {
 }
 
 /* the diagnosis: "findings: N", then one "finding: KIND: COUNT ...; first: ..." line each */
-static cmStatus print_findings(const cmMesh* mesh) {
+static cmStatus print_findings(const cmMesh* mesh, const cmMeshReport* rep) {
   cmMeshDiagnosis dg;
   cmStatus st = cm_mesh_diagnose(mesh, CM_DIAGNOSE_SELF_INTERSECTIONS, &dg);
   if (st != CM_OK) return st;
   char text[8192];
   int n = cm_mesh_diagnosis_text(mesh, &dg, text, sizeof text);
-  printf("findings: %d\n", n);
+  /* a closed, consistently oriented mesh of negative volume is inside out: every face faces in
+   * (the diagnosis compares faces with their neighbours, so it has no finding for that; until
+   * 2026-12-08 this printed "findings: 0" before the error) */
+  int inside_out = n == 0 && dg.hole == 0 && dg.flipped_face == 0 && rep->volume < 0;
+  printf("findings: %d\n", n + inside_out);
+  if (inside_out)
+    printf("finding: inside out: enclosed volume %.6g m^3 <= 0: every face is oriented inward "
+           "(repair: true or comply mesh-repair reverses them)\n",
+           rep->volume);
   for (char* line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
     printf("finding: %s\n", line);
   return CM_OK;
@@ -102,7 +110,7 @@ int cmd_mesh_info(int argc, char** argv) {
   print_report(&rep);
   printf("area: %.17g m^2\n", rep.area);
   printf("volume: %.17g m^3\n", rep.volume);
-  if (print_findings(mesh) != CM_OK) {
+  if (print_findings(mesh, &rep) != CM_OK) {
     cm_mesh_free(mesh);
     return cli_error(CLI_USAGE, "%s: out of memory diagnosing the mesh", path);
   }

@@ -72,6 +72,13 @@ def test_open(s):
     r = s.run("mesh-info", path)
     expect_exit(r, 2, "misoriented mesh")
     check(value(r.stdout, "oriented") == "no", "flipped face not reported:\n" + r.stdout)
+    # every face reversed: consistently oriented, closed, inside out (negative volume): one
+    # finding that says so, and the same refusal (until 2026-12-08 "findings: 0")
+    path = s.write("inside_out.obj", obj([f[::-1] for f in CUBE_F]))
+    r = s.run("mesh-info", path)
+    expect_exit(r, 2, "inside-out mesh")
+    check(value(r.stdout, "findings") == "1" and "finding: inside out: enclosed volume -8 m^3"
+          in r.stdout and "oriented inward" in r.stderr, r.stdout + r.stderr)
 
 
 def mesh(verts, faces):
