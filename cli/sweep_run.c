@@ -337,8 +337,10 @@ static int patch_model(const Sweep* s, const cmScene* scene, cmModel* m) {
   for (int p = 0; p < s->nparam; p++) {
     const SweepParam* q = &s->param[p];
     if (q->field >= SWEEP_BODY_FIELD) {
-      /* a joint's anchor is compiled from the initial positions: not reused then */
-      if (m->njoint > 0) return -1;
+      /* a joint's anchor, a deformable body's nodes and the nodes an attachment selects are
+       * compiled from the initial positions and velocities: not reused then (until 2026-12-08
+       * a deformable body's variants all ran from the first one's nodes, reported ok) */
+      if (m->njoint > 0 || m->nnode > 0) return -1;
       int sb = scene_body(scene, q->body);
       int mb = sb >= 0 ? cm_model_body_index(m, scene->body[sb].name) : -1;
       if (mb < 0) return -1;
