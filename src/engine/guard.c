@@ -198,7 +198,7 @@ void cm_guard_diagnose(const cmModel* m, cmData* d, int body, double speed, doub
   int n = !isfinite(speed)
               ? snprintf(out, sz, "body '%s': the state became non-finite", m->body_name[body])
           : speed > m->opt.max_speed
-              ? snprintf(out, sz, "body '%s': speed %.3g m/s > max_speed %.3g m/s",
+              ? snprintf(out, sz, "body '%s': speed %.6g m/s > max_speed %.6g m/s",
                          m->body_name[body], speed, m->opt.max_speed)
               : snprintf(out, sz, "body '%s' (speed %.3g m/s)", m->body_name[body], speed);
   if (n < 0 || (size_t)n >= sz) return;

@@ -57,7 +57,7 @@ static cmStatus scan(const char* path, const char* header, long last, long per_s
   unsigned char buf[65536];
   size_t got, hi = 0;
   long pos = 0, line = 1, step = 0, prev = 0, nrow = 0; /* nrow: rows of step prev so far */
-  int in_header = 1, ndig = 0, have_step = 0;
+  int in_header = 1, ndig = 0, have_step = 0, quoted = 0;
   cmStatus st = CM_OK;
   while (st == CM_OK && (got = fread(buf, 1, sizeof buf, f)) > 0) {
     for (size_t i = 0; i < got && st == CM_OK; i++, pos++) {
@@ -92,7 +92,11 @@ static cmStatus scan(const char* path, const char* header, long last, long per_s
         }
         have_step = 1;
       }
-      if (c != '\n') continue;
+      /* a quoted field (RFC 4180: a body name with a comma, a quote or a line break) runs to its
+       * closing quote, a doubled quote toggling twice; a newline inside it ends no row (until
+       * 2026-12-08 a name with a line break made the run's files unresumable) */
+      if (c == '"') quoted = !quoted;
+      if (c != '\n' || quoted) continue;
       /* comply writes the steps in order: a step that goes back (a file edited or pasted
        * together) would leave rows after last_step before the cut */
       if (step < prev) {

@@ -15,6 +15,7 @@
  *
  * The parser stops at the first error; on error every allocation is freed. libyaml allocates
  * its own memory with malloc (it has no allocator hooks). */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1321,8 +1322,9 @@ cmStatus cm_scene_load(const char* path, cmScene** out, char* err, size_t errsz)
   switch (cm_file_read(path, SCENE_FILE_MAX, CM_FILE_REGULAR, &buf, &len)) {
   case CM_FILE_OK:
     break;
-  case CM_FILE_OPEN:
-    return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open the scene file", file);
+  case CM_FILE_OPEN: /* (errno is open's: cm_file_read keeps it) */
+    return cm_error(err, errsz, CM_ERR_IO, "%s: cannot open the scene file: %s", file,
+                    strerror(errno));
   case CM_FILE_NOT_REGULAR:
     return cm_error(err, errsz, CM_ERR_IO,
                     "%s: %s, not a regular file (a scene is read from a file)", file,

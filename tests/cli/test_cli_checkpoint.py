@@ -277,6 +277,28 @@ def test_restart_into_an_empty_folder(s):
     check(rows[0] == ref[0] and rows[1].startswith("25,"), "first rows %r" % rows[:2])
 
 
+def test_restart_with_a_quoted_name(s):
+    # a body name with a quote, a comma and a line break: quoted in the CSV files (RFC 4180), and
+    # the restart into the run's folder reads those rows whole (until 2026-12-08 the line break
+    # ended a row: refused, "the row does not start with a step number")
+    text = ("scene: {timestep: 1.0e-3, duration: 0.3}\nbodies:\n"
+            "  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}\n"
+            "  - {name: \"box \\\"A\\\", 1\\nsecond line\", geometry: {box: {size: 0.1}}, "
+            "position: [0, 0, 0.2]}\n")
+    path = s.write("quoted.yaml", text)
+    part, whole = s.path("quoted_part"), s.path("quoted_whole")
+    expect_exit(s.run("run", path, "-o", part, "--steps", 123, "--checkpoint-every", 123, "-q"), 0,
+                "the first part")
+    expect_exit(s.run("run", path, "-o", part, "--steps", 300, "--restart",
+                      os.path.join(part, "checkpoint.bin"), "-q"), 0, "its restart")
+    expect_exit(s.run("run", path, "-o", whole, "--steps", 300, "-q"), 0, "the whole run")
+    for f in ("bodies.csv", "contacts.csv"):
+        check(filecmp.cmp(os.path.join(part, f), os.path.join(whole, f), shallow=False),
+              f + " differs from the uninterrupted run's")
+    check("\"box \"\"A\"\", 1\nsecond line\"" in open(os.path.join(whole, "bodies.csv")).read(),
+          "the name is not quoted as RFC 4180 says")
+
+
 def test_restart_with_a_changed_scene(s):
     # the scene edited between the run and its restart (another ka: the same bodies, masses and
     # timestep, which the checkpoint's model fingerprint checks, but other physics): into the
@@ -331,4 +353,5 @@ if __name__ == "__main__":
     s.test(test_restart_strict_counts_the_start)
     s.test(test_restart_into_an_empty_folder)
     s.test(test_restart_with_a_changed_scene)
+    s.test(test_restart_with_a_quoted_name)
     s.finish()

@@ -162,7 +162,7 @@ static void test_callers(void) {
   cmScene* s = NULL;
   join(path, sizeof path, "no-such.yaml");
   CHECK(cm_scene_load(path, &s, err, sizeof err) == CM_ERR_IO);
-  CHECK(strstr(err, "no-such.yaml: cannot open the scene file") != NULL);
+  CHECK(strstr(err, "no-such.yaml: cannot open the scene file: No such file or directory") != NULL);
   CHECK(cm_scene_load(g_tmp, &s, err, sizeof err) == CM_ERR_IO);
   CHECK(strstr(err, ": a directory, not a regular file (a scene is read from a file)") != NULL);
   cmMesh* mesh = NULL;
