@@ -13,6 +13,7 @@
  *    damping (compile_rules), a `vertex` rule between meshes with large flat faces
  *    (note_vertex_on_flat). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,24 @@ static cmStatus add_note(cmModel* m, const char* text) {
   m->note[m->nnote] = cm_strdup(text);
   if (!m->note[m->nnote]) return CM_ERR_NOMEM;
   m->nnote++;
+  return CM_OK;
+}
+
+/* a note on rule r (R, its definition): "FILE:LINE:COL: rule R (A, B): " and the message */
+static cmStatus rule_note(cmModel* m, const cmScene* s, const cmRuleDef* R, int r, char* err,
+                          size_t errsz, const char* fmt, ...) __attribute__((format(printf, 7, 8)));
+static cmStatus rule_note(cmModel* m, const cmScene* s, const cmRuleDef* R, int r, char* err,
+                          size_t errsz, const char* fmt, ...) {
+  char where[256], msg[640], note[1024];
+  loc_prefix(where, sizeof where, s, R->loc);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(note, sizeof note, "%srule %d (%s, %s): %s", where, r, R->pair[0], R->pair[1], msg);
+  if (add_note(m, note) != CM_OK)
+    return cm_error(err, errsz, CM_ERR_NOMEM,
+                    "out of memory while compiling the model (the notes)");
   return CM_OK;
 }
 
@@ -852,15 +871,11 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
     if (R->min_period > 0 && (R->integration == CM_INTEGRATION_EXPLICIT ||
                               (R->integration == CM_INTEGRATION_DEFAULT &&
                                m->opt.integrator == CM_INTEGRATOR_EXPLICIT))) {
-      char where[256], note[512];
-      loc_prefix(where, sizeof where, s, R->loc);
-      snprintf(note, sizeof note,
-               "%srule %d (%s, %s): min_period %g has no effect: it softens implicit rows, and "
-               "this rule's rows are explicit (substeps: auto resolves those)",
-               where, r, R->pair[0], R->pair[1], R->min_period);
-      if (add_note(m, note) != CM_OK)
-        return cm_error(err, errsz, CM_ERR_NOMEM,
-                        "out of memory while compiling the model (the notes)");
+      if (rule_note(m, s, R, r, err, errsz,
+                    "min_period %g has no effect: it softens implicit rows, and this rule's rows "
+                    "are explicit (substeps: auto resolves those)",
+                    R->min_period) != CM_OK)
+        return CM_ERR_NOMEM;
     }
     /* a contact_time shorter than 10 (sub-)steps: its contacts are found a step late, after
      * moving in up to v h with no force, and rebound too fast (an audit, 2026-12-08: a sphere
@@ -868,51 +883,33 @@ static cmStatus compile_rules(const cmScene* s, cmModel* m, char* err, size_t er
      * 0.552 at 5 h, within 0.1 % from 10 h; substeps: auto refines only once the contact is
      * found) */
     double hs = h / (m->opt.substeps > 0 ? m->opt.substeps : 1);
-    if (R->law == CM_LAW_CONTACT_TIME && R->contact_time < 10 * hs) {
-      char where[256], note[768];
-      loc_prefix(where, sizeof where, s, R->loc);
-      snprintf(note, sizeof note,
-               "%srule %d (%s, %s): contact_time %g s is only %.3g (sub-)steps of %g s: its "
-               "contacts are found a step late and rebound faster than its elastic_repulsion "
-               "says (for e_r 0.5, 0.54 expected: 0.87 at 2 steps, 0.69 at 3, 0.55 at 5, and at 1 "
-               "step faster than they came); use contact_time >= %g s (10 steps) or a smaller "
-               "timestep",
-               where, r, R->pair[0], R->pair[1], R->contact_time, R->contact_time / hs, hs,
-               10 * hs);
-      if (add_note(m, note) != CM_OK)
-        return cm_error(err, errsz, CM_ERR_NOMEM,
-                        "out of memory while compiling the model (the notes)");
-    }
+    if (R->law == CM_LAW_CONTACT_TIME && R->contact_time < 10 * hs &&
+        rule_note(m, s, R, r, err, errsz,
+                  "contact_time %g s is only %.3g (sub-)steps of %g s: its contacts are found a "
+                  "step late and rebound faster than its elastic_repulsion says (for e_r 0.5, "
+                  "0.54 expected: 0.87 at 2 steps, 0.69 at 3, 0.55 at 5, and at 1 step faster "
+                  "than they came); use contact_time >= %g s (10 steps) or a smaller timestep",
+                  R->contact_time, R->contact_time / hs, hs, 10 * hs) != CM_OK)
+      return CM_ERR_NOMEM;
     /* contact_time with friction: one contact per pair (SPEC 3.2), no friction against spin and
      * a force without a potential when the body rocks: a block on an incline below atan(mu) can
      * creep and turn (docs/contact-laws.md) */
-    if (R->law == CM_LAW_CONTACT_TIME && R->friction > 0) {
-      char where[256], note[768];
-      loc_prefix(where, sizeof where, s, R->loc);
-      snprintf(note, sizeof note,
-               "%srule %d (%s, %s): contact_time with friction %g acts at one point per body "
-               "pair: no friction against spinning about the normal, and a body on an incline "
-               "below atan(friction) can creep and turn (docs/contact-laws.md, \"The pair "
-               "contact of contact_time\"); use law: area_compliant where a body must stick",
-               where, r, R->pair[0], R->pair[1], R->friction);
-      if (add_note(m, note) != CM_OK)
-        return cm_error(err, errsz, CM_ERR_NOMEM,
-                        "out of memory while compiling the model (the notes)");
-    }
+    if (R->law == CM_LAW_CONTACT_TIME && R->friction > 0 &&
+        rule_note(m, s, R, r, err, errsz,
+                  "contact_time with friction %g acts at one point per body pair: no friction "
+                  "against spinning about the normal, and a body on an incline below "
+                  "atan(friction) can creep and turn (docs/contact-laws.md, \"The pair contact "
+                  "of contact_time\"); use law: area_compliant where a body must stick",
+                  R->friction) != CM_OK)
+      return CM_ERR_NOMEM;
     /* the stability rule of area-compliant-contact.txt: D/K >= h/2 */
     if (R->law == CM_LAW_AREA_COMPLIANT && R->step_damping < 0.5 &&
-        R->stiffness_damping < 0.5 * h) {
-      char where[256], note[768];
-      loc_prefix(where, sizeof where, s, R->loc);
-      snprintf(note, sizeof note,
-               "%srule %d (%s, %s): step_damping %g < 0.5 with stiffness_damping %g s < h/2 = "
-               "%g s: stiff contacts will oscillate from step to step (raise step_damping to "
-               ">= 0.5)",
-               where, r, R->pair[0], R->pair[1], R->step_damping, R->stiffness_damping, 0.5 * h);
-      if (add_note(m, note) != CM_OK)
-        return cm_error(err, errsz, CM_ERR_NOMEM,
-                        "out of memory while compiling the model (the notes)");
-    }
+        R->stiffness_damping < 0.5 * h &&
+        rule_note(m, s, R, r, err, errsz,
+                  "step_damping %g < 0.5 with stiffness_damping %g s < h/2 = %g s: stiff "
+                  "contacts will oscillate from step to step (raise step_damping to >= 0.5)",
+                  R->step_damping, R->stiffness_damping, 0.5 * h) != CM_OK)
+      return CM_ERR_NOMEM;
   }
   return CM_OK;
 }
