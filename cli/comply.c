@@ -195,7 +195,7 @@ static const Command COMMANDS[] = {
      "  -o, --output DIR  output directory, created with its parents if needed (default: out)\n"
      "  -j, --jobs N      local worker processes (default: the number of cores; not with MPI)\n"
      "  --strict          a variant with warnings fails (its row says which)\n"
-     "  -q, --quiet       no final line\n"
+     "  -q, --quiet       no final line unless a variant failed (it says which)\n"
      "  -h, --help        this help\n"
      "\n"
      "exit status: 0 every variant ran; 1 some variant failed (sweep.csv is complete, the\n"

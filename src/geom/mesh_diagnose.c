@@ -996,7 +996,8 @@ int cm_mesh_diagnosis_cause(const cmMesh* mesh, const cmMeshDiagnosis* dg, char*
       {0, "remove the duplicate faces (or repair: true, comply mesh-repair)"},
       {1, "weld coincident vertices when exporting (or repair: true, comply mesh-repair)"},
       {3, "an edge may join two faces only: split the mesh or fix it in a mesh editor"},
-      {2, "close the holes in a mesh editor (repair: true fills holes of 3 edges and planar ones)"},
+      {2, "close the holes in a mesh editor (repair: true fills holes of 3 edges and planar "
+          "ones that share no vertex with another hole)"},
       {4, "separate the parts that touch at a vertex (or make them separate bodies)"},
       {5, "orient the faces consistently (or repair: true, comply mesh-repair)"},
       {7, "remove the inner shell, or reverse its faces if it is meant as a cavity"},
