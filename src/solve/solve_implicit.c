@@ -2189,6 +2189,15 @@ static void prescribed_chord(const cmModel* m, const cmData* d, int b, const dou
 static int outside_rates(const cmModel* m, const cmData* d, const Island* is, int k, const int* loc,
                          const int* nloc, double out[3]) {
   const cmRow* r = is->row[k];
+  /* the common row first: each side the world, a fixed body or a rigid unknown (the kit's bed
+   * of 1000 spheres: island_setup 2.8 -> 3.9 % of the step with the full test on every row) */
+  int maybe = 0;
+  for (int s = 0; s < 2 && !maybe; s++) {
+    int b = r->body[s];
+    maybe = b >= 0 && (r->node[s] >= 0 || (s == 1 && r->fnode[0] >= 0) ||
+                       (loc[b] < 0 && m->body_motion[b] == CM_MOTION_PRESCRIBED));
+  }
+  if (!maybe) return 0;
   const cmDataPriv* p = cm_priv(d);
   const double* side[2] = {NULL, NULL};
   double sv[2][6] = {{0}};
