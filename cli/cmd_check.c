@@ -278,7 +278,11 @@ static void print_stability(const cmModel* m) {
   char what[256];
   const char* a = st.body[0] >= 0 ? m->body_name[st.body[0]] : "world";
   const char* b = st.body[1] >= 0 ? m->body_name[st.body[1]] : "world";
-  if (st.joint >= 0)
+  if (st.joint >= 0 && st.implicit)
+    snprintf(what, sizeof what,
+             "joint %d (%s <-> %s, rule %d, implicit: across its link, where it acts explicitly)",
+             st.joint, a, b, st.rule);
+  else if (st.joint >= 0)
     snprintf(what, sizeof what, "joint %d (%s <-> %s, rule %d, along its weakest direction)",
              st.joint, a, b, st.rule);
   else

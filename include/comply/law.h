@@ -57,6 +57,8 @@ typedef struct cmStability {
   int joint;               /* its joint, or -1 */
   int body[2];             /* its bodies, -1 for the world */
   int rule;                /* its rule */
+  int implicit;            /* 1: an implicit joint, judged across its link, where the solve's
+                              fixed direction makes it act explicitly (docs/contact-laws.md) */
   double m_eff;            /* effective mass at its point along its normal, kg */
   double stiffness;        /* K, N/m (summed over a pair's rows) */
   double damping;          /* D, N s/m (summed) */

@@ -134,6 +134,7 @@ int cm_stability_group(const cmModel* m, const cmData* d, int k, double h, int a
   g->body[0] = r0->body[0];
   g->body[1] = r0->body[1];
   g->rule = r0->joint >= 0 ? m->joint_rule[r0->joint] : r0->pair >= 0 ? d->pair[r0->pair].rule : -1;
+  g->implicit = r0->joint >= 0 && r0->implicit;
   g->h = h;
   g->explicit_rows = n;
   g->substeps = 1;
