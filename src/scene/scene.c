@@ -540,27 +540,21 @@ static int check_body(cmCheck* c, const cmBodyDef* b) {
   if (vec(c, "force", b->force, 3)) return 1;
   if (vec(c, "moment", b->moment, 3)) return 1;
   /* a fixed body never moves: a velocity it was given would be written to bodies.csv while
-   * it stays put, and a force or moment would do nothing */
-  if (b->motion == CM_MOTION_FIXED) {
+   * it stays put, and a force or moment would do nothing; a prescribed body moves as given
+   * whatever acts on it: a force or moment would do nothing either */
+  if (b->motion == CM_MOTION_FIXED || b->motion == CM_MOTION_PRESCRIBED) {
     static const char* const what[4] = {"velocity", "angular_velocity", "force", "moment"};
     const double* v[4] = {b->velocity, b->angular_velocity, b->force, b->moment};
-    for (int k = 0; k < 4; k++)
+    int fixed = b->motion == CM_MOTION_FIXED;
+    for (int k = fixed ? 0 : 2; k < 4; k++)
       if (v[k][0] != 0 || v[k][1] != 0 || v[k][2] != 0)
-        return fail(c, what[k],
-                    "%s must be zero on a body of motion fixed, which never moves (got [%g, %g, "
-                    "%g]); a body that moves at a given velocity is motion prescribed",
-                    what[k], v[k][0], v[k][1], v[k][2]);
-  }
-  /* a prescribed body moves as given whatever acts on it: a force or moment would do nothing */
-  if (b->motion == CM_MOTION_PRESCRIBED) {
-    static const char* const what[2] = {"force", "moment"};
-    const double* v[2] = {b->force, b->moment};
-    for (int k = 0; k < 2; k++)
-      if (v[k][0] != 0 || v[k][1] != 0 || v[k][2] != 0)
-        return fail(c, what[k],
-                    "%s must be zero on a body of motion prescribed, which moves at its given "
-                    "velocity and angular velocity whatever acts on it (got [%g, %g, %g])",
-                    what[k], v[k][0], v[k][1], v[k][2]);
+        return fail(c, what[k], "%s must be zero on a body of motion %s (got [%g, %g, %g])%s",
+                    what[k],
+                    fixed ? "fixed, which never moves"
+                          : "prescribed, which moves at its given velocity and angular velocity "
+                            "whatever acts on it",
+                    v[k][0], v[k][1], v[k][2],
+                    fixed ? "; a body that moves at a given velocity is motion prescribed" : "");
   }
   return 0;
 }
