@@ -148,6 +148,64 @@ static inline cmMesh* scene_frame_mesh(double a, double b, double t) {
   return me;
 }
 
+/* the union of the filled cells of an n x n x n grid of cubes of side `cell` (m), its corner at
+ * the origin: cell (i, j, k) is filled if fill(i, j, k); every face between a filled and an
+ * empty cell (or the grid's outside) is two triangles with the grid's corners as vertices, so
+ * the mesh is closed and wound outwards (a union of cubes: concave corners wherever filled cells
+ * meet at an angle). n <= 4. */
+static inline cmMesh* scene_voxel_mesh(int n, double cell, int (*fill)(int i, int j, int k)) {
+  int nv = (n + 1) * (n + 1) * (n + 1), nf = 0;
+#define VOX_IN(i, j, k)                                                                            \
+  ((i) >= 0 && (j) >= 0 && (k) >= 0 && (i) < n && (j) < n && (k) < n && fill(i, j, k))
+#define VOX_V(i, j, k) (((i) * (n + 1) + (j)) * (n + 1) + (k))
+  int tri[2 * 6 * 64][3];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++) {
+        if (!fill(i, j, k)) continue;
+        for (int ax = 0; ax < 3; ax++)
+          for (int sd = 0; sd < 2; sd++) {
+            int o[3] = {i, j, k};
+            o[ax] += sd ? 1 : -1;
+            if (VOX_IN(o[0], o[1], o[2])) continue;
+            /* the face's corners: c on the face's plane, u and v the other two axes, wound so
+             * that (u x v) points along the outward normal */
+            int c[3] = {i, j, k}, u = (ax + 1) % 3, v = (ax + 2) % 3;
+            c[ax] += sd;
+            if (!sd) {
+              int t = u;
+              u = v;
+              v = t;
+            }
+            int q[4][3];
+            for (int r = 0; r < 4; r++) {
+              memcpy(q[r], c, sizeof c);
+              q[r][u] += r == 1 || r == 2;
+              q[r][v] += r >= 2;
+            }
+            int a = VOX_V(q[0][0], q[0][1], q[0][2]), b = VOX_V(q[1][0], q[1][1], q[1][2]),
+                cc = VOX_V(q[2][0], q[2][1], q[2][2]), dd = VOX_V(q[3][0], q[3][1], q[3][2]);
+            int t1[3] = {a, b, cc}, t2[3] = {a, cc, dd};
+            memcpy(tri[nf++], t1, sizeof t1);
+            memcpy(tri[nf++], t2, sizeof t2);
+          }
+      }
+#undef VOX_IN
+#undef VOX_V
+  cmMesh* me = cm_mesh_new(nv, nf);
+  if (!me) return NULL;
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j <= n; j++)
+      for (int k = 0; k <= n; k++) {
+        double* x = me->vert + 3 * (((i * (n + 1)) + j) * (n + 1) + k);
+        x[0] = i * cell;
+        x[1] = j * cell;
+        x[2] = k * cell;
+      }
+  memcpy(me->face, tri, (size_t)nf * sizeof tri[0]);
+  return me;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * scenes */
 

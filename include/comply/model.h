@@ -78,6 +78,9 @@ typedef struct cmModel {
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
   int* geom_ridgeadr;       /* first ridge in mesh_ridge                         (ngeom) */
+  int* geom_nconcave;       /* concave ridges: ridges whose two faces each lie in front of the
+                               other's plane (an inner corner); a vertex there gets a contact
+                               per face (docs/contact-laws.md, "Concave corners") (ngeom) */
   int* geom_nfacet;         /* facets (coplanar faces) of a closed convex mesh of at most 2048
                                of them, whose contact queries decide from their planes where
                                they can (docs/meshes.md, "Convex meshes": all the planes up to

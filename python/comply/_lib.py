@@ -129,7 +129,7 @@ class cmModel(ctypes.Structure):
         ("geom_faceadr", _P(c_int)), ("geom_nface", _P(c_int)), ("geom_plane", _P(c_double)),
         ("geom_aabb", _P(c_double)), ("geom_ball", _P(c_double)), ("geom_volume", _P(c_double)),
         ("geom_area", _P(c_double)),
-        ("geom_nridge", _P(c_int)), ("geom_ridgeadr", _P(c_int)),
+        ("geom_nridge", _P(c_int)), ("geom_ridgeadr", _P(c_int)), ("geom_nconcave", _P(c_int)),
         ("geom_nfacet", _P(c_int)), ("geom_facetadr", _P(c_int)),
         ("geom_vgroupadr", _P(c_int)), ("geom_celladr", _P(c_int)), ("geom_grid", _P(c_double)),
         ("mesh_vert", _P(c_double)), ("mesh_vert_source", _P(c_int)), ("mesh_face", _P(c_int)),

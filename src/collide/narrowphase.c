@@ -693,23 +693,11 @@ static inline void count_contact(cmData* d, const cmContact* c) {
   if (-c->dist > P->max_penetration) P->max_penetration = -c->dist;
 }
 
-/* the contact of vertex v of job J (its hit H; RA, areavec: the job's), appended; p the pair's
- * summary, opened at the job's first contact (-1 before). 0 if the list cannot grow. */
-static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, const Job* J,
-                                 const double* RA, const double* areavec, int v, const cmHit* H,
-                                 int* pair_of_cand, int* pp) {
-  if (!grow_contacts(m, d, d->ncontact + 1)) {
-    /* out of memory (a warning); beyond max_contacts the step fails instead (limit_hit) */
-    if (!cm_priv(d)->limit_hit) d->warning[CM_WARN_CONTACT_LIMIT]++;
-    return 0;
-  }
-  /* the pair summary, opened at its first contact (then the job's) */
-  int p = *pp;
-  if (p < 0) {
-    p = *pp = open_pair(d, cand, J->pair, pair_of_cand);
-    if (p < 0) return 0;
-  }
-  set_key(d, d->ncontact, v, -1, -1, -1);
+/* contact i of vertex v of job J, from hit H, of area `area` and anchor key {v, -1, -1, k3};
+ * pair summary p */
+static inline void put_vertex_contact(cmData* d, const Job* J, int p, int v, const cmHit* H,
+                                      double area, int k3) {
+  set_key(d, d->ncontact, v, -1, -1, k3);
   cmContact* c = &d->contact[d->ncontact++];
   /* every field set (a memset of the 144 bytes first, a `rep stos`, was half of this
    * stage's own time on the bed of 1000 spheres) */
@@ -725,11 +713,71 @@ static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, c
   cm_v3_copy(c->p1, H->p1);
   cm_v3_copy(c->n, H->n);
   c->dist = H->dist;
-  /* area: |n . a_v| in world axes, halved for two-way contacts */
-  double av[3];
-  cm_m3_mulv(av, RA, areavec + 3 * (size_t)v);
-  c->area = fabs(cm_v3_dot(c->n, av)) * (J->flags & CM_CONTACT_TWO_WAY ? 0.5 : 1.0);
+  c->area = area;
   count_contact(d, c);
+}
+
+/* the anchor key of one of the contacts of a vertex in an inner corner: its face's normal in
+ * B's frame rounded to one of 26 directions (each component to -1, 0 or 1 at +-0.5), 1..27, so
+ * that a contact keeps its friction anchor while the order of the vertex's contacts changes
+ * (the nearest face of a vertex in a floor-wall corner alternates between the two) */
+static int corner_key(const double n[3]) {
+  int c = 0;
+  for (int k = 2; k >= 0; k--)
+    c = 3 * c + (n[k] > 0.5 ? 2 : n[k] < -0.5 ? 0 : 1);
+  return 1 + c;
+}
+
+/* the contacts of vertex v of job J (its hit H; RA, areavec: the job's), appended: one, or in
+ * an inner corner of B one per face of the corner (collide_corner.c); p the pair's summary,
+ * opened at the job's first contact (-1 before). 0 if the list cannot grow. */
+static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, const Job* J,
+                                 const double* RA, const double* areavec, int v, const cmHit* H,
+                                 int* pair_of_cand, int* pp) {
+  cmHit ex[CM_CORNER_MAX];
+  int ne = m->geom_nconcave[m->body_geom[J->b]] ? cm_corner_faces(m, d, J->b, J->vp.RB, H, ex) : 0;
+  if (!grow_contacts(m, d, d->ncontact + 1 + ne)) {
+    /* out of memory (a warning); beyond max_contacts the step fails instead (limit_hit) */
+    if (!cm_priv(d)->limit_hit) d->warning[CM_WARN_CONTACT_LIMIT]++;
+    return 0;
+  }
+  /* the pair summary, opened at its first contact (then the job's) */
+  int p = *pp;
+  if (p < 0) {
+    p = *pp = open_pair(d, cand, J->pair, pair_of_cand);
+    if (p < 0) return 0;
+  }
+  /* area: |n . a_v| in world axes, halved for two-way contacts */
+  double av[3], half = J->flags & CM_CONTACT_TWO_WAY ? 0.5 : 1.0;
+  cm_m3_mulv(av, RA, areavec + 3 * (size_t)v);
+  if (!ne) {
+    put_vertex_contact(d, J, p, v, H, fabs(cm_v3_dot(H->n, av)) * half, -1);
+    return 1;
+  }
+  /* an inner corner: the faces the vertex's patch faces (a further face it does not is left
+   * out), their areas shared (cm_corner_areas) */
+  const cmHit* h[1 + CM_CORNER_MAX] = {H};
+  const double* nn[1 + CM_CORNER_MAX] = {H->n};
+  double area[1 + CM_CORNER_MAX] = {fabs(cm_v3_dot(H->n, av))}, depth[1 + CM_CORNER_MAX];
+  int k = 1;
+  for (int i = 0; i < ne; i++) {
+    double a = -cm_v3_dot(ex[i].n, av);
+    if (!(a > 0)) continue;
+    h[k] = &ex[i];
+    nn[k] = ex[i].n;
+    area[k++] = a;
+  }
+  for (int i = 0; i < k; i++)
+    depth[i] = -h[i]->dist;
+  if (k > 1) cm_corner_areas(k, nn, depth, area);
+  const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[m->body_geom[J->b]];
+  int key[1 + CM_CORNER_MAX];
+  for (int i = 0; i < k; i++) {
+    key[i] = k > 1 ? corner_key(fn + 3 * (size_t)h[i]->face) : -1;
+    for (int j = 0; j < i; j++)
+      if (key[j] == key[i]) key[i] += 32; /* two faces rounded to one direction */
+    put_vertex_contact(d, J, p, v, h[i], area[i] * half, key[i]);
+  }
   return 1;
 }
 

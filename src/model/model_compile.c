@@ -452,6 +452,29 @@ static int face_ridges(const int* adj, const double* normal, int nface, int* rid
   return n;
 }
 
+/* the concave ridges among a mesh's ridges (mesh_face_ridge): those whose two faces each have
+ * their third vertex in front of the other face's plane, an inner corner (geom_nconcave) */
+static int concave_ridges(const double* vert, const int* face, const int* adj, const double* normal,
+                          const int* ridge, int nface) {
+  int n = 0;
+  for (int f = 0; f < nface; f++)
+    for (int k = 0; k < 3; k++) {
+      int g = adj[3 * f + k];
+      if (g < f || !(ridge[f] >> k & 1)) continue; /* a border, or counted from g */
+      const int* F = face + 3 * f;
+      const int* G = face + 3 * g;
+      int u = F[k], w = F[(k + 1) % 3], of = F[(k + 2) % 3], og = G[0];
+      for (int j = 0; j < 3; j++)
+        if (G[j] != u && G[j] != w) og = G[j];
+      double t[3];
+      cm_v3_sub(t, vert + 3 * (size_t)og, vert + 3 * (size_t)u);
+      int front_g = cm_v3_dot(t, normal + 3 * (size_t)f) > 0;
+      cm_v3_sub(t, vert + 3 * (size_t)of, vert + 3 * (size_t)u);
+      n += front_g && cm_v3_dot(t, normal + 3 * (size_t)g) > 0;
+    }
+  return n;
+}
+
 /* mesh_ridge of geometry g: each ridge of mesh_face_ridge once, from the lower-numbered of its
  * two faces (or its only one), in face order, as (lower vertex, higher vertex, face, k); writes
  * geom_nridge[g] rows */
@@ -577,6 +600,10 @@ static cmStatus compile_geoms(const cmScene* s, cmModel* m, GeomBuild** out_gb, 
       m->geom_nridge[g] =
           face_ridges(m->mesh_face_adj + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
                       me->nface, m->mesh_face_ridge + fa);
+    if (st == CM_OK)
+      m->geom_nconcave[g] =
+          concave_ridges(me->vert, me->face, m->mesh_face_adj + 3 * (size_t)fa,
+                         m->mesh_face_normal + 3 * (size_t)fa, m->mesh_face_ridge + fa, me->nface);
     if (st != CM_OK) {
       const cmBodyDef* def = &s->body[first[g]];
       char where[256];
