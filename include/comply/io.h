@@ -16,16 +16,21 @@ extern "C" {
 
 typedef struct cmOutput cmOutput;
 
-/* Create `dir` (and parents) if needed and open bodies.csv and contacts.csv with their headers.
- * With m->opt.vtk also create dir/vtk; every frame then writes the VTK series as well.
- * Errors name the path; a NULL or empty dir is CM_ERR_ARG. */
+/* Create `dir` (and parents) if needed and open bodies.csv and contacts.csv with their headers
+ * (replacing an earlier run's). An earlier run's VTK series in `dir` is removed, with or without
+ * m->opt.vtk: scene.pvd and, in dir/vtk, every regular file named as comply names its frames
+ * (NAME_STEP.vtu, NAME_volume_STEP.vtu, and their .tmp; NAME of [A-Za-z0-9._-], STEP decimal
+ * digits); other files are left alone. With m->opt.vtk also create dir/vtk; every frame then
+ * writes the VTK series as well. Errors name the path; a NULL or empty dir is CM_ERR_ARG. */
 CM_API cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char* err,
                                size_t errsz);
 /* Continue the outputs of an earlier run in `dir` (for a restart from a checkpoint): every row
  * of bodies.csv and contacts.csv with a step > last_step (and an incomplete last line) is cut
  * off and the files are reopened for appending; with m->opt.vtk, scene.pvd is rebuilt from the
  * frames kept (the steps left in bodies.csv) and the .vtu files of the frames cut off are
- * removed. A missing bodies.csv or contacts.csv is created with its header. Errors name the
+ * removed; in a folder without frames (no row of bodies.csv kept) an earlier run's VTK series
+ * is removed as by cm_output_open. A missing bodies.csv or contacts.csv is created with its
+ * header. Errors name the
  * path (and the line at fault): a file that is not a comply CSV (another first line, a row not
  * starting with a step) or whose steps go back is CM_ERR_PARSE; a bodies.csv that is not this
  * run's outputs is CM_ERR_ARG (a step with other than one row per body of m: another scene's

@@ -129,7 +129,11 @@ cmStatus cm_output_open(const cmModel* m, const char* dir, cmOutput** out, char*
   cmOutput* o = NULL;
   cmStatus st = cm_output_init(m, dir, &o, err, errsz);
   if (st != CM_OK) return st;
-  st = open_csv(o->bodies_path, CM_BODIES_HEADER, &o->bodies, err, errsz);
+  /* a new run's files replace an earlier run's: the CSV files are truncated below, and its VTK
+   * series goes (until 2026-12-08 its frames after this run's last, or of bodies this scene
+   * does not have, stayed beside the new ones, and ParaView showed both runs as one) */
+  st = cm_output_vtk_clear(o->dir, err, errsz);
+  if (st == CM_OK) st = open_csv(o->bodies_path, CM_BODIES_HEADER, &o->bodies, err, errsz);
   if (st == CM_OK) st = open_csv(o->contacts_path, CM_CONTACTS_HEADER, &o->contacts, err, errsz);
   if (st != CM_OK) {
     cm_output_close(o);

@@ -246,6 +246,9 @@ cmStatus cm_output_resume(const cmModel* m, const char* dir, long last_step, cmO
   /* the leftovers removed once the folder is known to be the run's (a refused restart leaves
    * the folder as it was) */
   if (st == CM_OK) remove_leftovers(o->dir, 0);
+  /* a folder without frames: an earlier run's VTK series there is not this run's (its frames
+   * would sit in the new scene.pvd's folder beside the restarted run's), as for a new run */
+  if (st == CM_OK && kept.n == 0) st = cm_output_vtk_clear(o->dir, err, errsz);
   if (st == CM_OK) st = reopen(o->bodies_path, CM_BODIES_HEADER, cut_b, &o->bodies, err, errsz);
   if (st == CM_OK)
     st = reopen(o->contacts_path, CM_CONTACTS_HEADER, cut_c, &o->contacts, err, errsz);

@@ -29,6 +29,7 @@
  * safe against an interrupted process, checkpoints (which are fsync'ed) against a crash. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -333,6 +334,64 @@ void cm_output_vtk_free(cmOutput* out) {
   out->vtk_scalar = NULL;
   out->vtk_bytes = NULL;
   out->pvd = NULL;
+}
+
+/* 1 if `s` is a file name of comply's VTK series: NAME_STEP.vtu, NAME_volume_STEP.vtu or either
+ * with .tmp, where NAME is one or more of [A-Za-z0-9._-] (what file_name below makes of a body
+ * name) and STEP a step as %ld writes it (0, or digits without a leading 0) */
+static int series_name(const char* s) {
+  size_t n = strlen(s);
+  if (n > 4 && strcmp(s + n - 4, ".tmp") == 0) n -= 4;
+  if (n < 7 || strncmp(s + n - 4, ".vtu", 4) != 0) return 0;
+  n -= 4;
+  size_t k = n; /* the digits of STEP: s[k, n) */
+  while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+    k--;
+  if (k == n || (n - k > 1 && s[k] == '0') || k < 2 || s[k - 1] != '_') return 0;
+  for (size_t i = 0; i + 1 < k; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
+      return 0;
+  }
+  return 1;
+}
+
+cmStatus cm_output_vtk_clear(const char* dir, char* err, size_t errsz) {
+  cmStatus st = CM_OK;
+  static const char* const top[] = {"scene.pvd", "scene.pvd.tmp"};
+  for (size_t i = 0; i < sizeof top / sizeof *top && st == CM_OK; i++) {
+    char* path = cm_output_path(dir, top[i]);
+    struct stat sb;
+    if (!path) {
+      st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    } else if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && remove(path) != 0 &&
+               errno != ENOENT) {
+      st = cm_error(err, errsz, CM_ERR_IO, "cannot remove the previous run's '%s': %s", path,
+                    strerror(errno));
+    }
+    cm_free(path);
+  }
+  char* vdir = st == CM_OK ? cm_output_path(dir, "vtk") : NULL;
+  if (st == CM_OK && !vdir) st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  DIR* dp = vdir ? opendir(vdir) : NULL; /* no vtk/ (or not a directory): nothing to clear */
+  struct dirent* e;
+  while (dp && st == CM_OK && (e = readdir(dp)) != NULL) {
+    if (!series_name(e->d_name)) continue;
+    char* path = cm_output_path(vdir, e->d_name);
+    struct stat sb;
+    if (!path) {
+      st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+    } else if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && remove(path) != 0 &&
+               errno != ENOENT) {
+      st = cm_error(err, errsz, CM_ERR_IO, "cannot remove the previous run's '%s': %s", path,
+                    strerror(errno));
+    }
+    cm_free(path);
+  }
+  if (dp) closedir(dp);
+  cm_free(vdir);
+  return st;
 }
 
 /* NAME[TAG]_STEP.vtu, the name's characters outside [A-Za-z0-9._-] replaced by '_' */

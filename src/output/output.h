@@ -60,6 +60,12 @@ extern const char CM_CONTACTS_HEADER[];
  * add the DataSet lines of one frame to the pvd buffer, rewrite scene.pvd atomically, and write
  * one frame (every mesh body's .vtu, then the pvd) */
 cmStatus cm_output_vtk_init(cmOutput* out, const cmModel* m, char* err, size_t errsz);
+/* Remove an earlier run's VTK series from `dir`: scene.pvd and scene.pvd.tmp (regular files),
+ * and in dir/vtk every regular file named as comply names its series (NAME_STEP.vtu,
+ * NAME_volume_STEP.vtu, and either with .tmp; NAME of [A-Za-z0-9._-], STEP decimal digits).
+ * Anything else (other files, directories, symbolic links) is left alone. CM_ERR_IO naming the
+ * file when one cannot be removed. */
+cmStatus cm_output_vtk_clear(const char* dir, char* err, size_t errsz);
 void cm_output_vtk_free(cmOutput* out);
 char* cm_vtk_file_name(const cmModel* m, int body, long step);
 /* a deformable body's tetrahedra: NAME_volume_STEP.vtu (new string, cm_free) */

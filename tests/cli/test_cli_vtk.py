@@ -282,9 +282,78 @@ def test_vtk_deformable(s):
               "layer %d: von Mises %g Pa, expected %g" % (k, mean, want))
 
 
+def series_files(out):
+    """the files of comply's VTK series in OUT/vtk (NAME_STEP.vtu) and those scene.pvd lists"""
+    vdir = os.path.join(out, "vtk")
+    have = sorted(n for n in os.listdir(vdir) if n.endswith(".vtu") and os.path.isfile(os.path.join(vdir, n)))
+    pvd = os.path.join(out, "scene.pvd")
+    listed = sorted(d.get("file")[len("vtk/"):] for d in ET.parse(pvd).getroot().iter("DataSet")) \
+        if os.path.exists(pvd) else None
+    return have, listed
+
+
+def test_vtk_reused_folder(s):
+    # A run into a folder that holds an earlier run's series (more frames, another body name)
+    # replaces it: the earlier NAME_STEP.vtu files and scene.pvd go, so that the folder's series
+    # is the new run's only (until 2026-12-08 they stayed, and ParaView, opening vtk/ as a file
+    # series, mixed the two runs). Files of other names in vtk/ are the user's and stay. A
+    # restart into the run's folder keeps the frames it continues.
+    out = s.path("reused")
+    scene = s.write("reused.yaml", SCENE)
+    expect_exit(s.run("run", scene, "-o", out, "-q"), 0, "the first run")
+    first = ["box_%d.vtu" % k for k in range(0, STEPS + 1, EVERY)]
+    check(series_files(out) == (sorted(first), sorted(first)), "the first run's series %r" % (series_files(out),))
+    vdir = os.path.join(out, "vtk")
+    user = ["notes.txt", "box_final.vtu", "box_050.vtu", "box_12.vtu.bak", "box 5.vtu", "_7.vtu"]
+    for n in user + ["box_351.vtu.tmp"]:  # the last one a leftover of a killed run: comply's
+        with open(os.path.join(vdir, n), "w") as f:
+            f.write("x")
+    os.mkdir(os.path.join(vdir, "box_99.vtu"))  # a directory: never removed
+    # the same folder, a shorter run (100 steps) and the body renamed
+    renamed = s.write("reused_brick.yaml", SCENE.replace("name: box", "name: brick"))
+    expect_exit(s.run("run", renamed, "-o", out, "--steps", 100, "-q"), 0, "the second run")
+    second = sorted("brick_%d.vtu" % k for k in (0, 50, 100))
+    have, listed = series_files(out)
+    check(listed == second, "scene.pvd lists %r, expected %r" % (listed, second))
+    check(sorted(set(have) - set(user)) == second,
+          "vtk/ holds %r beside the second run's %r" % (sorted(set(have) - set(user)), second))
+    left = sorted(os.listdir(vdir))
+    check(sorted(user + ["box_99.vtu"] + second) == left, "vtk/ holds %r" % left)
+    # without vtk: true the earlier series goes too (a scene.pvd would show the earlier run
+    # beside this run's CSV files)
+    novtk = s.write("reused_novtk.yaml", SCENE.replace("vtk: true", "vtk: false"))
+    expect_exit(s.run("run", novtk, "-o", out, "--steps", 100, "-q"), 0, "the run without vtk")
+    check(not os.path.exists(os.path.join(out, "scene.pvd")), "scene.pvd of an earlier run left")
+    check(sorted(os.listdir(vdir)) == sorted(user + ["box_99.vtu"]), "vtk/ holds %r" % os.listdir(vdir))
+    # a run with a checkpoint at step 150, continued to 300 in its folder: the frames up to 150
+    # are kept (the same bytes), those after are the continuation's
+    expect_exit(s.run("run", scene, "-o", out, "--steps", 150, "--checkpoint-every", 150, "-q"), 0,
+                "the checkpointed run")
+    kept = {n: open(os.path.join(vdir, n), "rb").read() for n in ("box_0.vtu", "box_100.vtu", "box_150.vtu")}
+    expect_exit(s.run("run", scene, "-o", out, "--restart", os.path.join(out, "checkpoint.bin"), "-q"), 0,
+                "the restart")
+    for n, b in kept.items():
+        check(open(os.path.join(vdir, n), "rb").read() == b, n + " changed by the restart")
+    have, listed = series_files(out)
+    check(listed == sorted(first) and sorted(set(have) - set(user)) == sorted(first),
+          "after the restart: vtk/ %r, scene.pvd %r" % (have, listed))
+    # a restart (from the checkpoint at step 150) into a folder without frames (bodies.csv gone)
+    # that holds an earlier series: nothing there is the restarted run's, so it goes as for a
+    # new run, and the series starts at the checkpoint's step
+    os.remove(os.path.join(out, "bodies.csv"))
+    os.rename(os.path.join(out, "checkpoint.bin"), s.path("reused.ckpt"))
+    expect_exit(s.run("run", scene, "-o", out, "--steps", STEPS + 50, "--restart", s.path("reused.ckpt"), "-q"),
+                0, "the restart into the folder without frames")
+    want = sorted("box_%d.vtu" % k for k in range(150, STEPS + EVERY + 1, EVERY))  # from the checkpoint's step
+    have, listed = series_files(out)
+    check(listed == want and sorted(set(have) - set(user)) == want,
+          "restart into a folder without frames: vtk/ %r, scene.pvd %r" % (have, listed))
+
+
 if __name__ == "__main__":
     s = Suite()
     s.test(test_vtk_series)
     s.test(test_vtk_deformable)
     s.test(test_no_vtk_by_default)
+    s.test(test_vtk_reused_folder)
     s.finish()
