@@ -233,7 +233,9 @@ CM_API int cm_point_inside(const cmModel* m, const cmData* d, int body, const do
 
 /* Per-vertex contact values of one body for visualisation: pressure (force/area of the contact
  * at that vertex, Pa) and penetration (-dist, m) of the vertices of `body` that penetrate in the
- * current contact list; 0 elsewhere. pressure and penetration are caller-owned arrays of
+ * current contact list (the largest of each over a vertex's contacts: a vertex in an inner corner
+ * has one per face, docs/contact-laws.md "Concave corners"); 0 elsewhere. pressure and
+ * penetration are caller-owned arrays of
  * m->geom_nvert[m->body_geom[body]] doubles (0 for a plane: nothing is written). CM_ERR_ARG,
  * with a message in err and nothing written, if m, d, pressure or penetration is NULL or body is
  * not in [0, m->nbody). */

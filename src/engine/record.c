@@ -73,8 +73,11 @@ cmStatus cm_data_vertex_pressure(const cmModel* m, const cmData* d, int body, do
   for (int i = 0; i < d->ncontact; i++) {
     const cmContact* c = &d->contact[i];
     if (c->body[0] != body || c->vert < 0 || c->vert >= nv) continue;
-    pressure[c->vert] = c->area > 0 ? c->force / c->area : 0;
-    penetration[c->vert] = -c->dist;
+    /* a vertex in an inner corner has a contact per face (docs/contact-laws.md, "Concave
+     * corners"): its largest pressure and penetration */
+    double pr = c->area > 0 ? c->force / c->area : 0;
+    if (pr > pressure[c->vert]) pressure[c->vert] = pr;
+    if (-c->dist > penetration[c->vert]) penetration[c->vert] = -c->dist;
   }
   return CM_OK;
 }

@@ -357,37 +357,31 @@ static int series_name(const char* s) {
   return 1;
 }
 
+/* remove the regular file `path` (taken: freed here; NULL: out of memory) if it exists */
+static cmStatus remove_old(char* path, char* err, size_t errsz) {
+  cmStatus st = CM_OK;
+  struct stat sb;
+  if (!path) {
+    st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
+  } else if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && remove(path) != 0 && errno != ENOENT) {
+    st = cm_error(err, errsz, CM_ERR_IO, "cannot remove the previous run's '%s': %s", path,
+                  strerror(errno));
+  }
+  cm_free(path);
+  return st;
+}
+
 cmStatus cm_output_vtk_clear(const char* dir, char* err, size_t errsz) {
   cmStatus st = CM_OK;
   static const char* const top[] = {"scene.pvd", "scene.pvd.tmp"};
-  for (size_t i = 0; i < sizeof top / sizeof *top && st == CM_OK; i++) {
-    char* path = cm_output_path(dir, top[i]);
-    struct stat sb;
-    if (!path) {
-      st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
-    } else if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && remove(path) != 0 &&
-               errno != ENOENT) {
-      st = cm_error(err, errsz, CM_ERR_IO, "cannot remove the previous run's '%s': %s", path,
-                    strerror(errno));
-    }
-    cm_free(path);
-  }
+  for (size_t i = 0; i < sizeof top / sizeof *top && st == CM_OK; i++)
+    st = remove_old(cm_output_path(dir, top[i]), err, errsz);
   char* vdir = st == CM_OK ? cm_output_path(dir, "vtk") : NULL;
   if (st == CM_OK && !vdir) st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
   DIR* dp = vdir ? opendir(vdir) : NULL; /* no vtk/ (or not a directory): nothing to clear */
   struct dirent* e;
   while (dp && st == CM_OK && (e = readdir(dp)) != NULL) {
-    if (!series_name(e->d_name)) continue;
-    char* path = cm_output_path(vdir, e->d_name);
-    struct stat sb;
-    if (!path) {
-      st = cm_error(err, errsz, CM_ERR_NOMEM, "out of memory");
-    } else if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && remove(path) != 0 &&
-               errno != ENOENT) {
-      st = cm_error(err, errsz, CM_ERR_IO, "cannot remove the previous run's '%s': %s", path,
-                    strerror(errno));
-    }
-    cm_free(path);
+    if (series_name(e->d_name)) st = remove_old(cm_output_path(vdir, e->d_name), err, errsz);
   }
   if (dp) closedir(dp);
   cm_free(vdir);

@@ -19,7 +19,8 @@
  * 2e-3 m/s at 8 s: energy from nowhere).
  *
  * Asserted, after 1 s (rest) and 3 s:
- *  - `vertex`: the depths to 1e-5 of the law's, level to 1e-9 rad, the forces' sum -m g to 1e-6;
+ *  - `vertex`: the depths to 1e-5 of the law's, level to 1e-9 rad, the forces' sum -m g to 1e-6,
+ *    and the largest vertex pressure ka times the floor's depth;
  *    the same in the room's corner with three walls;
  *  - `auto` (the default): the depths within 10 % of the law's (auto shares each patch between
  *    the two meshes' vertices by their depths, docs/contact-laws.md "Areas shared by depth",
@@ -53,10 +54,11 @@ typedef struct Rest {
   double tilt;     /* |rotation| of the cube, rad */
   double force[3]; /* the contacts' forces on the cube, N */
   double vy;       /* the cube's largest speed along the corner's edge (y), m/s */
+  double pmax;     /* the largest of the cube's vertex pressures (cm_data_vertex_pressure), Pa */
 } Rest;
 
 static Rest run_corner(int (*fill)(int, int, int), const double g[3], cmMethod method) {
-  Rest r = {{0}, 0, {0}, 0};
+  Rest r = {{0}, 0, {0}, 0, 0};
   cmMesh* me = scene_voxel_mesh(3, cell, fill);
   CHECK(me != NULL);
   if (!me) return r;
@@ -92,6 +94,11 @@ static Rest run_corner(int (*fill)(int, int, int), const double g[3], cmMethod m
   for (int p = 0; p < d->npair; p++)
     for (int k = 0; k < 3; k++)
       r.force[k] += d->pair[p].body[0] == 1 ? d->pair[p].force[k] : -d->pair[p].force[k];
+  double pr[64], pen[64];
+  CHECK(m->geom_nvert[m->body_geom[1]] <= 64);
+  CHECK(cm_data_vertex_pressure(m, d, 1, pr, pen, NULL, 0) == CM_OK);
+  for (int v = 0; v < m->geom_nvert[m->body_geom[1]]; v++)
+    r.pmax = fmax(r.pmax, pr[v]);
   printf("  %s corner, %s: depths x %.4e y %.4e z %.4e m, tilt %.1e rad, force %.6f %.6f %.6f N,"
          " |v_y| <= %.1e m/s, %d contacts\n",
          fill == two_faces ? "two-face" : "three-face",
@@ -117,6 +124,9 @@ static void test_floor_and_wall(void) {
   Rest r = run_corner(two_faces, g, CM_METHOD_VERTEX);
   check_law(&r, g, 1e-5, 1);
   CHECK(r.vy < 1e-12);
+  /* at rest a contact's pressure is ka times its depth; a vertex on the corner's edge shows the
+   * larger of its two, the floor's */
+  CHECK_NEAR(r.pmax, ka * r.depth[2], 1e-5 * ka * r.depth[2]);
 }
 
 static void test_room_corner(void) {
