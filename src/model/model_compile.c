@@ -1036,6 +1036,56 @@ nomem:
   return CM_ERR_NOMEM;
 }
 
+/* contact_time reduces a body pair to one contact (SPEC 3.2): the deepest depth along the
+ * contacts' mean normal. A body in an inner corner of a mesh (a floor meeting a wall) touches
+ * two faces at once, and their one contact points between them: a 5 cm cube pushed into a
+ * corner at contact_time 10 h bounced, and the energy monitor counted created energy every few
+ * steps (an audit, 2026-12-08). A note per rule that applies between a mesh with concave ridges
+ * (geom_nconcave) and another body, found among at most two bodies per (alias class, motion). */
+static cmStatus note_concave_contact_time(const cmScene* s, cmModel* m) {
+  unsigned char* done = cm_calloc((size_t)m->nrule, 1);
+  int* reps = cm_malloc(((size_t)m->nbody + 1) * sizeof *reps);
+  if (!done || !reps) goto nomem;
+  int nrep = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    int same = 0;
+    for (int k = 0; k < nrep && same < 2; k++)
+      same +=
+          m->alias_class[m->body_alias[reps[k]]] == m->alias_class[m->body_alias[b]] &&
+          m->body_motion[reps[k]] == m->body_motion[b] &&
+          (m->geom_nconcave[m->body_geom[reps[k]]] > 0) == (m->geom_nconcave[m->body_geom[b]] > 0);
+    if (same < 2) reps[nrep++] = b;
+  }
+  for (int i = 0; i < nrep; i++) {
+    int a = reps[i], nc = m->geom_nconcave[m->body_geom[a]];
+    if (nc == 0) continue;
+    for (int j = 0; j < nrep; j++) {
+      int b = reps[j], r = cm_model_pair_rule(m, a, b);
+      if (r < 0 || done[r] || m->rule[r].law != CM_LAW_CONTACT_TIME) continue;
+      done[r] = 1;
+      char where[256], note[1024];
+      loc_prefix(where, sizeof where, s, m->rule[r].loc);
+      snprintf(note, sizeof note,
+               "%srule %d (%s, %s): contact_time gives a body pair one contact, the deepest "
+               "depth along the contacts' mean normal, and '%s' has %d inner corner edge%s "
+               "(concave ridges): a body touching two of its faces at once (a floor and a "
+               "wall) is pushed along a normal between them and can bounce and gain energy; "
+               "make such faces separate bodies, or use law: area_compliant "
+               "(docs/contact-laws.md, \"Concave corners\")",
+               where, r, m->rule[r].pair[0], m->rule[r].pair[1], m->body_name[a], nc,
+               nc == 1 ? "" : "s");
+      if (add_note(m, note) != CM_OK) goto nomem;
+    }
+  }
+  cm_free(done);
+  cm_free(reps);
+  return CM_OK;
+nomem:
+  cm_free(done);
+  cm_free(reps);
+  return CM_ERR_NOMEM;
+}
+
 /* aliases: the distinct names in the order of first use (a body's alias defaults to its name),
  * then their classes and the rule table */
 static cmStatus compile_aliases(const cmScene* s, cmModel* m, char* err, size_t errsz) {
@@ -1204,6 +1254,9 @@ cmStatus cm_model_compile(const cmScene* s, cmModel** out, char* err, size_t err
   if (st == CM_OK && note_vertex_on_flat(s, m) != CM_OK)
     st = cm_error(err, errsz, CM_ERR_NOMEM,
                   "out of memory while compiling the model (the notes on flat faces)");
+  if (st == CM_OK && note_concave_contact_time(s, m) != CM_OK)
+    st = cm_error(err, errsz, CM_ERR_NOMEM,
+                  "out of memory while compiling the model (the notes on inner corners)");
   if (st != CM_OK) goto fail;
 
   /* joints */
