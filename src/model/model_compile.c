@@ -986,6 +986,26 @@ static int has_large_flat_face(const cmModel* m, int g) {
   return flat;
 }
 
+/* Representatives of the bodies for the notes on rules: at most two bodies per (alias class,
+ * motion), enough to see every rule that applies between the bodies selected: those
+ * whose geometry g has sel[g] != 0 (sel NULL: all), told apart also by grp[g] != 0 (grp NULL:
+ * not). reps holds nbody entries; returns their number. */
+static int representatives(const cmModel* m, const int* sel, const int* grp, int* reps) {
+  int nrep = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    int g = m->body_geom[b], same = 0;
+    if (sel && !sel[g]) continue;
+    for (int k = 0; k < nrep && same < 2; k++) {
+      int gk = m->body_geom[reps[k]];
+      same += m->alias_class[m->body_alias[reps[k]]] == m->alias_class[m->body_alias[b]] &&
+              m->body_motion[reps[k]] == m->body_motion[b] &&
+              (!grp || (grp[gk] != 0) == (grp[g] != 0));
+    }
+    if (same < 2) reps[nrep++] = b;
+  }
+  return nrep;
+}
+
 /* note (comply check): a `vertex` rule between two meshes with large flat faces misses overlaps
  * with no vertex inside; one note per rule, naming the first such pair of bodies. It advises
  * auto (the default), which finds every overlap in unit/test_method_accuracy: on the S2 pile of
@@ -1000,15 +1020,7 @@ static cmStatus note_vertex_on_flat(const cmScene* s, cmModel* m) {
     flat[g] = has_large_flat_face(m, g);
   /* representatives: at most two flat bodies per (alias class, motion), enough to see every
    * rule that applies between flat bodies */
-  int nrep = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    if (!flat[m->body_geom[b]]) continue;
-    int same = 0;
-    for (int k = 0; k < nrep && same < 2; k++)
-      same += m->alias_class[m->body_alias[reps[k]]] == m->alias_class[m->body_alias[b]] &&
-              m->body_motion[reps[k]] == m->body_motion[b];
-    if (same < 2) reps[nrep++] = b;
-  }
+  int nrep = representatives(m, flat, NULL, reps);
   for (int i = 0; i < nrep; i++)
     for (int j = i + 1; j < nrep; j++) {
       int a = reps[i], b = reps[j], r = cm_model_pair_rule(m, a, b);
@@ -1046,16 +1058,7 @@ static cmStatus note_concave_contact_time(const cmScene* s, cmModel* m) {
   unsigned char* done = cm_calloc((size_t)m->nrule, 1);
   int* reps = cm_malloc(((size_t)m->nbody + 1) * sizeof *reps);
   if (!done || !reps) goto nomem;
-  int nrep = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    int same = 0;
-    for (int k = 0; k < nrep && same < 2; k++)
-      same +=
-          m->alias_class[m->body_alias[reps[k]]] == m->alias_class[m->body_alias[b]] &&
-          m->body_motion[reps[k]] == m->body_motion[b] &&
-          (m->geom_nconcave[m->body_geom[reps[k]]] > 0) == (m->geom_nconcave[m->body_geom[b]] > 0);
-    if (same < 2) reps[nrep++] = b;
-  }
+  int nrep = representatives(m, NULL, m->geom_nconcave, reps);
   for (int i = 0; i < nrep; i++) {
     int a = reps[i], nc = m->geom_nconcave[m->body_geom[a]];
     if (nc == 0) continue;
