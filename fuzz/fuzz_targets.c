@@ -425,7 +425,13 @@ int cm_fuzz_checkpoint(const uint8_t* data, size_t size) {
     require(cm_data_hash(m, d) == h0 && d->step == 0);
     if (st != CM_ERR_NOMEM) require_message(err, path);
   } else {
-    require(d->ncontact == 0 && d->npair == 0 && d->step >= 0);
+    /* the contacts of the checkpoint's step as validated (format 12): each in its pair's run */
+    require(d->step >= 0 && d->ncontact >= 0 && d->npair >= 0);
+    for (int i = 0; i < d->ncontact; i++) {
+      int k = d->contact[i].pair;
+      require(k >= 0 && k < d->npair && i >= d->pair[k].first &&
+              i < d->pair[k].first + d->pair[k].points);
+    }
     /* its header as cm_checkpoint_info reads it */
     cmCheckpointInfo ci;
     require(cm_checkpoint_info(path, &ci, err, sizeof err) == CM_OK);

@@ -67,7 +67,7 @@ CM_API void cm_output_close(cmOutput* out);
 /* ---- checkpoints ---- */
 
 /* checkpoint format version written by this library */
-#define CM_CHECKPOINT_VERSION 11
+#define CM_CHECKPOINT_VERSION 12
 
 /* Write the state of d to `path` atomically: path.tmp is written, flushed, fsync'ed and renamed
  * over path, so path always holds a complete checkpoint. The file (format CM_CHECKPOINT_VERSION;
@@ -77,16 +77,20 @@ CM_API void cm_output_close(cmOutput* out);
  * lists of comply/fields.h (the CM_DATA_SCALARS and CM_DATA_TOTALS, then per body its
  * CM_DATA_STATE including body_dv, then per node of the deformable bodies its CM_DATA_NODES),
  * the friction anchors (what contacts keep from step to step: friction springs' stretches, edge
- * contacts' birth offsets) and an FNV-1a 64 checksum of everything before it. Errors name the
- * path: CM_ERR_NOMEM, CM_ERR_IO. */
+ * contacts' birth offsets), the contacts and pairs of the last step (d->contact, d->pair, for
+ * the outputs of this step; format 12) and an FNV-1a 64 checksum of everything before it. Errors
+ * name the path: CM_ERR_NOMEM, CM_ERR_IO. */
 CM_API cmStatus cm_checkpoint_write(const cmModel* m, const cmData* d, const char* path, char* err,
                                     size_t errsz);
 /* Read a checkpoint of model m into d (which must belong to m) and re-derive the frame-origin
- * values and bounding boxes; the contact list is emptied. Stepping on from it gives bit for bit
- * the states of the run that wrote it. Errors name the file: CM_ERR_IO (cannot open or read),
- * CM_ERR_PARSE (not a checkpoint, truncated, unknown format version, checksum mismatch),
- * CM_ERR_ARG (written by another library version or for another model). d is unchanged on
- * error. */
+ * values and bounding boxes; the contact list and pairs are those of the checkpoint's step
+ * (growing d->contact and d->pair if needed). Stepping on from it gives bit for bit the states
+ * of the run that wrote it. Errors name the file: CM_ERR_IO (cannot open or read),
+ * CM_ERR_PARSE (not a checkpoint, truncated, unknown format version, checksum mismatch, a field
+ * out of its range or not finite, named),
+ * CM_ERR_ARG (written by another library version or for another model), CM_ERR_NOMEM. d is
+ * unchanged on error (on CM_ERR_NOMEM its contact and pair buffers may have grown already, as in
+ * cm_data_copy). */
 CM_API cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char* err,
                                    size_t errsz);
 /* the fingerprint of a model stored in its checkpoints: FNV-1a 64 over nbody, ngeom, nvert,

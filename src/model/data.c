@@ -1,6 +1,7 @@
 /* cmData: allocation, reset to the initial state, copy, energy and momentum. Allocation, free
  * and copy are generated from the field lists (comply/fields.h, CM_PRIV_BODY in
  * model/data_internal.h). */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -197,6 +198,28 @@ int cm_anchor_room(cmAnchor** a, int* cap, int n) {
   if (!g) return 0;
   *a = g;
   *cap = c;
+  return 1;
+}
+
+int cm_contact_room(cmData* d, int ncontact, int npair) {
+  if (ncontact > d->maxcontact) {
+    int c = d->maxcontact ? d->maxcontact : 1024;
+    while (c < ncontact)
+      c = c > INT_MAX / 2 ? ncontact : 2 * c;
+    cmContact* g = cm_realloc(d->contact, (size_t)c * sizeof *g);
+    if (!g) return 0;
+    d->contact = g;
+    d->maxcontact = c;
+  }
+  if (npair > d->maxpair) {
+    int c = d->maxpair ? d->maxpair : 256;
+    while (c < npair)
+      c = c > INT_MAX / 2 ? npair : 2 * c;
+    cmContactPair* g = cm_realloc(d->pair, (size_t)c * sizeof *g);
+    if (!g) return 0;
+    d->pair = g;
+    d->maxpair = c;
+  }
   return 1;
 }
 

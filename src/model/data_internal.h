@@ -114,6 +114,13 @@ typedef struct cmDataPriv {
 /* room for n anchors in *a (capacity *cap); 0 without memory */
 int cm_anchor_room(cmAnchor** a, int* cap, int n);
 
+/* room for ncontact contacts and npair pairs in d->contact and d->pair (their capacities
+ * maxcontact and maxpair grow, doubling from 1024 and 256 as the narrowphase's do; the contents
+ * kept); 0 without memory, the capacities then those of the arrays that could grow. The
+ * contacts' private keys (ckey) are not grown here: the narrowphase grows them to maxcontact
+ * before it writes a contact. */
+int cm_contact_room(cmData* d, int ncontact, int npair);
+
 /* A hash index of the anchors of p (open addressing, cap a power of two >= 2 nanchor, from the
  * caller's memory: idx holds cap ints): build it, then find the anchor of the identity id (bodies
  * a, b and the 4 ints of ckey, as cmAnchor's first 6 ints), NULL if none. The lookup is inline

@@ -36,6 +36,12 @@
  *                       integers (i64 each), its friction spring's stretch, world, m (3 f64;
  *                       docs/contact-laws.md, "Friction"), its birth offset, m (f64, >= 0;
  *                       "Edge contacts that begin deeper than they approached"; format 10)
+ *   ..      8           C, the number of contacts of the last step (u64; format 12)
+ *   ..      8           P, the number of their body pairs (u64; format 12)
+ *   ..      168 C       per contact (cmContact, comply/data.h): body[2], pair, vert, face, flags
+ *                       (i64 each), p0 (3), p1 (3), n (3), dist, area, force, ftan (3) (f64 each)
+ *   ..      88 P        per pair (cmContactPair): body[2], rule, first, points (i64 each), area,
+ *                       max_penetration, force (3), max_pressure (f64 each)
  *   size-8  8           FNV-1a 64 of bytes [0, size - 8)
  *
  * The blocks after the header are generated from the field lists (comply/fields.h): the
@@ -47,16 +53,26 @@
  * The state saved is all the next step depends on (the broadphase keeps nothing from step to
  * step; the solver's warm start is body_dv, saved with the state; the friction springs'
  * stretches and the edge contacts' birth offsets are the anchors), so a run continued from a
- * checkpoint is bit-identical to one that never stopped. Reading validates, in order: the magic,
+ * checkpoint is bit-identical to one that never stopped. The contacts and pairs of the last step
+ * (format 12) are not state (the next step's narrowphase finds its own, and no stage reads the
+ * last step's), but the outputs of the checkpoint's step read them (contacts.csv, the VTK
+ * pressure and penetration) and they cannot be found again from the state (they are those of
+ * the step that led to it): saved and restored as they were, so that a restart into an empty
+ * folder writes the frame of step S that the run that wrote the checkpoint wrote. The contacts'
+ * private keys (ckey, model/data_internal.h) are per-step work of the narrowphase and the laws,
+ * not saved. Reading validates, in order: the magic,
  * the format version, the size, the checksum, the library version and the model (nbody, timestep
  * and the fingerprint), the step (>= 0), the integers (each must fit its field: an int count of
  * 2^32 would be read as 0; and each within its range: counts leave room to count on, first steps
- * at most the step, monitored bodies of the model: out_of_range) and the body states (finite, as
- * a step leaves them), and names the file and the failed check in the message. */
+ * at most the step, monitored bodies of the model: out_of_range), the body states (finite, as
+ * a step leaves them), the nodes, the anchors, and the contacts and pairs (every index within its
+ * range, every number finite, each contact within its pair's run: validate_contacts), and names
+ * the file and the failed check (and field) in the message. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +100,7 @@ enum { NSCALAR = 0 CM_DATA_SCALARS(COUNT_SCALAR), NTOTAL = 0 CM_DATA_TOTALS(COUN
 #define STATE_SIZE (8 * NSCALAR)
 _Static_assert(NSCALAR == 28 && NTOTAL == CM_WARN_COUNT + CM_TIMER_COUNT && CM_NSTATE == 19 &&
                    CM_NNODE_STATE == 6,
-               "the field lists changed the checkpoint layout of format 11: bump "
+               "the field lists changed the checkpoint layout of format 12: bump "
                "CM_CHECKPOINT_VERSION, update the layout above and docs/outputs.md");
 
 uint64_t cm_model_fingerprint(const cmModel* m) {
@@ -215,7 +231,19 @@ static double get_double(const unsigned char* p) {
   return get_f64(p);
 }
 
-#define ANCHOR_BYTES 80 /* 6 integers and 4 doubles */
+#define ANCHOR_BYTES 80   /* 6 integers and 4 doubles */
+#define CONTACT_BYTES 168 /* 6 integers and 15 doubles (format 12) */
+#define PAIR_BYTES 88     /* 5 integers and 6 doubles (format 12) */
+_Static_assert(offsetof(cmContact, p0) == 6 * sizeof(int) &&
+                   offsetof(cmContact, ftan) == offsetof(cmContact, p0) + 12 * sizeof(double) &&
+                   sizeof(cmContact) == offsetof(cmContact, ftan) + 3 * sizeof(double) &&
+                   offsetof(cmContactPair, area) >= 5 * sizeof(int) &&
+                   offsetof(cmContactPair, area) < 5 * sizeof(int) + sizeof(double) &&
+                   offsetof(cmContactPair, max_pressure) ==
+                       offsetof(cmContactPair, area) + 5 * sizeof(double) &&
+                   sizeof(cmContactPair) == offsetof(cmContactPair, max_pressure) + sizeof(double),
+               "cmContact or cmContactPair changed: the checkpoint's contacts of format 12 "
+               "(CONTACT_BYTES, PAIR_BYTES, encode, decode, validate_contacts) must follow");
 
 /* the bytes before the anchors' count */
 static size_t body_end(int nbody, int nnode) {
@@ -223,14 +251,21 @@ static size_t body_end(int nbody, int nnode) {
          8 * (size_t)CM_NNODE_STATE * (size_t)nnode;
 }
 
-static size_t file_size(int nbody, int nnode, int nanchor) {
-  return body_end(nbody, nnode) + 8 + ANCHOR_BYTES * (size_t)nanchor + 8;
+/* the bytes before the contacts' count */
+static size_t anchor_end(int nbody, int nnode, int nanchor) {
+  return body_end(nbody, nnode) + 8 + ANCHOR_BYTES * (size_t)nanchor;
+}
+
+/* (in 64 bits: a size read from a file is compared with it) */
+static uint64_t file_size(int nbody, int nnode, int nanchor, int ncontact, int npair) {
+  return (uint64_t)anchor_end(nbody, nnode, nanchor) + 16 + CONTACT_BYTES * (uint64_t)ncontact +
+         PAIR_BYTES * (uint64_t)npair + 8;
 }
 
 /* the checkpoint of (m, d) in a new buffer of file_size(...) bytes */
 static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
   const cmDataPriv* pv = cm_priv(d);
-  size_t n = file_size(m->nbody, m->nnode, pv->nanchor);
+  size_t n = (size_t)file_size(m->nbody, m->nnode, pv->nanchor, d->ncontact, d->npair);
   unsigned char* buf = cm_calloc(1, n);
   if (!buf) return NULL;
   memcpy(buf, MAGIC, 8);
@@ -277,6 +312,32 @@ static unsigned char* encode(const cmModel* m, const cmData* d, size_t* size) {
     put_f64(p, a->o);
     p += 8;
   }
+  /* the contacts and pairs of the last step (format 12) */
+  put_u64(p, (uint64_t)d->ncontact);
+  put_u64(p + 8, (uint64_t)d->npair);
+  p += 16;
+  for (int i = 0; i < d->ncontact; i++) {
+    const cmContact* c = &d->contact[i];
+    const int in[6] = {c->body[0], c->body[1], c->pair, c->vert, c->face, c->flags};
+    const double x[15] = {c->p0[0], c->p0[1], c->p0[2],   c->p1[0],   c->p1[1],
+                          c->p1[2], c->n[0],  c->n[1],    c->n[2],    c->dist,
+                          c->area,  c->force, c->ftan[0], c->ftan[1], c->ftan[2]};
+    for (int k = 0; k < 6; k++, p += 8)
+      put_int(p, in[k]);
+    for (int k = 0; k < 15; k++, p += 8)
+      put_f64(p, x[k]);
+  }
+  for (int i = 0; i < d->npair; i++) {
+    const cmContactPair* P = &d->pair[i];
+    const int in[5] = {P->body[0], P->body[1], P->rule, P->first, P->points};
+    const double x[6] = {P->area,     P->max_penetration, P->force[0],
+                         P->force[1], P->force[2],        P->max_pressure};
+    for (int k = 0; k < 5; k++, p += 8)
+      put_int(p, in[k]);
+    for (int k = 0; k < 6; k++, p += 8)
+      put_f64(p, x[k]);
+  }
+  CM_ASSERT(p == buf + n - 8);
   put_u64(p, cm_fnv1a(CM_FNV_OFFSET, buf, n - 8));
   *size = n;
   return buf;
@@ -481,7 +542,7 @@ static cmStatus validate_file(const unsigned char* buf, size_t n, const char* pa
   uint32_t nbody = get_u32(buf + 12);
   /* at least the bodies, the anchors' count and the checksum (the nodes and anchors that follow
    * the bodies are checked against the model below) */
-  size_t base = nbody > INT32_MAX ? 0 : file_size((int)nbody, 0, 0);
+  uint64_t base = nbody > INT32_MAX ? 0 : file_size((int)nbody, 0, 0, 0, 0);
   if (get_u32(buf + 56) != CM_WARN_COUNT || get_u32(buf + 60) != CM_TIMER_COUNT ||
       nbody > INT32_MAX || n < base)
     return cm_error(err, errsz, CM_ERR_PARSE,
@@ -501,6 +562,84 @@ static cmStatus validate_file(const unsigned char* buf, size_t n, const char* pa
                     "checkpoint '%s' was written by comply %s; this is comply %s (a restart is "
                     "bit-identical only with the same library version)",
                     path, lib, cm_version());
+  return CM_OK;
+}
+
+/* the names of a saved contact's and pair's numbers, in the file's order (format 12) */
+static const char* const CONTACT_INT[6] = {"body[0]", "body[1]", "pair", "vert", "face", "flags"};
+static const char* const CONTACT_F64[15] = {"p0[0]", "p0[1]", "p0[2]",   "p1[0]",   "p1[1]",
+                                            "p1[2]", "n[0]",  "n[1]",    "n[2]",    "dist",
+                                            "area",  "force", "ftan[0]", "ftan[1]", "ftan[2]"};
+static const char* const PAIR_INT[5] = {"body[0]", "body[1]", "rule", "first", "points"};
+static const char* const PAIR_F64[6] = {"area",     "max_penetration", "force[0]",
+                                        "force[1]", "force[2]",        "max_pressure"};
+
+/* The contacts (nc, at q) and pairs (np, after them) of a checkpoint: every integer within the
+ * range a step leaves it in (bodies and the pair's rule of the model; a pair's run of contacts,
+ * [first, first + points), within the list; a contact's pair one of the pairs, the contact in
+ * that pair's run and of its two bodies; its vertex -1 or one of body[0]'s geometry, its face -1
+ * or one of body[1]'s, its flags CM_CONTACT_* bits) and every number finite. The outputs index
+ * the geometry's vertices by vert and the pairs' runs by first and points: the first failure
+ * names the file, the contact or pair and its field. (Counts against max_contacts are not
+ * checked: it is not in the fingerprints, and the next step applies it.) */
+static cmStatus validate_contacts(const cmModel* m, const unsigned char* q, int nc, int np,
+                                  const char* path, char* err, size_t errsz) {
+  const unsigned char* pq = q + CONTACT_BYTES * (size_t)nc;
+  for (int k = 0; k < np; k++, pq += PAIR_BYTES) {
+    int64_t v[5];
+    for (int j = 0; j < 5; j++)
+      v[j] = (int64_t)get_u64(pq + 8 * j);
+    const int64_t lo[5] = {0, 0, 0, 0, 0};
+    const int64_t hi[5] = {m->nbody - 1, m->nbody - 1, m->nrule - 1, nc,
+                           v[3] >= 0 && v[3] <= nc ? nc - v[3] : 0};
+    for (int j = 0; j < 5; j++)
+      if (v[j] < lo[j] || v[j] > hi[j])
+        return cm_error(err, errsz, CM_ERR_PARSE,
+                        "checkpoint '%s' is corrupted: contact pair %d's %s = %lld is out of its "
+                        "range %lld to %lld",
+                        path, k, PAIR_INT[j], (long long)v[j], (long long)lo[j], (long long)hi[j]);
+    for (int j = 0; j < 6; j++)
+      if (!isfinite(get_f64(pq + 40 + 8 * j)))
+        return cm_error(err, errsz, CM_ERR_PARSE,
+                        "checkpoint '%s' is corrupted: contact pair %d's %s is %g, not a finite "
+                        "number",
+                        path, k, PAIR_F64[j], get_f64(pq + 40 + 8 * j));
+  }
+  pq = q + CONTACT_BYTES * (size_t)nc;
+  for (int i = 0; i < nc; i++, q += CONTACT_BYTES) {
+    int64_t v[6];
+    for (int j = 0; j < 6; j++)
+      v[j] = (int64_t)get_u64(q + 8 * j);
+    int64_t nv = 0, nf = 0;
+    if (v[0] >= 0 && v[0] < m->nbody) nv = m->geom_nvert[m->body_geom[v[0]]];
+    if (v[1] >= 0 && v[1] < m->nbody) nf = m->geom_nface[m->body_geom[v[1]]];
+    const int64_t lo[6] = {0, 0, 0, -1, -1, 0};
+    const int64_t hi[6] = {
+        m->nbody - 1, m->nbody - 1, (int64_t)np - 1,
+        nv - 1,       nf - 1,       CM_CONTACT_TWO_WAY | CM_CONTACT_EDGE | CM_CONTACT_CONTOUR};
+    for (int j = 0; j < 6; j++)
+      if (v[j] < lo[j] || v[j] > hi[j])
+        return cm_error(err, errsz, CM_ERR_PARSE,
+                        "checkpoint '%s' is corrupted: contact %d's %s = %lld is out of its range "
+                        "%lld to %lld",
+                        path, i, CONTACT_INT[j], (long long)v[j], (long long)lo[j],
+                        (long long)hi[j]);
+    const unsigned char* P = pq + PAIR_BYTES * (size_t)v[2];
+    int64_t pb0 = (int64_t)get_u64(P), pb1 = (int64_t)get_u64(P + 8);
+    int64_t first = (int64_t)get_u64(P + 24), points = (int64_t)get_u64(P + 32);
+    if (i < first || i >= first + points ||
+        !((v[0] == pb0 && v[1] == pb1) || (v[0] == pb1 && v[1] == pb0)))
+      return cm_error(err, errsz, CM_ERR_PARSE,
+                      "checkpoint '%s' is corrupted: contact %d (bodies %lld and %lld) is not one "
+                      "of its pair %lld's (contacts %lld to %lld, bodies %lld and %lld)",
+                      path, i, (long long)v[0], (long long)v[1], (long long)v[2], (long long)first,
+                      (long long)(first + points - 1), (long long)pb0, (long long)pb1);
+    for (int j = 0; j < 15; j++)
+      if (!isfinite(get_f64(q + 48 + 8 * j)))
+        return cm_error(err, errsz, CM_ERR_PARSE,
+                        "checkpoint '%s' is corrupted: contact %d's %s is %g, not a finite number",
+                        path, i, CONTACT_F64[j], get_f64(q + 48 + 8 * j));
+  }
   return CM_OK;
 }
 
@@ -550,14 +689,24 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is corrupted: body %d ('%s') has a %s that is %s", path, b,
                     m->body_name[b], field, what);
-  /* the model's nodes (the fingerprint counts them), then the anchors */
+  /* the model's nodes (the fingerprint counts them), then the anchors, then the contacts and
+   * pairs (format 12): three counts, each where the one before puts it */
   size_t end = body_end(m->nbody, m->nnode);
-  uint64_t na = n >= end + 16 ? get_u64(buf + end) : UINT64_MAX;
-  if (na > INT32_MAX || n != file_size(m->nbody, m->nnode, (int)na))
+  uint64_t na = n >= end + 8 + 24 ? get_u64(buf + end) : UINT64_MAX;
+  uint64_t nc = UINT64_MAX, np = UINT64_MAX;
+  if (na <= INT32_MAX && (uint64_t)n >= (uint64_t)anchor_end(m->nbody, m->nnode, (int)na) + 24) {
+    size_t ce = anchor_end(m->nbody, m->nnode, (int)na);
+    nc = get_u64(buf + ce);
+    np = get_u64(buf + ce + 8);
+  }
+  if (na > INT32_MAX || nc > INT32_MAX || np > INT32_MAX ||
+      (uint64_t)n != file_size(m->nbody, m->nnode, (int)na, (int)nc, (int)np))
     return cm_error(err, errsz, CM_ERR_PARSE,
                     "checkpoint '%s' is inconsistent: its size %zu does not match %d bodies, %d "
-                    "nodes and its count of anchors",
-                    path, n, m->nbody, m->nnode);
+                    "nodes and its count of anchors (%llu), count of contacts (%llu) and count of "
+                    "contact pairs (%llu)",
+                    path, n, m->nbody, m->nnode, (unsigned long long)na, (unsigned long long)nc,
+                    (unsigned long long)np);
   const unsigned char* q = buf + body_end(m->nbody, 0);
   for (int k = 0; k < CM_NNODE_STATE * m->nnode; k++, q += 8)
     if (!isfinite(get_f64(q)))
@@ -586,18 +735,25 @@ static cmStatus validate(const cmModel* m, const unsigned char* buf, size_t n, c
                       "birth offset) has a body index, key, stretch or offset out of range",
                       path, i);
   }
-  return CM_OK;
+  return validate_contacts(m, q + 16, (int)nc, (int)np, path, err, errsz);
 }
 
-static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf) {
+/* d from a validated file; CM_ERR_NOMEM (*what: of what) with d's contents unchanged */
+static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf, const char** what) {
   const unsigned char* p = buf + HEADER_SIZE;
-  /* the anchors' room first, so that d is unchanged when it cannot be had (the state was
-   * written before, and CM_ERR_NOMEM left d half read) */
+  /* the anchors' and the contacts' room first, so that d is unchanged when it cannot be had
+   * (the state was written before, and CM_ERR_NOMEM left d half read); growing keeps the
+   * arrays' contents */
   cmDataPriv* pv = cm_priv(d);
   size_t at = 8 * ((size_t)NSCALAR + NTOTAL + (size_t)CM_NSTATE * (size_t)m->nbody +
                    (size_t)CM_NNODE_STATE * (size_t)m->nnode);
   int na = (int)get_u64(p + at);
+  const unsigned char* pc = buf + anchor_end(m->nbody, m->nnode, na);
+  int nc = (int)get_u64(pc), np = (int)get_u64(pc + 8);
+  *what = "friction springs";
   if (!cm_anchor_room(&pv->anchor, &pv->maxanchor, na)) return CM_ERR_NOMEM;
+  *what = "contacts";
+  if (!cm_contact_room(d, nc, np)) return CM_ERR_NOMEM;
 #define GET_SCALAR(type, name)                                                                     \
   d->name = get_##type(p);                                                                         \
   p += 8;
@@ -632,9 +788,35 @@ static cmStatus decode(const cmModel* m, cmData* d, const unsigned char* buf) {
     p += 8;
   }
   pv->nanchor = na;
-  /* no contacts (the next step finds them); the derived fields from the state */
-  d->ncontact = 0;
-  d->npair = 0;
+  /* the contacts and pairs of the last step, as they were (format 12): the outputs of this step
+   * read them; the next step finds its own */
+  CM_ASSERT(p == pc);
+  p += 16;
+  for (int i = 0; i < nc; i++) {
+    cmContact* c = &d->contact[i];
+    int* in[6] = {&c->body[0], &c->body[1], &c->pair, &c->vert, &c->face, &c->flags};
+    double* x[15] = {&c->p0[0], &c->p0[1], &c->p0[2],   &c->p1[0],   &c->p1[1],
+                     &c->p1[2], &c->n[0],  &c->n[1],    &c->n[2],    &c->dist,
+                     &c->area,  &c->force, &c->ftan[0], &c->ftan[1], &c->ftan[2]};
+    for (int k = 0; k < 6; k++, p += 8)
+      *in[k] = get_int(p);
+    for (int k = 0; k < 15; k++, p += 8)
+      *x[k] = get_f64(p);
+  }
+  for (int i = 0; i < np; i++) {
+    cmContactPair* P = &d->pair[i];
+    memset(P, 0, sizeof *P); /* (its padding too) */
+    int* in[5] = {&P->body[0], &P->body[1], &P->rule, &P->first, &P->points};
+    double* x[6] = {&P->area,     &P->max_penetration, &P->force[0],
+                    &P->force[1], &P->force[2],        &P->max_pressure};
+    for (int k = 0; k < 5; k++, p += 8)
+      *in[k] = get_int(p);
+    for (int k = 0; k < 6; k++, p += 8)
+      *x[k] = get_f64(p);
+  }
+  d->ncontact = nc;
+  d->npair = np;
+  /* the derived fields from the state */
   cm_body_derive(m, d);
   return CM_OK;
 }
@@ -646,9 +828,10 @@ cmStatus cm_checkpoint_read(const cmModel* m, cmData* d, const char* path, char*
   size_t n = 0;
   cmStatus st = read_all(path, &buf, &n, err, errsz);
   if (st == CM_OK) st = validate(m, buf, n, path, err, errsz);
-  if (st == CM_OK && decode(m, d, buf) != CM_OK)
-    st = cm_error(err, errsz, CM_ERR_NOMEM,
-                  "checkpoint '%s': out of memory for its friction springs", path);
+  const char* what = "";
+  if (st == CM_OK && decode(m, d, buf, &what) != CM_OK)
+    st =
+        cm_error(err, errsz, CM_ERR_NOMEM, "checkpoint '%s': out of memory for its %s", path, what);
   cm_free(buf);
   return st;
 }

@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clitest import Suite, check, expect_exit, read_bodies, read_summary  # noqa: E402
+from test_cli_vtk import read_vtu  # noqa: E402
 
 REF_STEPS = 1200  # the uninterrupted run, at least MARGIN steps past every interruption
 MARGIN = 300
@@ -277,6 +278,71 @@ def test_restart_into_an_empty_folder(s):
     check(rows[0] == ref[0] and rows[1].startswith("25,"), "first rows %r" % rows[:2])
 
 
+def test_restart_into_an_empty_folder_keeps_the_contacts(s):
+    # A box resting on the ground, spinning slowly (contacts with friction at every step), with
+    # the VTK series. A checkpoint at a frame step S = 50 continued into an empty folder: its
+    # first frame, step S, has the contacts of the run that never stopped (contacts.csv rows and
+    # the .vtu files' pressure and penetration, byte for byte), as every frame after it. Until
+    # format 12 a checkpoint held no contacts and that frame had none. A checkpoint at S = 55, not
+    # a frame step: the first part wrote its last state as a frame at 55 (with its contacts), and
+    # the restart's first frame is that one, byte for byte.
+    text = ("scene: {timestep: 1.0e-3}\noutput: {every: 10, vtk: true}\nbodies:\n"
+            "  - {name: ground, geometry: {plane: {normal: [0, 0, 1], offset: 0}}, motion: fixed}\n"
+            "  - {name: box, geometry: {box: {size: [0.1, 0.1, 0.05], divisions: 3}}, density: 500, "
+            "position: [0, 0, 0.02502], angular_velocity: [0, 0, 0.5]}\n"
+            "interactions:\n  - {pair: [\"*\", \"*\"], law: area_compliant, ka: 1.0e9, friction: 0.3}\n")
+    path = s.write("resting_box.yaml", text)
+    whole = s.path("rest_whole")
+    expect_exit(s.run("run", path, "-o", whole, "--steps", 100, "-q"), 0, "the uninterrupted run")
+
+    def rows_from(f, first, last=None):
+        out = []
+        for x in open(f).read().splitlines()[1:]:
+            k = int(x.split(",")[0])
+            if k >= first and (last is None or k <= last):
+                out.append(x)
+        return out
+
+    def vtu_from(folder, first, last=None):
+        names = {}
+        for n in os.listdir(os.path.join(folder, "vtk")):
+            k = int(n[:-len(".vtu")].rsplit("_", 1)[1])
+            if k >= first and (last is None or k <= last):
+                names[n] = open(os.path.join(folder, "vtk", n), "rb").read()
+        return names
+
+    for S in (50, 55):
+        part, fresh = s.path("rest_part%d" % S), s.path("rest_fresh%d" % S)
+        expect_exit(s.run("run", path, "-o", part, "--steps", S, "--checkpoint-every", S, "-q"), 0,
+                    "the first part, to step %d" % S)
+        r = s.run("run", path, "-o", fresh, "--steps", 100, "--restart",
+                  os.path.join(part, "checkpoint.bin"), "-q")
+        expect_exit(r, 0, "restart from step %d into an empty folder" % S)
+        # the contacts of step S: in the run that wrote the checkpoint, and now in the new folder
+        at_s = rows_from(os.path.join(part, "contacts.csv"), S, S)
+        check(len(at_s) == 1 and ",ground,box," in at_s[0], "contacts of step %d: %r" % (S, at_s))
+        check(rows_from(os.path.join(fresh, "contacts.csv"), S, S) == at_s,
+              "contacts.csv at step %d after the restart: %r, the run that wrote the checkpoint: %r"
+              % (S, rows_from(os.path.join(fresh, "contacts.csv"), S, S), at_s))
+        vs = vtu_from(part, S, S)
+        check(len(vs) == 1 and vtu_from(fresh, S, S) == vs,
+              "vtk frame of step %d differs from the run that wrote the checkpoint" % S)
+        v = read_vtu(os.path.join(fresh, "vtk", list(vs)[0]))
+        check(max(v["pressure"]) > 0 and max(v["penetration"]) > 0,
+              "vtk frame of step %d: no pressure or penetration" % S)
+        # from step S on (S = 50) or after it (S = 55), the run that never stopped, byte for byte
+        first = S if S % 10 == 0 else S + 1
+        for name in ("bodies.csv", "contacts.csv"):
+            a = rows_from(os.path.join(whole, name), first)
+            b = rows_from(os.path.join(fresh, name), first)
+            check(len(a) > 0 and a == b, "%s from step %d differs from the uninterrupted run" % (name, first))
+        a, b = vtu_from(whole, first), vtu_from(fresh, first)
+        check(len(a) == 6 - (first > 50) and sorted(a) == sorted(b),
+              "vtk frames from step %d: %r and %r" % (first, sorted(a), sorted(b)))
+        for n in a:
+            check(a[n] == b[n], "vtk/%s differs from the uninterrupted run" % n)
+
+
 def test_restart_with_a_quoted_name(s):
     # a body name with a quote, a comma and a line break: quoted in the CSV files (RFC 4180), and
     # the restart into the run's folder reads those rows whole (until 2026-12-08 the line break
@@ -352,6 +418,7 @@ if __name__ == "__main__":
     s.test(test_rejected_checkpoints)
     s.test(test_restart_strict_counts_the_start)
     s.test(test_restart_into_an_empty_folder)
+    s.test(test_restart_into_an_empty_folder_keeps_the_contacts)
     s.test(test_restart_with_a_changed_scene)
     s.test(test_restart_with_a_quoted_name)
     s.finish()

@@ -151,6 +151,20 @@ static void test_round_trip_and_continue(void) {
   cm_set_allocator(NULL);
   CHECK(st == CM_ERR_NOMEM && strstr(err, "friction springs") != NULL);
   CHECK(cm_data_hash(m, d) == before && d->step == step0);
+  /* and for the contacts or their pairs (format 12; a fresh data has room for neither): the
+   * same, with no contacts read */
+  for (int t = 0; t < 2; t++) {
+    /* the file's buffer and the springs' table, then the contacts' fails; the second time the
+     * springs have their room from the first: the file's buffer and the contacts', then the
+     * pairs' fails */
+    nalloc_left = 2;
+    cm_set_allocator(&FAILING);
+    st = cm_checkpoint_read(m, d, PATH, err, sizeof err);
+    cm_set_allocator(NULL);
+    CHECK(st == CM_ERR_NOMEM && strstr(err, "out of memory for its contacts") != NULL &&
+          strstr(err, PATH) != NULL);
+    CHECK(cm_data_hash(m, d) == before && d->step == step0 && d->ncontact == 0 && d->npair == 0);
+  }
   CHECK(cm_checkpoint_read(m, d, PATH, err, sizeof err) == CM_OK);
   CHECK(cm_data_hash(m, d) == cm_data_hash(m, ref));
   CHECK(d->step == 150 && d->time == ref->time);
@@ -161,6 +175,31 @@ static void test_round_trip_and_continue(void) {
   CHECK(memcmp(d->body_xvel, ref->body_xvel, 3 * (size_t)m->nbody * sizeof(double)) == 0);
   CHECK(memcmp(d->body_aabb + 6, ref->body_aabb + 6, 6 * (size_t)(m->nbody - 1) * sizeof(double)) ==
         0);
+  /* the contacts and pairs of step 150 as the run had them (format 12: the outputs of the
+   * checkpoint's step read them; they were emptied before), bit for bit */
+  printf("  %d contacts in %d pair(s) at step 150\n", ref->ncontact, ref->npair);
+  CHECK(d->ncontact == ref->ncontact && d->npair == ref->npair && ref->npair >= 1);
+  CHECK(memcmp(d->contact, ref->contact, (size_t)ref->ncontact * sizeof *ref->contact) == 0);
+  int pairs_same = 1;
+  for (int k = 0; k < ref->npair; k++) {
+    const cmContactPair *P = &d->pair[k], *Q = &ref->pair[k];
+    pairs_same = pairs_same && P->body[0] == Q->body[0] && P->body[1] == Q->body[1] &&
+                 P->rule == Q->rule && P->first == Q->first && P->points == Q->points &&
+                 memcmp(&P->area, &Q->area, 6 * sizeof(double)) == 0;
+  }
+  CHECK(pairs_same);
+  int with_force = 0;
+  for (int i = 0; i < ref->ncontact; i++)
+    with_force += ref->contact[i].force > 0;
+  CHECK(with_force > 0);
+  /* the state hash leaves the contacts out, as before format 12: the same without them */
+  {
+    int nc = d->ncontact, np = d->npair;
+    d->ncontact = d->npair = 0;
+    CHECK(cm_data_hash(m, d) == cm_data_hash(m, ref));
+    d->ncontact = nc;
+    d->npair = np;
+  }
 
   /* continued: identical to the run that never stopped, step after step */
   int same = 1;
@@ -281,36 +320,72 @@ static void test_rejects(void) {
   uint64_t na = 0;
   for (int i = 7; i >= 0; i--)
     na = na << 8 | good[be + i];
-  CHECK(na >= 1 && n == be + 8 + 80 * na + 8);
+  /* after the anchors (format 12) the count of contacts C and of pairs P, then 168 bytes per
+   * contact (6 integers: body[2], pair, vert, face, flags; 15 doubles: p0, p1, n, dist, area,
+   * force, ftan) and 88 per pair (5 integers: body[2], rule, first, points; 6 doubles) */
+  size_t ce = be + 8 + 80 * (size_t)na;
+  uint64_t nc = 0, np = 0;
+  for (int i = 7; i >= 0; i--) {
+    nc = nc << 8 | good[ce + i];
+    np = np << 8 | good[ce + 8 + i];
+  }
+  CHECK(na >= 1 && nc >= 2 && np >= 1 && n == ce + 16 + 168 * nc + 88 * np + 8);
+  size_t c1 = ce + 16 + 168, p0 = ce + 16 + 168 * (size_t)nc; /* contact 1, pair 0 */
   const struct {
     size_t at;
     uint64_t bits;
     const char* what;
-  } edit[14] = {{H, (uint64_t)-1, "negative step -1"},
-                /* the time (after the step, at H + 8): a NaN, and the time of another step */
-                {H + 8, 0x7ff8000000000000ull, "is not step 150 x timestep"},
-                {H + 8, 0x3fc999999999999aull, "time 0.20000000000000001 s is not step 150"},
-                {H + 16, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
-                /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
-                 * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
-                 * body the model does not have (its name would be read beyond body_name) */
-                {H, 0x7fffffffffffffffull, "step = 9223372036854775807 is out of its range"},
-                {H + 224, 0x7fffffffull, "warning = 2147483647 is out of its range"},
-                {H + 136, 1ull << 40, "depth_first_step = 1099511627776 is out of its range"},
-                {H + 144, 1000000, "depth_body_a = 1000000 is out of its range"},
-                {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
-                {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
-                {be, na + 1, "count of anchors"},
-                {be + 8, (uint64_t)m->nbody,
-                 "anchor 0 (a contact's friction spring and birth "
-                 "offset) has a body index"},
-                {be + 8 + 48, 0x7ff8000000000000ull,
-                 "has a body index, key, stretch or offset out "
-                 "of range"},
-                {be + 8 + 72, 0xbff0000000000000ull,
-                 "has a body index, key, stretch or offset out "
-                 "of range"}};
-  for (int k = 0; k < 14; k++) {
+  } edit[] = {{H, (uint64_t)-1, "negative step -1"},
+              /* the time (after the step, at H + 8): a NaN, and the time of another step */
+              {H + 8, 0x7ff8000000000000ull, "is not step 150 x timestep"},
+              {H + 8, 0x3fc999999999999aull, "time 0.20000000000000001 s is not step 150"},
+              {H + 16, (1ull << 32) + 5, "solver_iter = 4294967301 does not fit"},
+              /* counts that leave no room to count on (a step of 2^63 - 1 made the next step's
+               * number overflow: fuzz_checkpoint), a first step beyond the step, a monitored
+               * body the model does not have (its name would be read beyond body_name) */
+              {H, 0x7fffffffffffffffull, "step = 9223372036854775807 is out of its range"},
+              {H + 224, 0x7fffffffull, "warning = 2147483647 is out of its range"},
+              {H + 136, 1ull << 40, "depth_first_step = 1099511627776 is out of its range"},
+              {H + 144, 1000000, "depth_body_a = 1000000 is out of its range"},
+              {be - 7 * 8, 0x7ff8000000000000ull, "body_angvel that is not finite"},
+              {be - 8, 0x7ff0000000000000ull, "body_dv that is not finite"},
+              {be, na + 1, "count of anchors ("},
+              {be + 8, (uint64_t)m->nbody,
+               "anchor 0 (a contact's friction spring and birth "
+               "offset) has a body index"},
+              {be + 8 + 48, 0x7ff8000000000000ull,
+               "has a body index, key, stretch or offset out "
+               "of range"},
+              {be + 8 + 72, 0xbff0000000000000ull,
+               "has a body index, key, stretch or offset out "
+               "of range"},
+              /* the contacts and pairs: a count one too large (either), each integer out of
+               * its range, a contact outside its pair's run, numbers not finite */
+              {ce, nc + 1, "count of contacts ("},
+              {ce + 8, np + 1, "count of contact pairs ("},
+              {ce, 1ull << 40, "does not match"},
+              {c1, (uint64_t)m->nbody, "contact 1's body[0] = 3 is out of its range 0 to 2"},
+              {c1 + 8, (uint64_t)-1, "contact 1's body[1] = -1 is out of its range 0 to 2"},
+              {c1 + 16, np, "contact 1's pair = "},
+              {c1 + 24, 1000000, "contact 1's vert = 1000000 is out of its range -1 to"},
+              {c1 + 24, (uint64_t)-2, "contact 1's vert = -2 is out"},
+              {c1 + 32, 1000000, "contact 1's face = 1000000 is out of its range -1 to"},
+              {c1 + 40, 8, "contact 1's flags = 8 is out of its range 0 to 7"},
+              {c1 + 48, 0x7ff8000000000000ull, "contact 1's p0[0] is nan, not a finite number"},
+              {c1 + 120, 0x7ff0000000000000ull, "contact 1's dist is inf, not a finite number"},
+              {c1 + 160, 0xfff0000000000000ull, "contact 1's ftan[2] is -inf, not a finite number"},
+              {p0, 7, "contact pair 0's body[0] = 7 is out of its range 0 to 2"},
+              {p0 + 16, 99, "contact pair 0's rule = 99 is out of its range 0 to"},
+              {p0 + 24, nc + 1, "contact pair 0's first = "},
+              {p0 + 32, nc + 1, "contact pair 0's points = "},
+              /* a contact outside its pair's run, or of other bodies (the box on the ground:
+               * bodies 0 and 1; the ball is 2) */
+              {p0 + 32, 1, "contact 1 (bodies 1 and 0) is not one of its pair 0's"},
+              {c1 + 8, 2, "contact 1 (bodies 1 and 2) is not one of its pair 0's"},
+              {p0 + 40, 0x7ff8000000000000ull, "contact pair 0's area is nan, not a finite number"},
+              {p0 + 80, 0x7ff0000000000000ull,
+               "contact pair 0's max_pressure is inf, not a finite number"}};
+  for (size_t k = 0; k < sizeof edit / sizeof *edit; k++) {
     memcpy(file, good, n);
     for (int i = 0; i < 8; i++)
       file[edit[k].at + i] = (unsigned char)(edit[k].bits >> (8 * i));

@@ -439,7 +439,10 @@ static void test_checkpoint_round_trip(void) {
   CM_DATA_DERIVED(SAME_ARRAY)
   CHECK(bad == 0);
   if (bad) differing(m, f, d, 1);
-  CHECK(f->ncontact == 0 && f->npair == 0); /* not saved: the next step finds them */
+  /* the step's contacts and pairs as they were (saved since format 12, for the outputs of the
+   * checkpoint's step; the next step finds its own) */
+  CHECK(f->ncontact == d->ncontact && f->npair == d->npair);
+  CHECK(!memcmp(f->contact, d->contact, (size_t)d->ncontact * sizeof *d->contact));
   CHECK(cm_data_hash(m, f) == cm_data_hash(m, d));
 
   int same = 1;
@@ -518,7 +521,7 @@ static uint64_t hash_by_hand(const cmModel* m, const cmData* d) {
   return h;
 }
 
-/* the checkpoint of format 11 byte by byte, as the table of src/output/checkpoint.c gives it */
+/* the checkpoint of format 12 byte by byte, as the table of src/output/checkpoint.c gives it */
 static void test_documented_hash_and_file(void) {
   cmModel* m = scene();
   if (!m) return;
@@ -529,7 +532,7 @@ static void test_documented_hash_and_file(void) {
   d->soft_rows = 17;
   d->soft_factor = 0.25;
   CHECK(cm_data_hash(m, d) == hash_by_hand(m, d));
-  CHECK(CM_CHECKPOINT_VERSION == 11);
+  CHECK(CM_CHECKPOINT_VERSION == 12);
   CHECK(m->nnode == 8);
   CHECK(cm_checkpoint_write(m, d, PATH, err, sizeof err) == CM_OK);
   static unsigned char buf[1 << 16];
@@ -539,10 +542,13 @@ static void test_documented_hash_and_file(void) {
   size_t W = CM_WARN_COUNT, T = CM_TIMER_COUNT, nb = (size_t)m->nbody, nn = (size_t)m->nnode;
   const cmDataPriv* pv = cm_priv(d);
   size_t na = (size_t)pv->nanchor, be = 72 + 224 + 8 * W + 8 * T + 8 * 19 * nb + 8 * 6 * nn;
-  CHECK(n == be + 8 + 80 * na + 8);
-  if (n != be + 8 + 80 * na + 8) goto done;
+  /* the contacts and pairs of the step after the anchors (format 12) */
+  size_t nc = (size_t)d->ncontact, np = (size_t)d->npair, ce = be + 8 + 80 * na;
+  CHECK(nc > 0 && np > 0);
+  CHECK(n == ce + 16 + 168 * nc + 88 * np + 8);
+  if (n != ce + 16 + 168 * nc + 88 * np + 8) goto done;
   CHECK(memcmp(buf, "CMCKPT\0\0", 8) == 0);
-  CHECK((le64(buf + 8) & 0xffffffff) == 11 && le64(buf + 8) >> 32 == nb);
+  CHECK((le64(buf + 8) & 0xffffffff) == 12 && le64(buf + 8) >> 32 == nb);
   CHECK(le64(buf + 48) == n);
   CHECK((le64(buf + 56) & 0xffffffff) == W && le64(buf + 56) >> 32 == T);
   CHECK(le64(buf + 32) == cm_model_fingerprint(m));
@@ -610,6 +616,30 @@ static void test_documented_hash_and_file(void) {
     for (int k = 0; k < 3; k++)
       ok = ok && le64(s + 48 + 8 * k) == bits(a->s[k]);
     ok = ok && le64(s + 72) == bits(a->o);
+  }
+  ok = ok && le64(buf + ce) == nc && le64(buf + ce + 8) == np;
+  for (size_t i = 0; i < nc; i++) {
+    const unsigned char* s = buf + ce + 16 + 168 * i;
+    const cmContact* c = &d->contact[i];
+    const int in[6] = {c->body[0], c->body[1], c->pair, c->vert, c->face, c->flags};
+    for (int k = 0; k < 6; k++)
+      ok = ok && (int64_t)le64(s + 8 * k) == in[k];
+    for (int k = 0; k < 3; k++)
+      ok = ok && le64(s + 48 + 8 * k) == bits(c->p0[k]) && le64(s + 72 + 8 * k) == bits(c->p1[k]) &&
+           le64(s + 96 + 8 * k) == bits(c->n[k]) && le64(s + 144 + 8 * k) == bits(c->ftan[k]);
+    ok = ok && le64(s + 120) == bits(c->dist) && le64(s + 128) == bits(c->area) &&
+         le64(s + 136) == bits(c->force);
+  }
+  for (size_t i = 0; i < np; i++) {
+    const unsigned char* s = buf + ce + 16 + 168 * nc + 88 * i;
+    const cmContactPair* P = &d->pair[i];
+    const int in[5] = {P->body[0], P->body[1], P->rule, P->first, P->points};
+    for (int k = 0; k < 5; k++)
+      ok = ok && (int64_t)le64(s + 8 * k) == in[k];
+    ok = ok && le64(s + 40) == bits(P->area) && le64(s + 48) == bits(P->max_penetration) &&
+         le64(s + 80) == bits(P->max_pressure);
+    for (int k = 0; k < 3; k++)
+      ok = ok && le64(s + 56 + 8 * k) == bits(P->force[k]);
   }
   CHECK(ok);
   uint64_t sum = 0xcbf29ce484222325ULL;
