@@ -854,7 +854,9 @@ class Data:
                err)
 
     def load_checkpoint(self, path):
-        """Read the state of a checkpoint of this model (cm_checkpoint_read). A checkpoint
+        """Read the state of a checkpoint of this model (cm_checkpoint_read), with the contacts
+        and contact pairs of its step (format 12: d.contacts and d.pairs are those of the step
+        that wrote it, as the outputs of that step show them). A checkpoint
         written with another version of the scene (the same bodies, masses and timestep, other
         interactions, joints, forces, motions, meshes or solver options: its scene_fingerprint,
         checkpoint_info) is loaded with a CheckpointWarning."""
