@@ -2155,8 +2155,6 @@ static void anchor_table(const cmModel* m, cmData* d, const int* rkey) {
   p->nanchor = n;
 }
 
-/* everything an island needs, from the arena, and its per-step data: mass blocks, free
- * velocities, the rows' bodies, laws and stick velocities; returns nonzero when out of memory */
 /* the mean velocity over the step h of the point at r (from the com, world) of prescribed body
  * b: its displacement v0 h + (exp(w h) - I)(p - o) over h (o the frame origin, about which the
  * body turns: docs/dynamics.md), so that a body carried by it moves along the same chord (a box
@@ -2226,6 +2224,8 @@ static int outside_rates(const cmModel* m, const cmData* d, const Island* is, in
   return 1;
 }
 
+/* everything an island needs, from the arena, and its per-step data: mass blocks, free
+ * velocities, the rows' bodies, laws and stick velocities; returns nonzero when out of memory */
 static int island_setup(const cmModel* m, const cmData* d, Island* is, const int* loc,
                         const int* nloc, int dense_max, const double* v0, const int* ranc,
                         cmArena* arena) {
@@ -2491,22 +2491,14 @@ void cm_solve_implicit(const cmModel* m, cmData* d, double h, const double* v0) 
        * elements see the node where the integrate stage puts it (x_n + h vx, the end of the
        * step) or at the chord's middle (midpoint rule). A prescribed body turns by |w| h
        * about its fixed world axis w and its frame origin moves by v0 h: x+ - x = v0 h +
-       * (Rot(w h) - I) (x - origin). Until 2026-12-09 this was the tangent v + w x r, which
+       * (Rot(w h) - I) (x - origin). Until 2026-12-08 this was the tangent v + w x r, which
        * put the nodes of a turning body r (h w)^2 / 2 outside their circle in every solve:
        * a pad on a plate spinning at h w = 0.05 was stretched radially by 6.4e-4, 78 times its
        * centrifugal strain (tests/physics/test_deformable.c, test_attach_spinning) */
-      const double* w = m->body_angvel0 + 3 * ab;
-      double wn = cm_v3_norm(w), r[3], rr[3];
-      cm_v3_sub(r, d->node_pos + 3 * (size_t)n, d->body_xpos + 3 * ab);
-      cm_v3_copy(rr, r);
-      if (wn > 0) {
-        double axis[3], q[4];
-        cm_v3_scale(axis, w, 1.0 / wn);
-        cm_quat_from_axis_angle(q, axis, wn * h);
-        cm_quat_rotate(rr, q, r);
-      }
-      for (int c = 0; c < 3; c++)
-        vx[c] = m->body_vel0[3 * ab + c] + (rr[c] - r[c]) / h;
+      double r[3], v6[6];
+      cm_v3_sub(r, d->node_pos + 3 * (size_t)n, d->body_cpos + 3 * ab);
+      prescribed_chord(m, d, ab, r, h, v6);
+      cm_v3_copy(vx, v6);
     } else if (ab >= 0) {
       double r[3], wr[3];
       cm_v3_sub(r, d->node_pos + 3 * (size_t)n, d->body_cpos + 3 * ab);
