@@ -87,6 +87,7 @@
   X(double, geom_area, ngeom, 1)                                                                   \
   X(int, geom_nridge, ngeom, 1)                                                                    \
   X(int, geom_ridgeadr, ngeom, 1)                                                                  \
+  X(int, geom_open_dir, ngeom, 1)                                                                  \
   X(int, geom_nconcave, ngeom, 1)                                                                  \
   X(int, geom_nfacet, ngeom, 1)                                                                    \
   X(int, geom_facetadr, ngeom, 1)                                                                  \

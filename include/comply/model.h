@@ -78,6 +78,11 @@ typedef struct cmModel {
   double* geom_area;        /* surface area, m^2 (0 for planes)                  (ngeom) */
   int* geom_nridge;         /* ridges: edges whose faces meet at CM_RIDGE_DEG or more (ngeom) */
   int* geom_ridgeadr;       /* first ridge in mesh_ridge                         (ngeom) */
+  int* geom_open_dir;       /* a mesh without facets: the axis direction (0..5: -x, +x, -y, +y,
+                               -z, +z) along which most points around it that lie outside it
+                               leave its box without meeting it (a tank's +z), whose segment
+                               certifies a point outside at once (collide_mesh.c); -1 for none,
+                               planes and meshes with facets (ngeom) */
   int* geom_nconcave;       /* concave ridges: ridges whose two faces each lie in front of the
                                other's plane (an inner corner); a vertex there gets a contact
                                per face (docs/contact-laws.md, "Concave corners") (ngeom) */

@@ -17,6 +17,7 @@
 #include "geom/bvh.h"
 #include "geom/closest.h"
 #include "geom/facets.h"
+#include "geom/tri_tri.h"
 
 /* |x| and sqrt(x) lane by lane */
 static inline v2d v2_abs(v2d x) {
@@ -242,6 +243,20 @@ int cm_mesh_inside_local(const cmModel* m, int g, const double p[3], cmNearest* 
   int va = m->geom_vertadr[g], fa = m->geom_faceadr[g];
   int in = cm_mesh_facets_inside(m, g, p, bound, out);
   if (in >= 0) return in;
+  /* a mesh with a cavity (a tank, a bowl, a terrain's relief): a point in it is inside the box
+   * and the ball, and the nearest-face search below visits the faces around the cavity before
+   * it can say outside (a tank of 28 faces holding a pile of 125 boxes: 31 % of the step). The
+   * segment from p out of the box along the mesh's open direction (geom_open_dir), meeting no
+   * face, says it at once and exactly; a point it does not certify is searched as before */
+  int dir = m->geom_open_dir[g];
+  if (dir >= 0 && cm_mesh_escapes((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
+                                  m->mesh_face + 3 * (size_t)fa, box, p, dir)) {
+    if (out) {
+      out->face = -1;
+      out->dist2 = INFINITY;
+    }
+    return 0;
+  }
   return cm_bvh_inside((const cmBvh*)m->geom_bvh + g, m->mesh_vert + 3 * (size_t)va,
                        m->mesh_face + 3 * (size_t)fa, m->mesh_face_normal + 3 * (size_t)fa,
                        m->mesh_vert_pn + 3 * (size_t)va, m->mesh_edge_pn + 9 * (size_t)fa, p, bound,

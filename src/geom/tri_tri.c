@@ -550,6 +550,18 @@ static inline int seg_meets(const double box[6], const double sbox[6], const dou
          (nonzero ? seg_box_inv3(p, inv, box, eps) : seg_box_inv(p, dir, inv, box, eps));
 }
 
+int cm_mesh_escapes(const cmBvh* tb, const double* vb, const int* fb, const double box[6],
+                    const double p[3], int dir) {
+  int k = dir / 2, up = dir % 2;
+  double q[3] = {p[0], p[1], p[2]};
+  /* the far end a tenth of the box's size beyond it along the axis: outside it (and so outside
+   * the mesh) far beyond rounding */
+  double ext = box[3 + k] - box[k], off = 0.1 * ext + 1e-300;
+  q[k] = up ? box[3 + k] + off : box[k] - off;
+  int none;
+  return cm_bvh_seg_faces(tb, vb, fb, NULL, NULL, NULL, NULL, p, q, &none, 0) == 0;
+}
+
 int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const double* R,
                      const double* t, double* yb, unsigned char* ydone, const double p[3],
                      const double q[3], int* out, int max) {

@@ -118,4 +118,11 @@ int cm_bvh_seg_faces(const cmBvh* tb, const double* vb, const int* fb, const dou
                      const double* t, double* yb, unsigned char* ydone, const double p[3],
                      const double q[3], int* out, int max);
 
+/* Does the segment from p (B's frame) along the axis direction dir (0..5: -x, +x, -y, +y, -z,
+ * +z) to beyond B's box (box: min xyz, max xyz) meet no face of B (tree tb on vertices vb, faces
+ * fb)? Exact (cm_bvh_seg_faces). For a closed mesh a yes certifies p outside B: the segment
+ * joins p to a point outside B without crossing B's surface. */
+int cm_mesh_escapes(const cmBvh* tb, const double* vb, const int* fb, const double box[6],
+                    const double p[3], int dir);
+
 #endif

@@ -1,6 +1,8 @@
 /* cm_point_inside (src/engine/query.c): the public inside test of a body at its pose, against
  * the closed-form answer for a rotated, translated box and a tilted plane, and against the faces
- * of a convex icosphere (whose bounding ball, geom_ball, culls the corners of its box). */
+ * of a convex icosphere (whose bounding ball, geom_ball, culls the corners of its box), and
+ * against the cells of an open tank made of cubes, whose cavity the open direction certifies
+ * (geom_open_dir, collide_mesh.c). */
 #include <math.h>
 
 #include "comply/comply.h"
@@ -118,7 +120,62 @@ static void test_sphere_ball(void) {
   cm_model_free(m);
 }
 
+/* an open tank of 4 x 4 x 4 cubes of 0.1 m: a floor and four walls one cube thick, the cavity
+ * 2 x 2 x 3 cubes open at the top */
+static int tank_cell(int i, int j, int k) {
+  return k == 0 || i == 0 || j == 0 || i == 3 || j == 3;
+}
+
+/* A mesh with a cavity gets the open direction +z (the only one the cavity's points leave the
+ * box by), and the inside test, which certifies the cavity's points outside by the segment up
+ * out of the box, agrees with the cells: a point is inside iff its cube is filled (points at a
+ * quarter and three quarters of each cube, none on a face, and around the box). The same with
+ * the direction cleared (the nearest-face search alone). */
+static void test_tank_cavity(void) {
+  cmMesh* me = scene_voxel_mesh(4, 0.1, tank_cell);
+  CHECK(me != NULL);
+  if (!me) return;
+  cmBodyDef t = cm_body_def_default();
+  t.name = "tank";
+  t.motion = CM_MOTION_FIXED;
+  t.geom.type = CM_GEOM_MESH;
+  t.geom.mesh = me;
+  cm_v3_set(t.position, 0.3, -0.2, 0.1);
+  cmBodyDef b = scene_box("box", 0.05, 0.05, 0.05, 1);
+  cm_v3_set(b.position, 0.5, 0, 0.5);
+  cmModel* m = scene_pair("tank", &t, &b, CM_METHOD_VERTEX);
+  cm_mesh_free(me);
+  if (!m) return;
+  int g = m->body_geom[0];
+  printf("  tank of %d faces: open direction %d (+z is 5)\n", m->geom_nface[g],
+         m->geom_open_dir[g]);
+  CHECK(m->geom_nface[g] >= 64 && m->geom_open_dir[g] == 5);
+  cmData* d = cm_data_new(m);
+  for (int pass = 0; pass < 2; pass++) {
+    int wrong = 0, n = 0, in = 0;
+    for (int i = -2; i < 10; i++)
+      for (int j = -2; j < 10; j++)
+        for (int k = -2; k < 10; k++) {
+          double p[3] = {0.3 + 0.05 * i + 0.025, -0.2 + 0.05 * j + 0.025, 0.1 + 0.05 * k + 0.025};
+          int ci = (int)floor(i / 2.0), cj = (int)floor(j / 2.0), ck = (int)floor(k / 2.0);
+          int want =
+              ci >= 0 && cj >= 0 && ck >= 0 && ci < 4 && cj < 4 && ck < 4 && tank_cell(ci, cj, ck);
+          int got = cm_point_inside(m, d, 0, p);
+          wrong += got != want;
+          in += got;
+          n++;
+        }
+    printf("  pass %d (open direction %d): %d of %d points inside, %d wrong\n", pass,
+           m->geom_open_dir[g], in, n, wrong);
+    CHECK(wrong == 0 && in > 0);
+    m->geom_open_dir[g] = -1; /* the second pass: the nearest-face search alone */
+  }
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
 int main(void) {
+  RUN(test_tank_cavity);
   RUN(test_box_and_plane);
   RUN(test_sphere_ball);
   return test_report();
