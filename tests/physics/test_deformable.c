@@ -480,10 +480,10 @@ static void test_pad_on_elevator(void) {
 /* A pad attached by its bottom face to a prescribed plate spinning about z at w = 5 rad/s (no
  * gravity, h w = 0.05): it turns with the plate, its outer top nodes pushed out only by the
  * centrifugal load (a radial strain of 8.3e-6 here, the same at every h). The elements see the
- * attached nodes where the step puts them, on the plate's circle. Until 2026-12-09 they saw them
+ * attached nodes where the step puts them, on the plate's circle. Until 2026-12-08 they saw them
  * on the tangent, r (h w)^2 / 2 outside the circle, in every solve: the top nodes stood out by
  * a radial strain of 6.4e-4 at h = 10 ms, falling as h^2. */
-static void test_attach_spinning(void) {
+static double attach_spinning(double beta) {
   const double w = 5, h = 1e-2;
   cmBodyDef plate = scene_box("plate", 0.12, 0.12, 0.01, 1);
   plate.motion = CM_MOTION_PRESCRIBED;
@@ -491,6 +491,7 @@ static void test_attach_spinning(void) {
   plate.angular_velocity[2] = w;
   cmBodyDef pad = fem_box("pad", 0.1, 0.1, 0.02, 5, 5, 2, CM_MATERIAL_COROTATED, 1e6, 0.3);
   pad.position[2] = 0.01;
+  pad.deformable.rayleigh_stiffness = beta;
   pad.deformable.attach = "plate";
   for (int k = 0; k < 3; k++) {
     pad.deformable.attach_min[k] = -1;
@@ -502,7 +503,7 @@ static void test_attach_spinning(void) {
   s->opt.timestep = h;
   s->opt.gravity[2] = 0;
   cmModel* m = scene_compile(s);
-  if (!m) return;
+  if (!m) return 0;
   cmData* d = cm_data_new(m);
   for (int n = 0; n < 100; n++)
     CHECK(cm_step(m, d) == CM_OK);
@@ -524,13 +525,71 @@ static void test_attach_spinning(void) {
     cnt++;
   }
   rad /= cnt;
-  printf("  pad attached to a spinning plate: attached nodes within %.1e m, outer top nodes' "
-         "radial strain %.3e (centrifugal 8.3e-6)\n",
-         att, rad);
+  printf("  pad attached to a spinning plate, beta %g s: attached nodes within %.1e m, outer top "
+         "nodes' radial strain %.4e (centrifugal 8.3e-6)\n",
+         beta, att, rad);
   CHECK(att < 1e-12);
-  CHECK(rad > 5e-6 && rad < 1.2e-5);
   cm_data_free(d);
   cm_model_free(m);
+  return rad;
+}
+
+/* The pad turns with the plate at rest in the plate's frame, so its deformation does not change
+ * and Rayleigh's stiffness damping must not act: the same strain with beta = 0.01 s. Until
+ * 2026-12-08 the damping took the material's stiffness at the end of the step times the chord
+ * velocity, which is off that shape's rotation by h w / 2, and squeezed the pad: a radial strain
+ * of -6.0e-4 at h = 10 ms (-6.8e-5 at 1.25 ms, first order in h). */
+static void test_attach_spinning(void) {
+  double r0 = attach_spinning(0), r1 = attach_spinning(0.01);
+  CHECK(r0 > 5e-6 && r0 < 1.2e-5);
+  CHECK_NEAR(r1, r0, 1e-3 * r0);
+}
+
+/* A free corotated or Neo-Hookean cube spinning at 10 rad/s (and drifting) with Rayleigh's
+ * stiffness damping beta = 0.01 s, backward Euler, 0.5 s: a rigid rotation deforms nothing, so
+ * the damping must leave it as the undamped run leaves it (backward Euler's own loss of angular
+ * momentum included) and never add energy. Until 2026-12-08 the damping's force turned the
+ * chord velocity into a torque: this cube's angular momentum grew 10.8 (corotated) and 7.2
+ * (Neo-Hookean) times, its kinetic energy from 0.12 to 21 and 10 J, with energy_growth warnings;
+ * at 3 cells a side, 6.3 and 10.6 times. */
+static void spin_damped(cmMaterial mat, double beta, double* Lz, double* ke0, double* ke,
+                        long* warn) {
+  cmScene* s = cm_scene_new("fem_spin_damped");
+  s->opt.timestep = 1e-3;
+  cm_v3_set(s->opt.gravity, 0, 0, 0);
+  cmBodyDef b = fem_box("cube", 0.1, 0.1, 0.1, 2, 2, 2, mat, 1e6, 0.3);
+  b.angular_velocity[2] = 10;
+  b.velocity[0] = 0.1;
+  b.deformable.rayleigh_stiffness = beta;
+  CHECK(cm_scene_add_body(s, &b, err, sizeof err) == 0);
+  cmModel* m = scene_compile(s);
+  if (!m) return;
+  cmData* d = cm_data_new(m);
+  double pe, p[3], L[3];
+  cm_data_energy(m, d, ke0, &pe);
+  for (int n = 0; n < 500; n++)
+    CHECK(cm_step(m, d) == CM_OK);
+  cm_data_energy(m, d, ke, &pe);
+  cm_data_momentum(m, d, p, L);
+  *Lz = L[2];
+  *warn = (long)d->warning[CM_WARN_ENERGY];
+  cm_data_free(d);
+  cm_model_free(m);
+}
+
+static void test_spin_stiffness_damping(void) {
+  const cmMaterial mats[2] = {CM_MATERIAL_COROTATED, CM_MATERIAL_NEO_HOOKEAN};
+  for (int i = 0; i < 2; i++) {
+    double L0, k0, L1, k1, kstart;
+    long w0, w1;
+    spin_damped(mats[i], 0, &L0, &kstart, &k0, &w0);
+    spin_damped(mats[i], 0.01, &L1, &kstart, &k1, &w1);
+    printf("  spinning cube (%s), 0.5 s: Lz %.5e undamped, %.5e at beta 0.01; kinetic energy "
+           "%.5e J at the start, %.5e, %.5e J at the end; energy warnings %ld, %ld\n",
+           i ? "Neo-Hookean" : "corotated", L0, L1, kstart, k0, k1, w0, w1);
+    CHECK_NEAR(L1, L0, 1e-3 * fabs(L0));
+    CHECK(k1 < kstart && w1 == 0);
+  }
 }
 
 /* A body far from the origin behaves as at the origin. A 4^3-cell cube with its bottom held,
@@ -826,6 +885,7 @@ int main(void) {
   RUN(test_energy_tolerance);
   RUN(test_energy_spin);
   RUN(test_rayleigh);
+  RUN(test_spin_stiffness_damping);
   RUN(test_fixed_nodes);
   RUN_LONG(test_attach_hanging); /* tests/CMakeLists.txt: where it runs under ASan */
   RUN(test_attach_dynamic);
