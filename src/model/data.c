@@ -201,26 +201,29 @@ int cm_anchor_room(cmAnchor** a, int* cap, int n) {
   return 1;
 }
 
-int cm_contact_room(cmData* d, int ncontact, int npair) {
-  if (ncontact > d->maxcontact) {
-    int c = d->maxcontact ? d->maxcontact : 1024;
-    while (c < ncontact)
-      c = c > INT_MAX / 2 ? ncontact : 2 * c;
-    cmContact* g = cm_realloc(d->contact, (size_t)c * sizeof *g);
-    if (!g) return 0;
-    d->contact = g;
-    d->maxcontact = c;
-  }
-  if (npair > d->maxpair) {
-    int c = d->maxpair ? d->maxpair : 256;
-    while (c < npair)
-      c = c > INT_MAX / 2 ? npair : 2 * c;
-    cmContactPair* g = cm_realloc(d->pair, (size_t)c * sizeof *g);
-    if (!g) return 0;
-    d->pair = g;
-    d->maxpair = c;
-  }
+/* *p (of *cap elements of size `size`) grown to hold n, doubling from `first`; 0 if out of
+ * memory (*p unchanged) */
+static int room(void** p, int* cap, int n, size_t size, int first) {
+  if (n <= *cap) return 1;
+  int c = *cap ? *cap : first;
+  while (c < n)
+    c = c > INT_MAX / 2 ? n : 2 * c;
+  void* g = cm_realloc(*p, (size_t)c * size);
+  if (!g) return 0;
+  *p = g;
+  *cap = c;
   return 1;
+}
+
+int cm_contact_room(cmData* d, int ncontact, int npair) {
+  void* c = d->contact;
+  int ok = room(&c, &d->maxcontact, ncontact, sizeof *d->contact, 1024);
+  d->contact = c;
+  if (!ok) return 0;
+  void* p = d->pair;
+  ok = room(&p, &d->maxpair, npair, sizeof *d->pair, 256);
+  d->pair = p;
+  return ok;
 }
 
 void cm_anchor_index(const cmDataPriv* p, int* idx, int cap) {

@@ -1100,16 +1100,14 @@ static cmStatus note_vertex_on_flat(const cmScene* s, cmModel* m) {
       int a = reps[i], b = reps[j], r = cm_model_pair_rule(m, a, b);
       if (r < 0 || done[r] || m->rule[r].method != CM_METHOD_VERTEX) continue;
       done[r] = 1;
-      char where[256], note[1024];
-      loc_prefix(where, sizeof where, s, m->rule[r].loc);
-      snprintf(note, sizeof note,
-               "%srule %d (%s, %s): method vertex on meshes with large flat faces (%s, %s) "
-               "misses overlaps with no vertex inside (edge across edge, an edge sunk into a "
-               "face between vertices); consider method: auto (the default), which finds every "
-               "overlap (a pile of 27 boxes: 1.9 mm of overlap against 35 mm, at about 1.5 "
-               "times the cost; docs/contact-laws.md, \"Contact methods\")",
-               where, r, m->rule[r].pair[0], m->rule[r].pair[1], m->body_name[a], m->body_name[b]);
-      if (add_note(m, note) != CM_OK) goto nomem;
+      if (rule_note(m, s, &m->rule[r], r, NULL, 0,
+                    "method vertex on meshes with large flat faces (%s, %s) misses overlaps with "
+                    "no vertex inside (edge across edge, an edge sunk into a face between "
+                    "vertices); consider method: auto (the default), which finds every overlap (a "
+                    "pile of 27 boxes: 1.9 mm of overlap against 35 mm, at about 1.5 times the "
+                    "cost; docs/contact-laws.md, \"Contact methods\")",
+                    m->body_name[a], m->body_name[b]) != CM_OK)
+        goto nomem;
     }
   cm_free(flat);
   cm_free(done);
@@ -1140,18 +1138,15 @@ static cmStatus note_concave_contact_time(const cmScene* s, cmModel* m) {
       int b = reps[j], r = cm_model_pair_rule(m, a, b);
       if (r < 0 || done[r] || m->rule[r].law != CM_LAW_CONTACT_TIME) continue;
       done[r] = 1;
-      char where[256], note[1024];
-      loc_prefix(where, sizeof where, s, m->rule[r].loc);
-      snprintf(note, sizeof note,
-               "%srule %d (%s, %s): contact_time gives a body pair one contact, the deepest "
-               "depth along the contacts' mean normal, and '%s' has %d inner corner edge%s "
-               "(concave ridges): a body touching two of its faces at once (a floor and a "
-               "wall) is pushed along a normal between them and can bounce and gain energy; "
-               "make such faces separate bodies, or use law: area_compliant "
-               "(docs/contact-laws.md, \"Concave corners\")",
-               where, r, m->rule[r].pair[0], m->rule[r].pair[1], m->body_name[a], nc,
-               nc == 1 ? "" : "s");
-      if (add_note(m, note) != CM_OK) goto nomem;
+      if (rule_note(m, s, &m->rule[r], r, NULL, 0,
+                    "contact_time gives a body pair one contact, the deepest depth along the "
+                    "contacts' mean normal, and '%s' has %d inner corner edge%s (concave "
+                    "ridges): a body touching two of its faces at once (a floor and a wall) is "
+                    "pushed along a normal between them and can bounce and gain energy; make "
+                    "such faces separate bodies, or use law: area_compliant "
+                    "(docs/contact-laws.md, \"Concave corners\")",
+                    m->body_name[a], nc, nc == 1 ? "" : "s") != CM_OK)
+        goto nomem;
     }
   }
   cm_free(done);
