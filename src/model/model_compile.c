@@ -452,50 +452,43 @@ static int face_ridges(const int* adj, const double* normal, int nface, int* rid
   return n;
 }
 
-/* the concave ridges among a mesh's ridges (mesh_face_ridge): those whose two faces each have
- * their third vertex in front of the other face's plane, an inner corner (geom_nconcave) */
+/* is edge k of face f concave: each of its two faces has its third vertex in front of the
+ * other's plane by more than tol (m)? 0 for a border */
+static int edge_concave(const double* vert, const int* face, const int* adj, const double* normal,
+                        int f, int k, double tol) {
+  int g = adj[3 * f + k];
+  if (g < 0) return 0;
+  const int* F = face + 3 * f;
+  const int* G = face + 3 * g;
+  int u = F[k], w = F[(k + 1) % 3], of = F[(k + 2) % 3], og = G[0];
+  for (int j = 0; j < 3; j++)
+    if (G[j] != u && G[j] != w) og = G[j];
+  double t[3];
+  cm_v3_sub(t, vert + 3 * (size_t)og, vert + 3 * (size_t)u);
+  if (!(cm_v3_dot(t, normal + 3 * (size_t)f) > tol)) return 0;
+  cm_v3_sub(t, vert + 3 * (size_t)of, vert + 3 * (size_t)u);
+  return cm_v3_dot(t, normal + 3 * (size_t)g) > tol;
+}
+
+/* the concave ridges among a mesh's ridges (mesh_face_ridge), each counted once: an inner corner
+ * (geom_nconcave) */
 static int concave_ridges(const double* vert, const int* face, const int* adj, const double* normal,
                           const int* ridge, int nface) {
   int n = 0;
   for (int f = 0; f < nface; f++)
-    for (int k = 0; k < 3; k++) {
-      int g = adj[3 * f + k];
-      if (g < f || !(ridge[f] >> k & 1)) continue; /* a border, or counted from g */
-      const int* F = face + 3 * f;
-      const int* G = face + 3 * g;
-      int u = F[k], w = F[(k + 1) % 3], of = F[(k + 2) % 3], og = G[0];
-      for (int j = 0; j < 3; j++)
-        if (G[j] != u && G[j] != w) og = G[j];
-      double t[3];
-      cm_v3_sub(t, vert + 3 * (size_t)og, vert + 3 * (size_t)u);
-      int front_g = cm_v3_dot(t, normal + 3 * (size_t)f) > 0;
-      cm_v3_sub(t, vert + 3 * (size_t)of, vert + 3 * (size_t)u);
-      n += front_g && cm_v3_dot(t, normal + 3 * (size_t)g) > 0;
-    }
+    for (int k = 0; k < 3; k++)
+      n += adj[3 * f + k] > f && (ridge[f] >> k & 1) &&
+           edge_concave(vert, face, adj, normal, f, k, 0);
   return n;
 }
 
-/* Does the mesh have a cavity: an edge whose two faces each have their third vertex in front of
- * the other's plane by more than 1e-9 of the mesh's size (any angle: a bowl's shallow creases, a
- * terrain's valleys)? A convex mesh has none. */
+/* Does the mesh have a cavity: a concave edge by more than 1e-9 of the mesh's size (any angle: a
+ * bowl's shallow creases, a terrain's valleys)? A convex mesh has none. */
 static int has_concave_edge(const double* vert, const int* face, const int* adj,
                             const double* normal, int nface, double size) {
-  double tol = 1e-9 * size;
   for (int f = 0; f < nface; f++)
-    for (int k = 0; k < 3; k++) {
-      int g = adj[3 * f + k];
-      if (g < f) continue;
-      const int* F = face + 3 * f;
-      const int* G = face + 3 * g;
-      int u = F[k], w = F[(k + 1) % 3], of = F[(k + 2) % 3], og = G[0];
-      for (int j = 0; j < 3; j++)
-        if (G[j] != u && G[j] != w) og = G[j];
-      double t[3];
-      cm_v3_sub(t, vert + 3 * (size_t)og, vert + 3 * (size_t)u);
-      if (!(cm_v3_dot(t, normal + 3 * (size_t)f) > tol)) continue;
-      cm_v3_sub(t, vert + 3 * (size_t)of, vert + 3 * (size_t)u);
-      if (cm_v3_dot(t, normal + 3 * (size_t)g) > tol) return 1;
-    }
+    for (int k = 0; k < 3; k++)
+      if (adj[3 * f + k] > f && edge_concave(vert, face, adj, normal, f, k, 1e-9 * size)) return 1;
   return 0;
 }
 
