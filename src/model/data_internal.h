@@ -92,9 +92,11 @@ typedef struct cmDataPriv {
   cmRow* row;
   /* the identity of every contact of this step (narrowphase): 4 ints per contact, with its
    * bodies the key of its tangential anchor (docs/contact-laws.md, "Friction"): a vertex
-   * contact {vert, -1, -1, -1}, an edge-edge contact {ea0, ea1, eb0, eb1}, a contact without
-   * identity from step to step (contour) {-1, -1, -1, -1} (maxckey x 4, >= maxcontact); the
-   * anchor of a contact_time pair row (one row per pair) has the key {-2, -2, -2, -2} */
+   * contact {vert, -1, -1, -1} (each of a vertex's contacts in an inner corner {vert, -1, -1,
+   * its face normal's direction code}: narrowphase.c corner_key), an edge-edge contact {ea0,
+   * ea1, eb0, eb1}, a contact without identity from step to step (contour) {-1, -1, -1, -1}
+   * (maxckey x 4, >= maxcontact); the anchor of a contact_time pair row (one row per pair) has
+   * the key {-2, -2, -2, -2} */
   int* ckey;
   int maxckey;
   /* The anchors: the stretch of the friction spring of every anchored contact and the birth
