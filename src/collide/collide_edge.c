@@ -379,6 +379,21 @@ static const Key* sort_cands_keyed(const Cand* cand, int nc, Key* key) {
         (uint64_t)C->a0 << 48 | (uint64_t)C->a1 << 32 | (uint64_t)C->b0 << 16 | (uint64_t)C->b1;
     key[i].i = i;
   }
+  if (nc <= RUN) {
+    /* one run (most pairs list at most 16 candidates): each key put at its rank, the number of
+     * keys before it in a stable order (less, or equal and listed earlier), counted without a
+     * branch on the keys (the insertion's comparisons were mispredicted); a stable sort's order
+     * is the one order of that kind, so the same as the insertion's */
+    Key* dst = key + nc;
+    for (int i = 0; i < nc; i++) {
+      uint64_t x = key[i].k;
+      int r = 0;
+      for (int j = 0; j < nc; j++)
+        r += (key[j].k < x) | ((key[j].k == x) & (j < i));
+      dst[r] = key[i];
+    }
+    return dst;
+  }
   for (int lo = 0; lo < nc; lo += RUN)
     insertion_keys(key, lo, lo + RUN < nc ? lo + RUN : nc);
   Key *src = key, *dst = key + nc;
@@ -507,7 +522,8 @@ static int crosses_plane(const Ctx* c, int side, int f, int F, const double p[3]
     P[3] = cm_v3_dot(P, c->v[side] + 3 * (size_t)c->f[side][3 * f]);
   }
   double sp = cm_v3_dot(P, p) - P[3], sq = cm_v3_dot(P, q) - P[3];
-  return (sp > c->eps && sq < -c->eps) || (sp < -c->eps && sq > c->eps);
+  /* (& and | of the comparisons, no short-circuit: the same answer, fewer mispredicted branches) */
+  return ((sp > c->eps) & (sq < -c->eps)) | ((sp < -c->eps) & (sq > c->eps));
 }
 
 /* does edge x cross one of the faces adjacent to edge y (of the other mesh)? */
@@ -616,7 +632,8 @@ edge_contact(const Ctx* c, const Cand* C, double p0[3], double p1[3], double n[3
   if (!lines_closest(c, C, &a0, &b0, dA, dB, n, &den, st)) return 0; /* parallel */
   double s = st[0], u = st[1]; /* (st also for the chains: module comment, step 3) */
   const double tol = 1e-9;
-  if (!(s >= -tol && s <= 1 + tol && u >= -tol && u <= 1 + tol)) return 0;
+  /* (one branch on the four comparisons, which have no side effects: the same answer) */
+  if (!((s >= -tol) & (s <= 1 + tol) & (u >= -tol) & (u <= 1 + tol))) return 0;
   if (range_only) return 0;
   s = s < 0 ? 0 : s > 1 ? 1 : s;
   u = u < 0 ? 0 : u > 1 ? 1 : u;
@@ -1372,16 +1389,19 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
       if (!reserve(arena, &cand, &cap, nc + 3 * ng)) return -1;
       for (int j = 0; j < ng; j++) {
         const int* G = c.f[1 - s] + 3 * g[j];
+        /* each edge written, and kept (nc advanced) unless between coplanar faces (no edge
+         * of the shape): the same candidates without a branch on that test (the slot of one
+         * not kept is overwritten by the next; reserve made room for 3 per face) */
         for (int k = 0; k < 3; k++) {
-          if (coplanar_edge(&c, 1 - s, g[j], k)) continue; /* no edge of the shape */
           int u = G[k], w = G[(k + 1) % 3];
           int x0 = u < w ? u : w, x1 = u < w ? w : u;
           if (s == 0)
-            cand[nc++] = (Cand){rl[4 * i],     rl[4 * i + 1], x0, x1, rl[4 * i + 2],
-                                rl[4 * i + 3], g[j],          k,  0,  1};
+            cand[nc] = (Cand){rl[4 * i],     rl[4 * i + 1], x0, x1, rl[4 * i + 2],
+                              rl[4 * i + 3], g[j],          k,  0,  1};
           else
-            cand[nc++] = (Cand){
+            cand[nc] = (Cand){
                 x0, x1, rl[4 * i], rl[4 * i + 1], g[j], k, rl[4 * i + 2], rl[4 * i + 3], 0, 2};
+          nc += !coplanar_edge(&c, 1 - s, g[j], k);
         }
       }
       /* the facets it crosses properly, each once (consecutive crossings of one facet are the
@@ -1437,8 +1457,9 @@ static int collide_edges(const cmModel* m, const cmData* d, int a, int b, cmAren
     const Crossing* x = &xr[0][i];
     for (int j = 0; j < nx[1]; j++) {
       const Crossing* y = &xr[1][j];
-      if ((x->facet != y->own[0] && x->facet != y->own[1]) ||
-          (y->facet != x->own[0] && y->facet != x->own[1]))
+      /* (the comparisons combined without a branch between them: the same answer) */
+      if (((x->facet != y->own[0]) & (x->facet != y->own[1])) |
+          ((y->facet != x->own[0]) & (y->facet != x->own[1])))
         continue;
       /* each crossing a face at the other ridge: listed from both crossings already, so linked
        * through the triangles (a facet listing would change nothing) */
