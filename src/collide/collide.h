@@ -152,11 +152,13 @@ int cm_mesh_facets_inside(const cmModel* m, int g, const double p[3], double bou
  * corner of b around that face, at most CM_CORNER_MAX, written to extra; returns their number
  * (0 at once where b's mesh has no concave ridge). cm_corner_areas then turns the k contacts'
  * plain areas (area[0] = |n_0 . a|, area[i] = max(0, -n_i . a), a the vertex's area vector)
- * into the areas they carry, given their normals n and depths (> 0). */
+ * into the areas they carry, given their normals n, depths (> 0) and the signed projections
+ * proj[i] = -n_i . a (the decomposition's right-hand side). */
 #define CM_CORNER_MAX 2
 int cm_corner_faces(const cmModel* m, const cmData* d, int b, const double RB[9], const cmHit* H,
                     cmHit* extra);
-void cm_corner_areas(int k, const double* n[], const double depth[], double area[]);
+void cm_corner_areas(int k, const double* n[], const double depth[], const double proj[],
+                     double area[]);
 
 /* Is the world point p0 inside the mesh of body b? Fills hit (p0, p1, n, dist) if so. RB: b's
  * rotation matrix, cm_quat_to_mat of its orientation (the caller's, once per body pair). vn

@@ -33,7 +33,9 @@
  * A_i + g (alpha_i - A_i), g = (least depth) / (greatest depth): the plain projections where
  * one face is barely touched, so that the primary's area does not jump as a further contact
  * appears at depth 0, the decomposition where the vertex sits as deep behind each. Square
- * faces give alpha = A whatever g. */
+ * faces give alpha = A whatever g. The system's right-hand side is the signed -n_i . a, not the
+ * plain area: in a corner sharper than square (n_i . n_j < 0) a patch facing both faces can
+ * project negatively on one of them, and its part there is still alpha_i > 0. */
 #include <math.h>
 
 #include "collide/collide.h"
@@ -162,7 +164,8 @@ static int solve_small(int k, double G[3][3], double A[3], double x[3]) {
   return 1;
 }
 
-void cm_corner_areas(int k, const double* n[], const double depth[], double area[]) {
+void cm_corner_areas(int k, const double* n[], const double depth[], const double proj[],
+                     double area[]) {
   /* the decomposition over the faces' normals, the most negative coefficient dropped until all
    * are >= 0 */
   int act[3] = {1, 1, 1};
@@ -173,7 +176,7 @@ void cm_corner_areas(int k, const double* n[], const double depth[], double area
       if (act[i]) idx[na++] = i;
     double G[3][3], A[3], x[3];
     for (int i = 0; i < na; i++) {
-      A[i] = area[idx[i]];
+      A[i] = proj[idx[i]]; /* signed: a part facing away counts against */
       for (int j = 0; j < na; j++)
         G[i][j] = cm_v3_dot(n[idx[i]], n[idx[j]]);
     }

@@ -754,22 +754,37 @@ static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, c
     put_vertex_contact(d, J, p, v, H, fabs(cm_v3_dot(H->n, av)) * half, -1);
     return 1;
   }
-  /* an inner corner: the faces the vertex's patch faces (a further face it does not is left
-   * out), their areas shared (cm_corner_areas) */
+  /* an inner corner: the faces the vertex's patch faces, their areas shared (cm_corner_areas).
+   * The decomposition takes the signed parts -n_i . a: in a corner sharper than square (n_i .
+   * n_j < 0) a patch that faces both faces can have a negative plain projection on one of them
+   * (a crease vertex of a prism flush in a V-groove of 50 degrees, its patch 1:2 between the
+   * faces), which |.| turned positive (the decomposition then counted that face's part twice) or
+   * which left a further face out (its part lost); a further face keeps a contact if its shared
+   * area is > 0 */
   const cmHit* h[1 + CM_CORNER_MAX] = {H};
   const double* nn[1 + CM_CORNER_MAX] = {H->n};
-  double area[1 + CM_CORNER_MAX] = {fabs(cm_v3_dot(H->n, av))}, depth[1 + CM_CORNER_MAX];
+  double proj[1 + CM_CORNER_MAX] = {-cm_v3_dot(H->n, av)};
+  double area[1 + CM_CORNER_MAX] = {fabs(proj[0])}, depth[1 + CM_CORNER_MAX];
   int k = 1;
   for (int i = 0; i < ne; i++) {
-    double a = -cm_v3_dot(ex[i].n, av);
-    if (!(a > 0)) continue;
     h[k] = &ex[i];
     nn[k] = ex[i].n;
-    area[k++] = a;
+    proj[k] = -cm_v3_dot(ex[i].n, av);
+    area[k] = fmax(0, proj[k]);
+    k++;
   }
   for (int i = 0; i < k; i++)
     depth[i] = -h[i]->dist;
-  if (k > 1) cm_corner_areas(k, nn, depth, area);
+  if (k > 1) cm_corner_areas(k, nn, depth, proj, area);
+  {
+    int kk = 1; /* further faces that carry nothing are left out */
+    for (int i = 1; i < k; i++)
+      if (area[i] > 0) {
+        h[kk] = h[i];
+        area[kk++] = area[i];
+      }
+    k = kk;
+  }
   const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[m->body_geom[J->b]];
   int key[1 + CM_CORNER_MAX];
   for (int i = 0; i < k; i++) {

@@ -151,7 +151,7 @@ static void test_corner_areas(void) {
   const double x[3] = {1, 0, 0}, z[3] = {0, 0, 1};
   const double* sq[2] = {x, z};
   double a[2] = {0.3, 0.7}, dep[2] = {1e-6, 5e-6};
-  cm_corner_areas(2, sq, dep, a);
+  cm_corner_areas(2, sq, dep, (double[]){0.3, 0.7}, a);
   CHECK_NEAR(a[0], 0.3, 1e-15);
   CHECK_NEAR(a[1], 0.7, 1e-15);
   /* normals 40 degrees apart, the patch's area vector along their bisector, |a| = 1 */
@@ -160,20 +160,20 @@ static void test_corner_areas(void) {
   const double* nn[2] = {n1, n2};
   double plain = cos(t / 2); /* each face's projection of the patch */
   double b[2] = {plain, plain}, eq[2] = {2e-6, 2e-6};
-  cm_corner_areas(2, nn, eq, b);
+  cm_corner_areas(2, nn, eq, (double[]){plain, plain}, b);
   double sum[3] = {0, 0, 0};
   for (int k = 0; k < 3; k++)
     sum[k] = b[0] * n1[k] + b[1] * n2[k];
   CHECK_NEAR(sum[0], 0, 1e-12);
   CHECK_NEAR(sum[2], 1, 1e-12);
   double c[2] = {plain, plain}, one[2] = {2e-6, 0};
-  cm_corner_areas(2, nn, one, c);
+  cm_corner_areas(2, nn, one, (double[]){plain, plain}, c);
   CHECK_NEAR(c[0], plain, 1e-15);
   CHECK_NEAR(c[1], plain, 1e-15);
   /* the patch square to the first face (its area vector along n1): the decomposition gives the
    * second face nothing at equal depths, and the first the whole patch */
   double e[2] = {1, cos(t)};
-  cm_corner_areas(2, nn, eq, e);
+  cm_corner_areas(2, nn, eq, (double[]){1, cos(t)}, e);
   CHECK_NEAR(e[0], 1, 1e-12);
   CHECK_NEAR(e[1], 0, 1e-12);
 }
@@ -218,11 +218,122 @@ static void test_contact_time_noted(void) {
   CHECK(corner_note(two_faces, CM_LAW_AREA_COMPLIANT) == 0);
 }
 
+
+/* a closed mesh: the polygon prof (x, z; n points, star-shaped from its first point's opposite,
+ * cx cz) extruded along y over [-len/2, len/2], each edge in div pieces, div along y, the caps
+ * fanned from (cx, cz) */
+static cmMesh* extrude(const double (*prof)[2], int n, int div, double len, double cx,
+                       double cz) {
+  int np = n * div, nv = np * (div + 1) + 2, nf = 2 * np * div + 2 * np;
+  cmMesh* me = cm_mesh_new(nv, nf);
+  if (!me) return NULL;
+  for (int j = 0; j <= div; j++)
+    for (int i = 0; i < np; i++) {
+      const double *a = prof[i / div], *b = prof[(i / div + 1) % n];
+      double t = (double)(i % div) / div, *x = me->vert + 3 * (j * np + i);
+      x[0] = a[0] + t * (b[0] - a[0]);
+      x[1] = len * ((double)j / div - 0.5);
+      x[2] = a[1] + t * (b[1] - a[1]);
+    }
+  int c0 = np * (div + 1), c1 = c0 + 1, f = 0;
+  double* x = me->vert + 3 * c0;
+  x[0] = x[3] = cx;
+  x[1] = -len / 2;
+  x[4] = len / 2;
+  x[2] = x[5] = cz;
+  for (int j = 0; j < div; j++)
+    for (int i = 0; i < np; i++) {
+      int a = j * np + i, b = j * np + (i + 1) % np, c = b + np, d = a + np;
+      int t[6] = {a, c, b, a, d, c}; /* outward for a profile counter-clockwise in (x, z) */
+      memcpy(me->face + 3 * f, t, sizeof t);
+      f += 2;
+    }
+  for (int i = 0; i < np; i++) {
+    int t[6] = {c0, i, (i + 1) % np, c1, div * np + (i + 1) % np, div * np + i};
+    memcpy(me->face + 3 * f, t, sizeof t);
+    f += 2;
+  }
+  return me;
+}
+
+/* a prism flush in a V-groove sharper than square (faces at 65 degrees to the horizontal, 50
+ * apart): the vertices on the prism's bottom edge have patches that face both faces, 1:2 at the
+ * ends, whose plain projection on one face is negative (n1 . n2 = cos 130 degrees). The
+ * decomposition must take the signed projections: with |n . a| for the nearest face it counted
+ * a part twice, and a further face with a negative projection was left out, so the prism rested
+ * tilted (7.6e-5 rad) at 1.012 and 1.045 of the law's depths, and at 60 degrees (the projection
+ * 0 at the ends) it never came to rest (bursts to 7.5e-5 m/s every 2 s). The law: frictionless,
+ * each face carries N = m g / (2 cos 65 deg) over its area ell * len, depth N / (ka ell len). */
+static void test_sharp_groove(void) {
+  for (int deg = 60; deg <= 65; deg += 5) {
+    const double th = deg * CM_PI / 180, ell = 0.05, len = 0.05, W = 0.1;
+    const double k = 0.4 * ell / tan(th), s = sin(th), c = cos(th);
+    double groove[5][2] = {{W, W * tan(th)}, {-W, W * tan(th)}, {-W, -0.05}, {W, -0.05}, {0, 0}};
+    /* counter-clockwise in (x, z): the crease, the right face, its side, the top, the left
+     * face's side, 1 um above the groove */
+    double p1[2] = {-ell * c, ell * s}, p2[2] = {ell * c, ell * s};
+    double prism[5][2] = {{0, 1e-6},
+                          {p2[0], p2[1] + 1e-6},
+                          {p2[0] - k * s, p2[1] + k * c + 1e-6},
+                          {p1[0] + k * s, p1[1] + k * c + 1e-6},
+                          {p1[0], p1[1] + 1e-6}};
+    /* the groove's profile counter-clockwise from its crease (star-shaped from below it) */
+    double gp[5][2] = {{0, 0}, {groove[1][0], groove[1][1]}, {groove[2][0], groove[2][1]},
+                       {groove[3][0], groove[3][1]}, {groove[0][0], groove[0][1]}};
+    cmMesh* mg = extrude((const double (*)[2])gp, 5, 1, 0.2, 0, -0.025);
+    cmMesh* mp = extrude((const double (*)[2])prism, 5, 2, len, 0, 0.5 * (p1[1] + k * c));
+    CHECK(mg && mp);
+    if (!mg || !mp) return;
+    cmBodyDef g = cm_body_def_default(), b = cm_body_def_default();
+    g.name = "groove";
+    g.motion = CM_MOTION_FIXED;
+    g.geom.type = CM_GEOM_MESH;
+    g.geom.mesh = mg;
+    b.name = "prism";
+    b.mass = mass;
+    b.geom.type = CM_GEOM_MESH;
+    b.geom.mesh = mp;
+    cmRuleDef rule = cm_rule_def_default();
+    rule.law = CM_LAW_AREA_COMPLIANT;
+    rule.ka = ka;
+    rule.stiffness_damping = 0.003;
+    rule.method = CM_METHOD_VERTEX;
+    cmModel* m = scene_compile(scene_two_bodies("sharp_groove", &g, &b, &rule));
+    cm_mesh_free(mg);
+    cm_mesh_free(mp);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(m->geom_nconcave[m->body_geom[0]] > 0);
+    cmData* d = cm_data_new(m);
+    double c0[3], vmax = 0;
+    cm_v3_copy(c0, d->body_cpos + 3);
+    (void)groove;
+    for (int i = 0; i < 3000; i++) {
+      CHECK(cm_step(m, d) == CM_OK);
+      if (i >= 500)
+        vmax = fmax(vmax, sqrt(cm_v3_dot(d->body_cvel + 3, d->body_cvel + 3)));
+    }
+    /* level and centred: the sinking is vertical, depth = drop cos(th) - 1 um cos(th) */
+    const double* q = d->body_xquat + 4;
+    double tilt = 2 * sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double depth = (c0[2] - d->body_cpos[5] - 1e-6) * c;
+    double law = mass * 9.81 / (2 * c) / (ka * ell * len);
+    printf("  groove at %d deg: depth / law %.9f, tilt %.1e rad, |v| after 0.5 s <= %.1e m/s\n",
+           deg, depth / law, tilt, vmax);
+    CHECK_NEAR(depth, law, 1e-5 * law);
+    CHECK(tilt < 1e-9);
+    CHECK(vmax < 1e-8);
+    cm_data_free(d);
+    cm_model_free(m);
+  }
+}
+
 int main(void) {
   RUN(test_contact_time_noted);
   RUN(test_corner_areas);
   RUN(test_floor_and_wall);
   RUN(test_room_corner);
   RUN(test_auto);
+  RUN(test_sharp_groove);
   return test_report();
 }
