@@ -786,12 +786,24 @@ static inline int compact_vertex(const cmModel* m, cmData* d, const int* cand, c
     k = kk;
   }
   const double* fn = m->mesh_face_normal + 3 * (size_t)m->geom_faceadr[m->body_geom[J->b]];
-  int key[1 + CM_CORNER_MAX];
+  /* two faces rounded to one direction (the faces of a 120-degree groove, normals (+-0.5, 0,
+   * 0.87)): each takes 32 more per such face whose normal comes before its own in lexicographic
+   * order, whichever of them is the vertex's nearest this step, so that each keeps its anchor */
+  int code[1 + CM_CORNER_MAX];
+  for (int i = 0; i < k; i++)
+    code[i] = k > 1 ? corner_key(fn + 3 * (size_t)h[i]->face) : -1;
   for (int i = 0; i < k; i++) {
-    key[i] = k > 1 ? corner_key(fn + 3 * (size_t)h[i]->face) : -1;
-    for (int j = 0; j < i; j++)
-      if (key[j] == key[i]) key[i] += 32; /* two faces rounded to one direction */
-    put_vertex_contact(d, J, p, v, h[i], area[i] * half, key[i]);
+    int key = code[i];
+    const double* a = fn + 3 * (size_t)h[i]->face;
+    for (int j = 0; j < k; j++) {
+      const double* b = fn + 3 * (size_t)h[j]->face;
+      if (j != i && code[j] == code[i] &&
+          (b[0] != a[0]   ? b[0] < a[0]
+           : b[1] != a[1] ? b[1] < a[1]
+                          : b[2] < a[2]))
+        key += 32;
+    }
+    put_vertex_contact(d, J, p, v, h[i], area[i] * half, key);
   }
   return 1;
 }
