@@ -30,10 +30,14 @@
  * patch overlap, and a vertex in the crease of a shallow valley would count its patch nearly
  * twice; the decomposition a = sum alpha_i n_i over the faces' normals (Gram system G alpha = A,
  * G_ij = n_i . n_j, alpha >= 0 by dropping the most negative) counts it once. The vertex takes
- * A_i + g (alpha_i - A_i), g = (least depth) / (greatest depth): the plain projections where
- * one face is barely touched, so that the primary's area does not jump as a further contact
- * appears at depth 0, the decomposition where the vertex sits as deep behind each. Square
- * faces give alpha = A whatever g. The system's right-hand side is the signed -n_i . a, not the
+ * A_i + g (alpha_i - A_i), g = min(1, 4 (least depth) / (greatest depth)): the plain
+ * projections where one face is barely touched, so that the primary's area does not jump as a
+ * further contact appears at depth 0, the decomposition once the vertex sits at least a quarter
+ * as deep behind each. Square faces give alpha = A whatever g. (With g the depth ratio itself,
+ * an audit's prism flush in an asymmetric groove, faces at 30 and 45 degrees, each sunk by its
+ * own load, rested 2.6 % and 2.3 % shallow at 2 divisions: its crease vertices are about half as
+ * deep behind one face as behind the other, and took the plain projections half way; now the
+ * law to 4e-6.) The system's right-hand side is the signed -n_i . a, not the
  * plain area: in a corner sharper than square (n_i . n_j < 0) a patch facing both faces can
  * project negatively on one of them, and its part there is still alpha_i > 0. */
 #include <math.h>
@@ -201,7 +205,7 @@ void cm_corner_areas(int k, const double* n[], const double depth[], const doubl
     lo = fmin(lo, fmax(0, depth[i]));
     hi = fmax(hi, depth[i]);
   }
-  double w = hi > 0 ? lo / hi : 0;
+  double w = hi > 0 ? fmin(1, 4 * lo / hi) : 0;
   for (int i = 0; i < k; i++)
     area[i] += w * (fmax(0, alpha[i]) - area[i]);
 }

@@ -170,6 +170,11 @@ static void test_corner_areas(void) {
   cm_corner_areas(2, nn, one, (double[]){plain, plain}, c);
   CHECK_NEAR(c[0], plain, 1e-15);
   CHECK_NEAR(c[1], plain, 1e-15);
+  /* a vertex 4 times deeper behind one face than the other (a prism flush in an asymmetric
+   * groove, each face sunk by its own load) takes the decomposition whole: the sum is the patch */
+  double e4[2] = {plain, plain}, quarter[2] = {2e-6, 0.5e-6};
+  cm_corner_areas(2, nn, quarter, (double[]){plain, plain}, e4);
+  CHECK_NEAR(e4[0] * n1[2] + e4[1] * n2[2], 1, 1e-12);
   /* the patch square to the first face (its area vector along n1): the decomposition gives the
    * second face nothing at equal depths, and the first the whole patch */
   double e[2] = {1, cos(t)};
