@@ -37,9 +37,9 @@
  * an audit's prism flush in an asymmetric groove, faces at 30 and 45 degrees, each sunk by its
  * own load, rested 2.6 % and 2.3 % shallow at 2 divisions: its crease vertices are about half as
  * deep behind one face as behind the other, and took the plain projections half way; now the
- * law to 4e-6.) The system's right-hand side is the signed -n_i . a, not the
- * plain area: in a corner sharper than square (n_i . n_j < 0) a patch facing both faces can
- * project negatively on one of them, and its part there is still alpha_i > 0. */
+ * law to 4e-6.) The system's right-hand side is the signed -n_i . a, not the plain area: in a
+ * corner sharper than square (n_i . n_j < 0) a patch facing both faces can project negatively
+ * on one of them, and its part there is still alpha_i > 0. */
 #include <math.h>
 
 #include "collide/collide.h"
