@@ -1131,14 +1131,15 @@ static cmStatus note_concave_contact_time(const cmScene* s, cmModel* m) {
       int b = reps[j], r = cm_model_pair_rule(m, a, b);
       if (r < 0 || done[r] || m->rule[r].law != CM_LAW_CONTACT_TIME) continue;
       done[r] = 1;
-      if (rule_note(m, s, &m->rule[r], r, NULL, 0,
-                    "contact_time gives a body pair one contact, the deepest depth along the "
-                    "contacts' mean normal, and '%s' has %d inner corner edge%s (concave "
-                    "ridges): a body touching two of its faces at once (a floor and a wall) is "
-                    "pushed along a normal between them and can bounce and gain energy; make "
-                    "such faces separate bodies, or use law: area_compliant "
-                    "(docs/contact-laws.md, \"Concave corners\")",
-                    m->body_name[a], nc, nc == 1 ? "" : "s") != CM_OK)
+      if (rule_note(
+              m, s, &m->rule[r], r, NULL, 0,
+              "contact_time gives a body pair one contact, the deepest depth along the "
+              "contacts' mean normal, and '%s' has inner corners (%d mesh edge%s along "
+              "concave ridges): a body touching two of its faces at once (a floor and a wall) is "
+              "pushed along a normal between them and can bounce and gain energy; make "
+              "such faces separate bodies, or use law: area_compliant "
+              "(docs/contact-laws.md, \"Concave corners\")",
+              m->body_name[a], nc, nc == 1 ? "" : "s") != CM_OK)
         goto nomem;
     }
   }
